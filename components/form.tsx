@@ -1,0 +1,68 @@
+"use client";
+
+import type { ReactNode } from "react";
+import { useFormStatus } from "react-dom";
+
+/** Form pieces that name the failing field beside it (STYLE.md habit 7). */
+
+export function Field({
+  name,
+  label,
+  hint,
+  errors,
+  children,
+}: {
+  name: string;
+  label: string;
+  hint?: string;
+  errors?: string[];
+  children: (props: { id: string; "aria-invalid": boolean; "aria-describedby"?: string }) => ReactNode;
+}) {
+  const id = `field-${name}`;
+  const describedBy = [hint ? `${id}-hint` : null, errors?.length ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className="space-y-1">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        {label}
+      </label>
+      {children({ id, "aria-invalid": Boolean(errors?.length), "aria-describedby": describedBy })}
+      {hint && (
+        <p id={`${id}-hint`} className="text-xs text-slate-500">
+          {hint}
+        </p>
+      )}
+      {errors?.length ? (
+        <p id={`${id}-error`} role="alert" className="text-xs font-medium text-red-700">
+          {label} {errors.join("; ")}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export const inputClass =
+  "block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-sm aria-[invalid=true]:border-red-500 focus:border-brand-600 focus:outline-none focus:ring-1 focus:ring-brand-600";
+
+export function SubmitButton({ children, pendingLabel }: { children: ReactNode; pendingLabel: string }) {
+  const { pending } = useFormStatus();
+  return (
+    <button type="submit" disabled={pending} className={buttonClass("primary")}>
+      {pending ? pendingLabel : children}
+    </button>
+  );
+}
+
+export function buttonClass(kind: "primary" | "secondary" = "secondary"): string {
+  return kind === "primary"
+    ? "inline-flex items-center justify-center rounded-md bg-brand-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-brand-700 disabled:opacity-60"
+    : "inline-flex items-center justify-center rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm hover:bg-slate-50";
+}
+
+export function FormMessage({ status, message }: { status: "idle" | "ok" | "error"; message?: string }) {
+  if (!message) return null;
+  return (
+    <p role={status === "error" ? "alert" : "status"} className={`rounded-md px-3 py-2 text-sm ${status === "error" ? "bg-red-50 text-red-800" : "bg-emerald-50 text-emerald-800"}`}>
+      {message}
+    </p>
+  );
+}

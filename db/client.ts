@@ -1,0 +1,54 @@
+import { PGlite } from "@electric-sql/pglite";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { config, type AllotConfig } from "@/lib/config";
+import { acquireDataDirLock } from "./data-dir-lock";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** Either driver's database, or a transaction of it: commands accept both. */
+export type Database = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+
+export type DatabaseHandle = {
+  db: Database;
+  kind: "pglite" | "postgres";
+  close: () => Promise<void>;
+};
+
+export function openDatabase(target: AllotConfig["database"]): DatabaseHandle {
+  if (target.kind === "postgres") {
+    const client = postgres(target.url, { max: 10, onnotice: () => {} });
+    return {
+      db: drizzlePostgres(client, { schema }),
+      kind: "postgres",
+      close: () => client.end({ timeout: 5 }),
+    };
+  }
+  // PGlite is a single-process database: a second process opening the same
+  // directory would corrupt it, so the directory is locked while open.
+  const releaseLock = target.dataDir === "memory://" ? () => {} : acquireDataDirLock(target.dataDir);
+  const client = new PGlite(target.dataDir);
+  return {
+    db: drizzlePglite(client, { schema }),
+    kind: "pglite",
+    close: async () => {
+      await client.close();
+      releaseLock();
+    },
+  };
+}
+
+const globalForDb = globalThis as unknown as { allotDb?: DatabaseHandle };
+
+/** The process-wide database, opened on first use (one instance survives hot reloads). */
+export function databaseHandle(): DatabaseHandle {
+  globalForDb.allotDb ??= openDatabase(config().database);
+  return globalForDb.allotDb;
+}
+
+export function db(): Database {
+  return databaseHandle().db;
+}

@@ -1,0 +1,84 @@
+import { sql } from "drizzle-orm";
+import { index, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { tenants } from "./tenancy";
+
+/**
+ * A principal is anything that can hold a role: a person (user) or a machine
+ * (service account). Roles hang off principals, never off users directly, so a
+ * service account is a first-class actor (DESIGN.md principle 1).
+ */
+export const principalKind = pgEnum("principal_kind", ["user", "service_account"]);
+
+export const principals = pgTable("principals", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  kind: principalKind("kind").notNull(),
+  displayName: text("display_name").notNull(),
+  disabledAt: timestamp("disabled_at", { withTimezone: true }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const users = pgTable(
+  "users",
+  {
+    principalId: uuid("principal_id")
+      .primaryKey()
+      .references(() => principals.id, { onDelete: "cascade" }),
+    /** Stored lower-cased; the identity we match OIDC sign-ins and invitations on. */
+    email: text("email").notNull(),
+    oidcIssuer: text("oidc_issuer"),
+    oidcSubject: text("oidc_subject"),
+  },
+  (t) => [
+    uniqueIndex("users_email_unique").on(t.email),
+    uniqueIndex("users_oidc_identity_unique")
+      .on(t.oidcIssuer, t.oidcSubject)
+      .where(sql`${t.oidcSubject} is not null`),
+  ],
+);
+
+export const serviceAccounts = pgTable(
+  "service_accounts",
+  {
+    principalId: uuid("principal_id")
+      .primaryKey()
+      .references(() => principals.id, { onDelete: "cascade" }),
+    /** Null for platform-scoped automation accounts owned by the platform team. */
+    tenantId: uuid("tenant_id").references(() => tenants.id),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    /** Who made it, for the record only: the account does not depend on that person. */
+    createdBy: uuid("created_by").references(() => principals.id, { onDelete: "set null" }),
+  },
+  (t) => [uniqueIndex("service_accounts_tenant_name_unique").on(t.tenantId, t.name)],
+);
+
+/** Where a principal's platform admin role came from, so each source can be revoked on its own. */
+export const platformAdminSource = pgEnum("platform_admin_source", ["cli", "oidc_group", "seed"]);
+
+export const platformAdmins = pgTable("platform_admins", {
+  principalId: uuid("principal_id")
+    .primaryKey()
+    .references(() => principals.id, { onDelete: "cascade" }),
+  source: platformAdminSource("source").notNull(),
+  grantedAt: timestamp("granted_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Server-side record of each sign-in. The browser holds a signed JWT naming the
+ * session id; ending the row here (sign-out, disabling a principal) ends the
+ * session even if a copy of the cookie survives.
+ */
+export const authSessions = pgTable(
+  "auth_sessions",
+  {
+    id: text("id").primaryKey(),
+    principalId: uuid("principal_id")
+      .notNull()
+      .references(() => principals.id, { onDelete: "cascade" }),
+    method: text("method").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+  },
+  (t) => [index("auth_sessions_principal_idx").on(t.principalId)],
+);

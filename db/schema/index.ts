@@ -1,0 +1,4 @@
+export * from "./identity";
+export * from "./tenancy";
+export * from "./audit";
+export * from "./settings";

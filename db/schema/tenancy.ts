@@ -1,0 +1,90 @@
+import { sql } from "drizzle-orm";
+import { index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { principals } from "./identity";
+
+export const isolationTier = pgEnum("isolation_tier", ["shared", "dedicated"]);
+export const tenantStatus = pgEnum("tenant_status", ["active", "disabled"]);
+export const tenantRole = pgEnum("tenant_role", ["tenant_admin", "member", "viewer"]);
+export const projectRole = pgEnum("project_role", ["member", "viewer"]);
+
+export const tenants = pgTable(
+  "tenants",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    isolationTier: isolationTier("isolation_tier").notNull().default("shared"),
+    costCentre: text("cost_centre").notNull().default(""),
+    status: tenantStatus("status").notNull().default("active"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("tenants_slug_unique").on(t.slug)],
+);
+
+export const projects = pgTable(
+  "projects",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    /** Fixed when the project is created, so renaming never moves workloads. */
+    namespace: text("namespace").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("projects_tenant_slug_unique").on(t.tenantId, t.slug),
+    uniqueIndex("projects_namespace_unique").on(t.namespace),
+  ],
+);
+
+/** A principal's role in a whole tenant. `version` guards concurrent edits. */
+export const memberships = pgTable(
+  "memberships",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    principalId: uuid("principal_id")
+      .notNull()
+      .references(() => principals.id, { onDelete: "cascade" }),
+    role: tenantRole("role").notNull(),
+    version: integer("version").notNull().default(1),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("memberships_tenant_principal_unique").on(t.tenantId, t.principalId),
+    index("memberships_principal_idx").on(t.principalId),
+  ],
+);
+
+/**
+ * A role on one project. Without a tenant membership this is an external
+ * collaborator's grant, and then it must expire (enforced where grants are made).
+ */
+export const projectGrants = pgTable(
+  "project_grants",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id),
+    principalId: uuid("principal_id")
+      .notNull()
+      .references(() => principals.id, { onDelete: "cascade" }),
+    role: projectRole("role").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    grantedBy: uuid("granted_by").references(() => principals.id, { onDelete: "set null" }),
+    version: integer("version").notNull().default(1),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("project_grants_project_principal_unique").on(t.projectId, t.principalId),
+    index("project_grants_principal_idx").on(t.principalId),
+    index("project_grants_expiry_idx").on(t.expiresAt).where(sql`${t.expiresAt} is not null`),
+  ],
+);

@@ -1,0 +1,92 @@
+import { eq } from "drizzle-orm";
+import { recordAudit } from "@/lib/audit/record";
+import { DEMO_PERSONAS, type DemoPersona } from "@/lib/demo/personas";
+import { namespaceFor } from "@/lib/tenancy/slugs";
+import type { Database } from "./client";
+import { instanceSettings, memberships, platformAdmins, principals, projectGrants, projects, tenants, users } from "./schema";
+
+const SEEDED_KEY = "demo_seeded_at";
+const DAY = 86_400_000;
+
+/**
+ * Demo data for the embedded default: three tenants, four projects and the
+ * personas of the sign-in page. Runs once per database (a marker row records
+ * it); returns false when it had already run.
+ */
+export async function seedDemoData(db: Database, now: Date): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [done] = await tx.select().from(instanceSettings).where(eq(instanceSettings.key, SEEDED_KEY));
+    if (done) return false;
+
+    const tenantRows = await tx
+      .insert(tenants)
+      .values([
+        { slug: "vision-lab", name: "Vision Lab", costCentre: "CC-4100", isolationTier: "shared", createdAt: now },
+        { slug: "language-models", name: "Language Models", costCentre: "CC-4200", isolationTier: "dedicated", createdAt: now },
+        { slug: "robotics", name: "Robotics", costCentre: "CC-4300", isolationTier: "shared", createdAt: now },
+      ])
+      .returning();
+    const tenant = (slug: string) => tenantRows.find((t) => t.slug === slug)!;
+
+    const projectSpecs = [
+      ["vision-lab", "detector-training", "Detector training", "Object detection models for the warehouse cameras."],
+      ["vision-lab", "segmentation-research", "Segmentation research", "Exploratory work on instance segmentation."],
+      ["language-models", "chat-eval", "Chat evaluation", "Evaluation harness for the assistant models."],
+      ["language-models", "pretraining", "Pretraining", "Long-running pretraining jobs on the H100 pool."],
+    ] as const;
+    const projectRows = await tx
+      .insert(projects)
+      .values(
+        projectSpecs.map(([t, slug, name, description]) => ({
+          tenantId: tenant(t).id,
+          slug,
+          name,
+          description,
+          namespace: namespaceFor(t, slug),
+          createdAt: now,
+        })),
+      )
+      .returning();
+    const project = (slug: string) => projectRows.find((p) => p.slug === slug)!;
+
+    const principalOf = new Map<string, string>();
+    for (const persona of DEMO_PERSONAS) principalOf.set(persona.key, await createUser(tx, persona, now));
+    const who = (key: string) => principalOf.get(key)!;
+
+    await tx.insert(platformAdmins).values({ principalId: who("platform-admin"), source: "seed", grantedAt: now });
+    await tx.insert(memberships).values([
+      { tenantId: tenant("vision-lab").id, principalId: who("vision-admin"), role: "tenant_admin", createdAt: now },
+      { tenantId: tenant("language-models").id, principalId: who("language-admin"), role: "tenant_admin", createdAt: now },
+      { tenantId: tenant("vision-lab").id, principalId: who("data-scientist"), role: "member", createdAt: now },
+      { tenantId: tenant("language-models").id, principalId: who("viewer"), role: "viewer", createdAt: now },
+    ]);
+    await tx.insert(projectGrants).values([
+      { projectId: project("detector-training").id, principalId: who("data-scientist"), role: "member", grantedBy: who("vision-admin"), createdAt: now },
+      {
+        projectId: project("chat-eval").id,
+        principalId: who("collaborator"),
+        role: "member",
+        expiresAt: new Date(now.getTime() + 60 * DAY),
+        grantedBy: who("language-admin"),
+        createdAt: now,
+      },
+    ]);
+
+    await tx.insert(instanceSettings).values({ key: SEEDED_KEY, value: now.toISOString(), updatedAt: now });
+    await recordAudit(tx, {
+      actor: { principalId: null, label: "system:seed" },
+      at: now,
+      tenantId: null,
+      action: "demo.seeded",
+      target: { type: "instance", id: "demo" },
+      after: { tenants: tenantRows.map((t) => t.slug), projects: projectRows.map((p) => p.slug), personas: DEMO_PERSONAS.map((p) => p.email) },
+    });
+    return true;
+  });
+}
+
+async function createUser(tx: Database, persona: DemoPersona, now: Date): Promise<string> {
+  const [principal] = await tx.insert(principals).values({ kind: "user", displayName: persona.name, createdAt: now }).returning({ id: principals.id });
+  await tx.insert(users).values({ principalId: principal!.id, email: persona.email });
+  return principal!.id;
+}

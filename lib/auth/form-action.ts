@@ -1,0 +1,36 @@
+import "server-only";
+import { isRedirectError } from "next/dist/client/components/redirect-error";
+import type { z } from "zod";
+import type { Resource } from "./actor";
+import { executeCommand, type Command } from "./command";
+import { currentContext } from "./current-actor";
+import { AppError, ERROR_MESSAGES, reportUnexpectedError } from "@/lib/errors";
+import type { FormState } from "@/lib/form-state";
+
+
+/**
+ * The one wrapper for every server action: session -> parse -> policy ->
+ * command (the last three inside executeCommand). `after` runs on success, for
+ * revalidation and redirects.
+ */
+export function formAction<Schema extends z.ZodType, Target extends Resource, Result>(
+  command: Command<Schema, Target, Result>,
+  after?: (result: Result) => void | Promise<void>,
+): (previous: FormState, formData: FormData) => Promise<FormState> {
+  return async (_previous, formData) => {
+    let result: Result;
+    try {
+      const ctx = await currentContext();
+      if (!ctx) return { status: "error", message: ERROR_MESSAGES.unauthenticated };
+      result = await executeCommand(command, ctx, Object.fromEntries(formData));
+    } catch (error) {
+      if (isRedirectError(error)) throw error;
+      if (error instanceof AppError) return { status: "error", message: error.message, fieldErrors: error.fields };
+      const ref = reportUnexpectedError(error, `action ${command.name}`);
+      return { status: "error", message: `Something went wrong. Reference ${ref}.` };
+    }
+    // Outside the try: redirect() works by throwing.
+    await after?.(result);
+    return { status: "ok" };
+  };
+}

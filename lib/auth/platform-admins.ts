@@ -1,0 +1,47 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/db/client";
+import { platformAdmins, principals, users } from "@/db/schema";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
+
+export const adminEmail = z.email({ message: "must be an email address" }).transform((e) => e.trim().toLowerCase());
+
+/**
+ * Make the user with this email a platform admin, creating the user if it has
+ * never signed in (it is linked to its OIDC identity on first sign-in). Used by
+ * the operator CLI to bootstrap an installation.
+ */
+export async function grantPlatformAdmin(
+  db: Database,
+  rawEmail: string,
+  actor: AuditActor,
+  now: Date,
+): Promise<{ principalId: string; created: boolean; alreadyAdmin: boolean }> {
+  const email = adminEmail.parse(rawEmail);
+  return db.transaction(async (tx) => {
+    let [user] = await tx.select({ principalId: users.principalId }).from(users).where(eq(users.email, email));
+    const created = !user;
+    if (!user) {
+      const [principal] = await tx.insert(principals).values({ kind: "user", displayName: email, createdAt: now }).returning({ id: principals.id });
+      user = { principalId: principal!.id };
+      await tx.insert(users).values({ principalId: user.principalId, email });
+      await recordAudit(tx, { actor, at: now, tenantId: null, action: "user.created", target: { type: "principal", id: user.principalId }, after: { email } });
+    }
+    const [existing] = await tx.select().from(platformAdmins).where(eq(platformAdmins.principalId, user.principalId));
+    if (existing?.source === "cli" || existing?.source === "seed") return { principalId: user.principalId, created, alreadyAdmin: true };
+    // A group-derived role becomes a standing one: the CLI grant must not vanish when the group changes.
+    if (existing) await tx.delete(platformAdmins).where(eq(platformAdmins.principalId, user.principalId));
+    await tx.insert(platformAdmins).values({ principalId: user.principalId, source: "cli", grantedAt: now });
+    await recordAudit(tx, {
+      actor,
+      at: now,
+      tenantId: null,
+      action: "platform_admin.granted",
+      target: { type: "principal", id: user.principalId },
+      before: existing ? { source: existing.source } : null,
+      after: { email, source: "cli" },
+    });
+    return { principalId: user.principalId, created, alreadyAdmin: false };
+  });
+}

@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import type { Actor, Resource } from "./actor";
+import { ACTIONS, decide, rolesOn, type Action } from "./policy";
+
+const NOW = new Date("2026-12-02T12:00:00Z");
+const LATER = new Date("2026-12-20T00:00:00Z");
+const EARLIER = new Date("2026-11-01T00:00:00Z");
+
+const T_A = "tenant-a";
+const T_B = "tenant-b";
+const T_OFF = "tenant-disabled";
+const resources = {
+  platform: { kind: "platform" },
+  tenantA: { kind: "tenant", tenantId: T_A },
+  tenantB: { kind: "tenant", tenantId: T_B },
+  tenantOff: { kind: "tenant", tenantId: T_OFF },
+  projectA1: { kind: "project", tenantId: T_A, projectId: "a1" },
+  projectA2: { kind: "project", tenantId: T_A, projectId: "a2" },
+  projectB1: { kind: "project", tenantId: T_B, projectId: "b1" },
+  // A's project id presented as if it lived in tenant B: must not borrow A's grant.
+  projectA1InB: { kind: "project", tenantId: T_B, projectId: "a1" },
+  projectOff: { kind: "project", tenantId: T_OFF, projectId: "off1" },
+} satisfies Record<string, Resource>;
+type ResourceName = keyof typeof resources;
+
+function actor(partial: Partial<Actor>): Actor {
+  return { principalId: "p", kind: "user", displayName: "x", email: null, isPlatformAdmin: false, memberships: [], projectGrants: [], ...partial };
+}
+const grant = (projectId: string, tenantId: string, role: "member" | "viewer", expiresAt: Date | null, tenantStatus: "active" | "disabled" = "active") => ({
+  projectId,
+  tenantId,
+  role,
+  expiresAt,
+  tenantStatus,
+});
+
+const subjects = {
+  platformAdmin: actor({ isPlatformAdmin: true }),
+  tenantAdminA: actor({ memberships: [{ tenantId: T_A, tenantStatus: "active", role: "tenant_admin" }] }),
+  memberAWithGrantOnA1: actor({
+    memberships: [{ tenantId: T_A, tenantStatus: "active", role: "member" }],
+    projectGrants: [grant("a1", T_A, "member", null)],
+  }),
+  viewerA: actor({ memberships: [{ tenantId: T_A, tenantStatus: "active", role: "viewer" }] }),
+  collaboratorOnA1: actor({ projectGrants: [grant("a1", T_A, "member", LATER)] }),
+  expiredCollaboratorOnA1: actor({ projectGrants: [grant("a1", T_A, "member", EARLIER)] }),
+  collaboratorExpiringNow: actor({ projectGrants: [grant("a1", T_A, "member", NOW)] }),
+  tenantAdminB: actor({ memberships: [{ tenantId: T_B, tenantStatus: "active", role: "tenant_admin" }] }),
+  adminOfDisabledTenant: actor({
+    memberships: [{ tenantId: T_OFF, tenantStatus: "disabled", role: "tenant_admin" }],
+    projectGrants: [grant("off1", T_OFF, "member", null, "disabled")],
+  }),
+  nobody: actor({}),
+} satisfies Record<string, Actor>;
+type SubjectName = keyof typeof subjects;
+
+/** The expected matrix, written out by hand: everything not listed must be refused. */
+const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
+  platformAdmin: {
+    "platform.view": ["platform"],
+    "tenant.create": ["platform"],
+    "tenant.view": ["tenantA", "tenantB", "tenantOff"],
+    "project.create": ["tenantA", "tenantB", "tenantOff"],
+    "project.view": ["projectA1", "projectA2", "projectB1", "projectA1InB", "projectOff"],
+  },
+  tenantAdminA: {
+    "tenant.view": ["tenantA"],
+    "project.create": ["tenantA"],
+    "project.view": ["projectA1", "projectA2"],
+  },
+  memberAWithGrantOnA1: {
+    "tenant.view": ["tenantA"],
+    "project.view": ["projectA1"],
+  },
+  viewerA: {
+    "tenant.view": ["tenantA"],
+    "project.view": ["projectA1", "projectA2"],
+  },
+  collaboratorOnA1: { "project.view": ["projectA1"] },
+  expiredCollaboratorOnA1: {},
+  collaboratorExpiringNow: {},
+  tenantAdminB: {
+    "tenant.view": ["tenantB"],
+    "project.create": ["tenantB"],
+    "project.view": ["projectB1", "projectA1InB"],
+  },
+  adminOfDisabledTenant: {},
+  nobody: {},
+};
+
+describe("authorization policy matrix", () => {
+  for (const [subjectName, subject] of Object.entries(subjects) as [SubjectName, Actor][]) {
+    for (const action of ACTIONS) {
+      for (const [resourceName, resource] of Object.entries(resources) as [ResourceName, Resource][]) {
+        const expected = allowed[subjectName][action]?.includes(resourceName) ?? false;
+        it(`${subjectName} ${expected ? "may" : "may not"} ${action} on ${resourceName}`, () => {
+          expect(decide(subject, action, resource, NOW).allowed).toBe(expected);
+        });
+      }
+    }
+  }
+
+  it("refuses an unknown action even to a platform admin", () => {
+    expect(decide(subjects.platformAdmin, "tenant.delete_everything", resources.platform, NOW)).toEqual({ allowed: false, reason: "unknown_action" });
+  });
+
+  it("refuses an action aimed at the wrong kind of resource", () => {
+    expect(decide(subjects.platformAdmin, "project.view", resources.tenantA, NOW)).toEqual({ allowed: false, reason: "wrong_resource" });
+  });
+
+  it("ends a collaborator's access at the expiry instant", () => {
+    const c = subjects.collaboratorOnA1;
+    expect(decide(c, "project.view", resources.projectA1, new Date(LATER.getTime() - 1)).allowed).toBe(true);
+    expect(decide(c, "project.view", resources.projectA1, LATER).allowed).toBe(false);
+  });
+
+  it("reports every role held, strongest first", () => {
+    const both = actor({
+      isPlatformAdmin: true,
+      memberships: [{ tenantId: T_A, tenantStatus: "active", role: "viewer" }],
+      projectGrants: [grant("a1", T_A, "member", null)],
+    });
+    expect(rolesOn(both, resources.projectA1, NOW)).toEqual(["platform_admin", "tenant_viewer", "project_member"]);
+  });
+});

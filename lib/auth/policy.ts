@@ -1,0 +1,83 @@
+import type { Actor, Resource } from "./actor";
+
+/**
+ * The one authorization policy. Every page, server action and API route asks
+ * `decide` (usually through `authorize`); nothing else decides access.
+ *
+ * Roles reach a resource through bindings:
+ * - platform_admin   everything, everywhere
+ * - tenant_admin     a tenant membership: the tenant and all its projects
+ * - tenant_member    a tenant membership: belongs to the team, sees the tenant;
+ *                    works only in projects it holds a grant on
+ * - tenant_viewer    a tenant membership: reads the tenant and all its projects
+ * - project_member / project_viewer
+ *                    a project grant. Held without a membership of that tenant,
+ *                    it makes the principal an external collaborator: it sees
+ *                    that project and nothing else of the tenant.
+ * Grants stop counting at their expiry instant, and bindings in a disabled
+ * tenant do not count at all; both are checked on every decision.
+ */
+export type RoleKey = "platform_admin" | "tenant_admin" | "tenant_member" | "tenant_viewer" | "project_member" | "project_viewer";
+
+export const ROLE_KEYS: readonly RoleKey[] = [
+  "platform_admin",
+  "tenant_admin",
+  "tenant_member",
+  "tenant_viewer",
+  "project_member",
+  "project_viewer",
+];
+
+/** Permissions as data: what each role may do. An action missing here is refused. */
+export const PERMISSIONS = {
+  "platform.view": { on: "platform", roles: ["platform_admin"] },
+  "tenant.create": { on: "platform", roles: ["platform_admin"] },
+  "tenant.view": { on: "tenant", roles: ["platform_admin", "tenant_admin", "tenant_member", "tenant_viewer"] },
+  "project.create": { on: "tenant", roles: ["platform_admin", "tenant_admin"] },
+  "project.view": { on: "project", roles: ["platform_admin", "tenant_admin", "tenant_viewer", "project_member", "project_viewer"] },
+} as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RoleKey[] }>;
+
+export type Action = keyof typeof PERMISSIONS;
+export const ACTIONS = Object.keys(PERMISSIONS) as Action[];
+
+/** The roles an actor holds on a resource at `now`, strongest first. */
+export function rolesOn(actor: Actor, resource: Resource, now: Date): RoleKey[] {
+  const roles = new Set<RoleKey>();
+  if (actor.isPlatformAdmin) roles.add("platform_admin");
+  if (resource.kind === "platform") return [...roles];
+
+  const membership = actor.memberships.find((m) => m.tenantId === resource.tenantId && m.tenantStatus === "active");
+  if (membership) roles.add(`tenant_${membership.role === "tenant_admin" ? "admin" : membership.role}`);
+
+  if (resource.kind === "project") {
+    const grant = actor.projectGrants.find(
+      (g) =>
+        g.projectId === resource.projectId &&
+        g.tenantId === resource.tenantId &&
+        g.tenantStatus === "active" &&
+        (g.expiresAt === null || g.expiresAt.getTime() > now.getTime()),
+    );
+    if (grant) roles.add(`project_${grant.role}`);
+  }
+  return ROLE_KEYS.filter((r) => roles.has(r));
+}
+
+export type Decision = { allowed: true; roles: RoleKey[] } | { allowed: false; reason: "unknown_action" | "wrong_resource" | "no_role" };
+
+export function decide(actor: Actor, action: string, resource: Resource, now: Date): Decision {
+  if (!Object.hasOwn(PERMISSIONS, action)) return { allowed: false, reason: "unknown_action" };
+  const rule = PERMISSIONS[action as Action];
+  if (rule.on !== resource.kind) return { allowed: false, reason: "wrong_resource" };
+  const held = rolesOn(actor, resource, now);
+  const allowed: readonly RoleKey[] = rule.roles;
+  return held.some((r) => allowed.includes(r)) ? { allowed: true, roles: held } : { allowed: false, reason: "no_role" };
+}
+
+export function can(actor: Actor, action: Action, resource: Resource, now: Date): boolean {
+  return decide(actor, action, resource, now).allowed;
+}
+
+/** True when the actor's only way into this project is a grant, not a membership. */
+export function isCollaboratorOn(actor: Actor, tenantId: string): boolean {
+  return !actor.memberships.some((m) => m.tenantId === tenantId);
+}

@@ -1,0 +1,113 @@
+import { z } from "zod";
+
+/**
+ * All configuration, read once from the environment and validated. A bad value
+ * stops start-up with a message naming the variable and what it accepts.
+ */
+
+const emailList = z
+  .string()
+  .transform((raw) =>
+    raw
+      .split(",")
+      .map((e) => e.trim().toLowerCase())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.email({ message: "must be a comma-separated list of email addresses" })));
+
+const flag = z.enum(["0", "1", "true", "false"], { message: "must be 0 or 1" }).transform((v) => v === "1" || v === "true");
+
+const postgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\/.+/.test(v), { message: "must be a postgres:// or postgresql:// URL" });
+
+const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http:// or https:// URL" });
+
+const envSchema = z.object({
+  DATABASE_URL: postgresUrl.optional(),
+  ALLOT_DATA_DIR: z.string().min(1, "must not be empty").default(".data"),
+  AUTH_SECRET: z.string().min(32, "must be at least 32 characters (try: openssl rand -base64 32)").optional(),
+  AUTH_URL: httpUrl.optional(),
+  OIDC_ISSUER: httpUrl.optional(),
+  OIDC_CLIENT_ID: z.string().min(1, "must not be empty").optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1, "must not be empty").optional(),
+  OIDC_DISPLAY_NAME: z.string().min(1).default("Single sign-on"),
+  ALLOT_DEMO: flag.optional(),
+  ALLOT_PLATFORM_ADMINS: emailList.default([]),
+  ALLOT_ADMIN_GROUP: z.string().min(1, "must not be empty").optional(),
+  ALLOT_GROUPS_CLAIM: z.string().min(1, "must not be empty").default("groups"),
+  ALLOT_SESSION_HOURS: z.coerce
+    .number({ message: "must be a number of hours" })
+    .int("must be a whole number of hours")
+    .min(1, "must be at least 1")
+    .max(24 * 30, "must be at most 720 (30 days)")
+    .default(12),
+  ALLOT_MIGRATE_ON_START: flag.default(true),
+});
+
+export type AllotConfig = {
+  database: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string };
+  authSecret: string | undefined;
+  oidc: { issuer: string; clientId: string; clientSecret: string; displayName: string } | null;
+  demoSignIn: boolean;
+  platformAdminEmails: string[];
+  adminGroup: string | undefined;
+  groupsClaim: string;
+  sessionHours: number;
+  migrateOnStart: boolean;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Treat empty strings as unset: `FOO=` in an env file means "not configured". */
+function withoutEmpty(env: Record<string, string | undefined>) {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+}
+
+export function parseConfig(env: Record<string, string | undefined>): AllotConfig {
+  const parsed = envSchema.safeParse(withoutEmpty(env));
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`));
+  }
+  const e = parsed.data;
+  const oidcParts = { OIDC_ISSUER: e.OIDC_ISSUER, OIDC_CLIENT_ID: e.OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET };
+  const setParts = Object.entries(oidcParts).filter(([, v]) => v !== undefined);
+  if (setParts.length > 0 && setParts.length < 3) {
+    const missing = Object.entries(oidcParts)
+      .filter(([, v]) => v === undefined)
+      .map(([k]) => k);
+    throw new ConfigError(
+      missing.map((k) => `${k} is required when ${setParts.map(([s]) => s).join(" and ")} is set (OIDC needs all three)`),
+    );
+  }
+  const oidc =
+    e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
+      ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET, displayName: e.OIDC_DISPLAY_NAME }
+      : null;
+  return {
+    database: e.DATABASE_URL ? { kind: "postgres", url: e.DATABASE_URL } : { kind: "pglite", dataDir: e.ALLOT_DATA_DIR },
+    authSecret: e.AUTH_SECRET,
+    oidc,
+    // Demo personas are the zero-set-up default; once a real provider is configured
+    // they must be asked for explicitly.
+    demoSignIn: oidc === null ? e.ALLOT_DEMO !== false : e.ALLOT_DEMO === true,
+    platformAdminEmails: e.ALLOT_PLATFORM_ADMINS,
+    adminGroup: e.ALLOT_ADMIN_GROUP,
+    groupsClaim: e.ALLOT_GROUPS_CLAIM,
+    sessionHours: e.ALLOT_SESSION_HOURS,
+    migrateOnStart: e.ALLOT_MIGRATE_ON_START,
+  };
+}
+
+const globalForConfig = globalThis as unknown as { allotConfig?: AllotConfig };
+
+/** The process-wide configuration, parsed on first use. */
+export function config(): AllotConfig {
+  globalForConfig.allotConfig ??= parseConfig(process.env);
+  return globalForConfig.allotConfig;
+}

@@ -1,0 +1,30 @@
+import { databaseHandle } from "@/db/client";
+import { prepareDatabase } from "@/db/prepare";
+import { systemClock } from "@/lib/clock";
+import { ConfigError, config } from "@/lib/config";
+
+export async function startServer(): Promise<void> {
+  let c;
+  try {
+    c = config();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`[allot] ${error.message}\n[allot] Fix the variables above and start again.`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  if (!c.authSecret) {
+    console.error("[allot] AUTH_SECRET is required: a random string of 32 or more characters (npm start creates one for the embedded default).");
+    process.exit(1);
+  }
+  try {
+    const { seeded } = await prepareDatabase(databaseHandle(), c, systemClock());
+    const where = c.database.kind === "postgres" ? "PostgreSQL" : `embedded PGlite in ${c.database.dataDir}`;
+    console.log(`[allot] database ready (${where})${seeded ? ", demo data seeded" : ""}`);
+    console.log(`[allot] sign-in: ${[c.oidc ? `OIDC (${c.oidc.issuer})` : null, c.demoSignIn ? "demo personas" : null].filter(Boolean).join(" and ") || "none configured"}`);
+  } catch (error) {
+    console.error("[allot] could not prepare the database:", error);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,56 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { projects, tenants } from "@/db/schema";
+import { recordAudit } from "@/lib/audit/record";
+import { defineCommand } from "@/lib/auth/command";
+import { auditActorOf } from "@/lib/auth/context";
+import { AppError, isUniqueViolation } from "@/lib/errors";
+import { namespaceFor, projectSlug, tenantSlug } from "../slugs";
+
+export const createProjectInput = z.object({
+  /** Which tenant, by slug from the URL; its id comes from the database row. */
+  tenant: tenantSlug,
+  name: z.string({ message: "is required" }).trim().min(2, "must be at least 2 characters").max(80, "must be at most 80 characters"),
+  slug: projectSlug,
+  description: z.string().trim().max(500, "must be at most 500 characters").default(""),
+});
+
+export const createProject = defineCommand({
+  name: "createProject",
+  input: createProjectInput,
+  async target(ctx, input) {
+    const [tenant] = await ctx.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.slug, input.tenant));
+    if (!tenant) throw new AppError("not_found");
+    return { action: "project.create", resource: { kind: "tenant", tenantId: tenant.id } };
+  },
+  async run(ctx, input, resource) {
+    try {
+      return await ctx.db.transaction(async (tx) => {
+        const [tenant] = await tx.select({ slug: tenants.slug, status: tenants.status }).from(tenants).where(eq(tenants.id, resource.tenantId));
+        if (tenant?.status !== "active") throw new AppError("conflict", "This tenant is disabled; projects cannot be added to it.");
+        const values = {
+          tenantId: resource.tenantId,
+          slug: input.slug,
+          name: input.name,
+          description: input.description,
+          namespace: namespaceFor(tenant.slug, input.slug),
+          createdAt: ctx.now,
+        };
+        const [project] = await tx.insert(projects).values(values).returning();
+        await recordAudit(tx, {
+          actor: auditActorOf(ctx.actor),
+          at: ctx.now,
+          tenantId: resource.tenantId,
+          action: "project.created",
+          target: { type: "project", id: project!.id },
+          after: values,
+        });
+        return { ...project!, tenantSlug: tenant.slug };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError("conflict", "This tenant already has a project with this slug.", { slug: ["is already taken"] });
+      throw error;
+    }
+  },
+});

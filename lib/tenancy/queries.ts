@@ -1,0 +1,194 @@
+import "server-only";
+import { and, asc, count, eq, inArray } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { memberships, principals, projectGrants, projects, tenants, users } from "@/db/schema";
+import type { CommandContext } from "@/lib/auth/context";
+import { can, rolesOn, type RoleKey } from "@/lib/auth/policy";
+
+/**
+ * Reads for the tenancy pages. Each narrows by the actor's own bindings in the
+ * WHERE clause and then asks the policy, so nothing outside the actor's reach
+ * is ever loaded into a page.
+ */
+
+export type ProjectSummary = { id: string; slug: string; name: string; namespace: string; roles: RoleKey[] };
+export type TenantSummary = {
+  id: string;
+  slug: string;
+  name: string;
+  status: "active" | "disabled";
+  roles: RoleKey[];
+  /** Projects of this tenant the actor can open. */
+  projects: ProjectSummary[];
+};
+
+/** Home page: every tenant and project the actor reaches through a membership or a grant. */
+export async function reachableTenants(ctx: CommandContext): Promise<TenantSummary[]> {
+  const { actor, now } = ctx;
+  const tenantIds = [...new Set([...actor.memberships.map((m) => m.tenantId), ...actor.projectGrants.map((g) => g.tenantId)])];
+  if (tenantIds.length === 0) return [];
+  const [tenantRows, projectRows] = await Promise.all([
+    ctx.db.select().from(tenants).where(inArray(tenants.id, tenantIds)).orderBy(asc(tenants.name)),
+    ctx.db.select().from(projects).where(inArray(projects.tenantId, tenantIds)).orderBy(asc(projects.name)),
+  ]);
+  return tenantRows.flatMap((t) => {
+    const visibleProjects = projectRows
+      .filter((p) => p.tenantId === t.id && can(actor, "project.view", { kind: "project", tenantId: t.id, projectId: p.id }, now))
+      .map((p) => ({
+        id: p.id,
+        slug: p.slug,
+        name: p.name,
+        namespace: p.namespace,
+        roles: rolesOn(actor, { kind: "project", tenantId: t.id, projectId: p.id }, now),
+      }));
+    const tenantVisible = can(actor, "tenant.view", { kind: "tenant", tenantId: t.id }, now);
+    if (!tenantVisible && visibleProjects.length === 0) return [];
+    return [{ id: t.id, slug: t.slug, name: t.name, status: t.status, roles: rolesOn(actor, { kind: "tenant", tenantId: t.id }, now), projects: visibleProjects }];
+  });
+}
+
+export type TenantMember = { principalId: string; displayName: string; email: string | null; kind: "user" | "service_account"; role: "tenant_admin" | "member" | "viewer"; disabled: boolean };
+export type TenantDetail = {
+  tenant: typeof tenants.$inferSelect;
+  roles: RoleKey[];
+  members: TenantMember[];
+  /** Every project of the tenant, with whether the actor may open it. */
+  projects: (ProjectSummary & { canOpen: boolean; description: string })[];
+  canCreateProject: boolean;
+};
+
+/** The tenant page, or null when the tenant does not exist or is out of the actor's reach. */
+export async function tenantDetail(ctx: CommandContext, tenantSlug: string): Promise<TenantDetail | null> {
+  const { actor, now } = ctx;
+  const [tenant] = await ctx.db.select().from(tenants).where(eq(tenants.slug, tenantSlug));
+  if (!tenant) return null;
+  const resource = { kind: "tenant", tenantId: tenant.id } as const;
+  if (!can(actor, "tenant.view", resource, now)) return null;
+
+  const [memberRows, projectRows] = await Promise.all([
+    ctx.db
+      .select({
+        principalId: principals.id,
+        displayName: principals.displayName,
+        email: users.email,
+        kind: principals.kind,
+        role: memberships.role,
+        disabledAt: principals.disabledAt,
+      })
+      .from(memberships)
+      .innerJoin(principals, eq(principals.id, memberships.principalId))
+      .leftJoin(users, eq(users.principalId, principals.id))
+      .where(eq(memberships.tenantId, tenant.id))
+      .orderBy(asc(memberships.role), asc(principals.displayName)),
+    ctx.db.select().from(projects).where(eq(projects.tenantId, tenant.id)).orderBy(asc(projects.name)),
+  ]);
+
+  return {
+    tenant,
+    roles: rolesOn(actor, resource, now),
+    members: memberRows.map(({ disabledAt, ...m }) => ({ ...m, disabled: disabledAt !== null })),
+    projects: projectRows.map((p) => {
+      const projectResource = { kind: "project", tenantId: tenant.id, projectId: p.id } as const;
+      return {
+        id: p.id,
+        slug: p.slug,
+        name: p.name,
+        namespace: p.namespace,
+        description: p.description,
+        roles: rolesOn(actor, projectResource, now),
+        canOpen: can(actor, "project.view", projectResource, now),
+      };
+    }),
+    canCreateProject: can(actor, "project.create", resource, now),
+  };
+}
+
+export type AccessEntry = {
+  principalId: string;
+  displayName: string;
+  email: string | null;
+  kind: "user" | "service_account";
+  role: string;
+  via: "tenant membership" | "project grant";
+  collaborator: boolean;
+  expiresAt: Date | null;
+  grantedBy: string | null;
+};
+
+export type ProjectDetail = {
+  tenant: typeof tenants.$inferSelect;
+  project: typeof projects.$inferSelect;
+  roles: RoleKey[];
+  access: AccessEntry[];
+};
+
+/** The project page, or null when out of reach (the page then answers 404, leaking nothing). */
+export async function projectDetail(ctx: CommandContext, tenantSlug: string, projectSlug: string): Promise<ProjectDetail | null> {
+  const { actor, now } = ctx;
+  const [row] = await ctx.db
+    .select({ tenant: tenants, project: projects })
+    .from(projects)
+    .innerJoin(tenants, eq(tenants.id, projects.tenantId))
+    .where(and(eq(tenants.slug, tenantSlug), eq(projects.slug, projectSlug)));
+  if (!row) return null;
+  const resource = { kind: "project", tenantId: row.tenant.id, projectId: row.project.id } as const;
+  if (!can(actor, "project.view", resource, now)) return null;
+
+  const grantor = alias(principals, "grantor");
+  const [membershipRows, grantRows] = await Promise.all([
+    ctx.db
+      .select({ principalId: principals.id, displayName: principals.displayName, email: users.email, kind: principals.kind, role: memberships.role })
+      .from(memberships)
+      .innerJoin(principals, eq(principals.id, memberships.principalId))
+      .leftJoin(users, eq(users.principalId, principals.id))
+      // Tenant members reach a project only through a grant, so only admins and viewers count here.
+      .where(and(eq(memberships.tenantId, row.tenant.id), inArray(memberships.role, ["tenant_admin", "viewer"]))),
+    ctx.db
+      .select({
+        principalId: principals.id,
+        displayName: principals.displayName,
+        email: users.email,
+        kind: principals.kind,
+        role: projectGrants.role,
+        expiresAt: projectGrants.expiresAt,
+        grantedBy: grantor.displayName,
+        membershipId: memberships.id,
+      })
+      .from(projectGrants)
+      .innerJoin(principals, eq(principals.id, projectGrants.principalId))
+      .leftJoin(users, eq(users.principalId, principals.id))
+      .leftJoin(grantor, eq(grantor.id, projectGrants.grantedBy))
+      .leftJoin(memberships, and(eq(memberships.principalId, projectGrants.principalId), eq(memberships.tenantId, row.tenant.id)))
+      .where(eq(projectGrants.projectId, row.project.id)),
+  ]);
+
+  const access: AccessEntry[] = [
+    ...membershipRows.map((m) => ({
+      ...m,
+      role: m.role === "tenant_admin" ? "tenant admin" : "viewer",
+      via: "tenant membership" as const,
+      collaborator: false,
+      expiresAt: null,
+      grantedBy: null,
+    })),
+    ...grantRows
+      .filter((g) => g.expiresAt === null || g.expiresAt.getTime() > now.getTime())
+      .map(({ membershipId, ...g }) => ({ ...g, via: "project grant" as const, collaborator: membershipId === null })),
+  ];
+  access.sort((a, b) => a.displayName.localeCompare(b.displayName));
+  return { ...row, roles: rolesOn(actor, resource, now), access };
+}
+
+export type AdminTenantRow = typeof tenants.$inferSelect & { projectCount: number; memberCount: number };
+
+/** Admin area: every tenant with its size. Null when the actor is not a platform admin. */
+export async function allTenantsForAdmin(ctx: CommandContext): Promise<AdminTenantRow[] | null> {
+  if (!can(ctx.actor, "platform.view", { kind: "platform" }, ctx.now)) return null;
+  const [tenantRows, projectCounts, memberCounts] = await Promise.all([
+    ctx.db.select().from(tenants).orderBy(asc(tenants.name)),
+    ctx.db.select({ tenantId: projects.tenantId, n: count() }).from(projects).groupBy(projects.tenantId),
+    ctx.db.select({ tenantId: memberships.tenantId, n: count() }).from(memberships).groupBy(memberships.tenantId),
+  ]);
+  const countOf = (rows: { tenantId: string; n: number }[], id: string) => rows.find((r) => r.tenantId === id)?.n ?? 0;
+  return tenantRows.map((t) => ({ ...t, projectCount: countOf(projectCounts, t.id), memberCount: countOf(memberCounts, t.id) }));
+}

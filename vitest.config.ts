@@ -1,0 +1,33 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+const alias = { "@": path.resolve(__dirname), "server-only": path.resolve(__dirname, "test/server-only-stub.ts") };
+
+/**
+ * Two projects:
+ * - unit: pure logic, `*.test.ts` beside the code.
+ * - integration: `*.int.test.ts`, against a real database: PGlite by default,
+ *   PostgreSQL when DATABASE_URL is set (see test/database.ts). Files run one
+ *   at a time because they share that database.
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: { name: "unit", include: ["{lib,db,components,app}/**/*.test.ts"], exclude: ["**/*.int.test.ts", "node_modules/**"], environment: "node" },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "integration",
+          include: ["{lib,db,app,test}/**/*.int.test.ts"],
+          environment: "node",
+          fileParallelism: false,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
