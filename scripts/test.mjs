@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// `npm test`: every check, in order, stopping at the first failure:
+//   type check, lint, unit tests, integration tests on PGlite, integration tests
+//   on PostgreSQL (when DATABASE_URL is set), production build, Playwright.
+// Ends with one line "N passed, N failed" summing the test runners' counts.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+process.chdir(root);
+const bin = (name) => path.join(root, "node_modules", ".bin", name);
+const resultsDir = path.join(root, "test-results");
+fs.mkdirSync(resultsDir, { recursive: true });
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const timings = [];
+
+function run(label, command, args, env = {}) {
+  console.log(`\n=== ${label} ===`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env } });
+  timings.push(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return result.status === 0;
+}
+
+function countVitest(file) {
+  const report = JSON.parse(fs.readFileSync(file, "utf8"));
+  totals.passed += report.numPassedTests;
+  totals.failed += report.numFailedTests;
+  totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+}
+
+function countPlaywright(file) {
+  const { stats } = JSON.parse(fs.readFileSync(file, "utf8"));
+  totals.passed += stats.expected + stats.flaky;
+  totals.failed += stats.unexpected;
+  totals.skipped += stats.skipped;
+}
+
+function finish(ok) {
+  console.log(`\n${timings.join("\n")}`);
+  console.log(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`);
+  process.exit(ok && totals.failed === 0 ? 0 : 1);
+}
+
+function step(ok) {
+  if (!ok) finish(false);
+}
+
+function vitest(label, project, outFile, env) {
+  const ok = run(label, bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`], env);
+  if (fs.existsSync(outFile)) countVitest(outFile);
+  step(ok);
+}
+
+step(run("Type check", bin("tsc"), ["--noEmit"]));
+step(run("Lint", bin("eslint"), ["--max-warnings", "0", "."]));
+vitest("Unit tests", "unit", path.join(resultsDir, "unit.json"), {});
+vitest("Integration tests (PGlite)", "integration", path.join(resultsDir, "integration-pglite.json"), { DATABASE_URL: "" });
+if (process.env.DATABASE_URL) {
+  vitest("Integration tests (PostgreSQL)", "integration", path.join(resultsDir, "integration-postgres.json"), {});
+} else {
+  console.log("\n(DATABASE_URL not set: integration tests ran on PGlite only; .ci/run also runs them on PostgreSQL.)");
+}
+
+// Playwright needs a browser: Debian's chromium where present, else Playwright's own.
+if (!fs.existsSync("/usr/bin/chromium")) {
+  step(run("Fetch Playwright's Chromium (no /usr/bin/chromium)", bin("playwright"), ["install", "chromium"]));
+}
+step(run("Production build", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"]));
+const e2eReport = path.join(resultsDir, "e2e-results.json");
+fs.rmSync(e2eReport, { force: true });
+const e2eOk = run("End-to-end tests (Playwright, Chromium)", bin("playwright"), ["test"]);
+if (fs.existsSync(e2eReport)) countPlaywright(e2eReport);
+finish(e2eOk);
