@@ -82,3 +82,26 @@ export const authSessions = pgTable(
   },
   (t) => [index("auth_sessions_principal_idx").on(t.principalId)],
 );
+
+/**
+ * Bearer tokens of service accounts. The token is shown once; we keep its
+ * public prefix (to find and list it) and the SHA-256 of the whole token.
+ */
+export const apiTokens = pgTable(
+  "api_tokens",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    serviceAccountId: uuid("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.principalId, { onDelete: "cascade" }),
+    prefix: text("prefix").notNull(),
+    hash: text("hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdBy: uuid("created_by").references(() => principals.id, { onDelete: "set null" }),
+    /** Null: does not expire (the admin confirmed that when minting). */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("api_tokens_prefix_unique").on(t.prefix), index("api_tokens_service_account_idx").on(t.serviceAccountId)],
+);

@@ -16,6 +16,7 @@ export const tenants = pgTable(
     isolationTier: isolationTier("isolation_tier").notNull().default("shared"),
     costCentre: text("cost_centre").notNull().default(""),
     status: tenantStatus("status").notNull().default("active"),
+    version: integer("version").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("tenants_slug_unique").on(t.slug)],
@@ -33,6 +34,9 @@ export const projects = pgTable(
     description: text("description").notNull().default(""),
     /** Fixed when the project is created, so renaming never moves workloads. */
     namespace: text("namespace").notNull(),
+    /** Archived projects keep their history but take no new work or access. */
+    archivedAt: timestamp("archived_at", { withTimezone: true }),
+    version: integer("version").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -87,4 +91,32 @@ export const projectGrants = pgTable(
     index("project_grants_principal_idx").on(t.principalId),
     index("project_grants_expiry_idx").on(t.expiresAt).where(sql`${t.expiresAt} is not null`),
   ],
+);
+
+/**
+ * An invitation to join a tenant (tenantRole set) or to work on one project as
+ * an external collaborator (projectId, projectRole and grantExpiresAt set).
+ * The link carries a single-use token; only its hash is stored.
+ */
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    projectId: uuid("project_id").references(() => projects.id),
+    email: text("email").notNull(),
+    tenantRole: tenantRole("tenant_role"),
+    projectRole: projectRole("project_role"),
+    grantExpiresAt: timestamp("grant_expires_at", { withTimezone: true }),
+    tokenHash: text("token_hash").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    invitedBy: uuid("invited_by").references(() => principals.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    acceptedAt: timestamp("accepted_at", { withTimezone: true }),
+    acceptedBy: uuid("accepted_by").references(() => principals.id, { onDelete: "set null" }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("invitations_token_hash_unique").on(t.tokenHash), index("invitations_tenant_idx").on(t.tenantId)],
 );

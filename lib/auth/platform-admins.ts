@@ -2,8 +2,9 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db/client";
-import { platformAdmins, principals, users } from "@/db/schema";
+import { platformAdmins } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
+import { findOrCreateUserByEmail } from "./users";
 
 export const adminEmail = z.email({ message: "must be an email address" }).transform((e) => e.trim().toLowerCase());
 
@@ -20,14 +21,8 @@ export async function grantPlatformAdmin(
 ): Promise<{ principalId: string; created: boolean; alreadyAdmin: boolean }> {
   const email = adminEmail.parse(rawEmail);
   return db.transaction(async (tx) => {
-    let [user] = await tx.select({ principalId: users.principalId }).from(users).where(eq(users.email, email));
-    const created = !user;
-    if (!user) {
-      const [principal] = await tx.insert(principals).values({ kind: "user", displayName: email, createdAt: now }).returning({ id: principals.id });
-      user = { principalId: principal!.id };
-      await tx.insert(users).values({ principalId: user.principalId, email });
-      await recordAudit(tx, { actor, at: now, tenantId: null, action: "user.created", target: { type: "principal", id: user.principalId }, after: { email } });
-    }
+    const { principalId, created } = await findOrCreateUserByEmail(tx, email, actor, now);
+    const user = { principalId };
     const [existing] = await tx.select().from(platformAdmins).where(eq(platformAdmins.principalId, user.principalId));
     if (existing?.source === "cli" || existing?.source === "seed") return { principalId: user.principalId, created, alreadyAdmin: true };
     // A group-derived role becomes a standing one: the CLI grant must not vanish when the group changes.

@@ -16,6 +16,8 @@ import type { Actor, Resource } from "./actor";
  *                    that project and nothing else of the tenant.
  * Grants stop counting at their expiry instant, and bindings in a disabled
  * tenant do not count at all; both are checked on every decision.
+ * A rule may also name `authenticated`: any signed-in principal (e.g. to
+ * accept an invitation addressed to it, which the command then checks).
  */
 export type RoleKey = "platform_admin" | "tenant_admin" | "tenant_member" | "tenant_viewer" | "project_member" | "project_viewer";
 
@@ -28,14 +30,33 @@ export const ROLE_KEYS: readonly RoleKey[] = [
   "project_viewer",
 ];
 
+type RuleRole = RoleKey | "authenticated";
+
+const ADMINS = ["platform_admin", "tenant_admin"] as const;
+const TENANT_READERS = ["platform_admin", "tenant_admin", "tenant_member", "tenant_viewer"] as const;
+const PROJECT_READERS = ["platform_admin", "tenant_admin", "tenant_viewer", "project_member", "project_viewer"] as const;
+
 /** Permissions as data: what each role may do. An action missing here is refused. */
 export const PERMISSIONS = {
+  // Platform
   "platform.view": { on: "platform", roles: ["platform_admin"] },
   "tenant.create": { on: "platform", roles: ["platform_admin"] },
-  "tenant.view": { on: "tenant", roles: ["platform_admin", "tenant_admin", "tenant_member", "tenant_viewer"] },
-  "project.create": { on: "tenant", roles: ["platform_admin", "tenant_admin"] },
-  "project.view": { on: "project", roles: ["platform_admin", "tenant_admin", "tenant_viewer", "project_member", "project_viewer"] },
-} as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RoleKey[] }>;
+  "audit.view_all": { on: "platform", roles: ["platform_admin"] },
+  "audit.verify": { on: "platform", roles: ["platform_admin"] },
+  "invitation.accept": { on: "platform", roles: ["authenticated"] },
+  // Tenant
+  "tenant.view": { on: "tenant", roles: TENANT_READERS },
+  "tenant.disable": { on: "tenant", roles: ["platform_admin"] },
+  "tenant.members.manage": { on: "tenant", roles: ADMINS },
+  "tenant.audit.view": { on: "tenant", roles: ADMINS },
+  "service_account.view": { on: "tenant", roles: TENANT_READERS },
+  "service_account.manage": { on: "tenant", roles: ADMINS },
+  "project.create": { on: "tenant", roles: ADMINS },
+  // Project
+  "project.view": { on: "project", roles: PROJECT_READERS },
+  "project.edit": { on: "project", roles: ADMINS },
+  "project.access.manage": { on: "project", roles: ADMINS },
+} as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RuleRole[] }>;
 
 export type Action = keyof typeof PERMISSIONS;
 export const ACTIONS = Object.keys(PERMISSIONS) as Action[];
@@ -69,7 +90,8 @@ export function decide(actor: Actor, action: string, resource: Resource, now: Da
   const rule = PERMISSIONS[action as Action];
   if (rule.on !== resource.kind) return { allowed: false, reason: "wrong_resource" };
   const held = rolesOn(actor, resource, now);
-  const allowed: readonly RoleKey[] = rule.roles;
+  const allowed: readonly RuleRole[] = rule.roles;
+  if (allowed.includes("authenticated")) return { allowed: true, roles: held };
   return held.some((r) => allowed.includes(r)) ? { allowed: true, roles: held } : { allowed: false, reason: "no_role" };
 }
 

@@ -43,6 +43,24 @@ const envSchema = z.object({
     .max(24 * 30, "must be at most 720 (30 days)")
     .default(12),
   ALLOT_MIGRATE_ON_START: flag.default(true),
+  ALLOT_MAX_COLLABORATOR_DAYS: z.coerce
+    .number({ message: "must be a number of days" })
+    .int("must be a whole number of days")
+    .min(1, "must be at least 1")
+    .max(365, "must be at most 365")
+    .default(90),
+  ALLOT_INVITATION_DAYS: z.coerce
+    .number({ message: "must be a number of days" })
+    .int("must be a whole number of days")
+    .min(1, "must be at least 1")
+    .max(30, "must be at most 30")
+    .default(7),
+  SMTP_URL: z
+    .string()
+    .refine((v) => /^smtps?:\/\/.+/.test(v), { message: "must be an smtp:// or smtps:// URL" })
+    .optional(),
+  SMTP_FROM: z.string().min(3, "must be a sender address, e.g. Allot <allot@example.com>").default("Allot <allot@localhost>"),
+  ALLOT_TEST_CLOCK_FILE: z.string().min(1).optional(),
 });
 
 export type AllotConfig = {
@@ -55,6 +73,12 @@ export type AllotConfig = {
   groupsClaim: string;
   sessionHours: number;
   migrateOnStart: boolean;
+  maxCollaboratorDays: number;
+  invitationDays: number;
+  smtp: { url: string; from: string } | null;
+  publicUrl: string | undefined;
+  /** Tests only: a file holding a clock offset, so expiry can be tested without sleeping. */
+  testClockFile: string | undefined;
 };
 
 export class ConfigError extends Error {
@@ -101,6 +125,11 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     groupsClaim: e.ALLOT_GROUPS_CLAIM,
     sessionHours: e.ALLOT_SESSION_HOURS,
     migrateOnStart: e.ALLOT_MIGRATE_ON_START,
+    maxCollaboratorDays: e.ALLOT_MAX_COLLABORATOR_DAYS,
+    invitationDays: e.ALLOT_INVITATION_DAYS,
+    smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
+    publicUrl: e.AUTH_URL,
+    testClockFile: e.ALLOT_TEST_CLOCK_FILE,
   };
 }
 

@@ -18,6 +18,7 @@ export async function startServer(): Promise<void> {
     console.error("[allot] AUTH_SECRET is required: a random string of 32 or more characters (npm start creates one for the embedded default).");
     process.exit(1);
   }
+  if (c.testClockFile) console.warn(`[allot] WARNING: test clock enabled (ALLOT_TEST_CLOCK_FILE=${c.testClockFile}); never use this in production.`);
   try {
     const { seeded } = await prepareDatabase(databaseHandle(), c, systemClock());
     const where = c.database.kind === "postgres" ? "PostgreSQL" : `embedded PGlite in ${c.database.dataDir}`;

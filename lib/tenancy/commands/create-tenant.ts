@@ -1,36 +1,54 @@
 import "server-only";
 import { z } from "zod";
-import { tenants } from "@/db/schema";
+import { memberships, tenants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
+import { findOrCreateUserByEmail } from "@/lib/auth/users";
 import { AppError, isUniqueViolation } from "@/lib/errors";
+import { emailInput, nameInput } from "../inputs";
 import { tenantSlug } from "../slugs";
 
+/** "a@x.io, b@y.io" from a form, or an array from the API. */
+const emailList = z.preprocess(
+  (v) => (typeof v === "string" ? v.split(/[\s,;]+/).filter(Boolean) : v),
+  z.array(emailInput).max(10, "at most 10 at once"),
+);
+
 export const createTenantInput = z.object({
-  name: z.string({ message: "is required" }).trim().min(2, "must be at least 2 characters").max(80, "must be at most 80 characters"),
+  name: nameInput,
   slug: tenantSlug,
   costCentre: z.string().trim().max(64, "must be at most 64 characters").default(""),
   isolationTier: z.enum(["shared", "dedicated"], { message: "must be shared or dedicated" }).default("shared"),
+  firstAdmins: emailList.default([]),
 });
 
-/** Platform admins onboard a tenant directly (first tenant admins come with membership management). */
+/**
+ * Platform admins onboard a tenant directly, with its first tenant admins
+ * (users are created by email if they have never signed in).
+ */
 export const createTenant = defineCommand({
   name: "createTenant",
   input: createTenantInput,
   target: () => Promise.resolve({ action: "tenant.create", resource: { kind: "platform" } }),
-  async run(ctx, input) {
+  async run(ctx, { firstAdmins, ...input }) {
     try {
       return await ctx.db.transaction(async (tx) => {
         const [tenant] = await tx.insert(tenants).values({ ...input, createdAt: ctx.now }).returning();
-        await recordAudit(tx, {
-          actor: auditActorOf(ctx.actor),
-          at: ctx.now,
-          tenantId: tenant!.id,
-          action: "tenant.created",
-          target: { type: "tenant", id: tenant!.id },
-          after: input,
-        });
+        const actor = auditActorOf(ctx.actor);
+        await recordAudit(tx, { actor, at: ctx.now, tenantId: tenant!.id, action: "tenant.created", target: { type: "tenant", id: tenant!.id }, after: input });
+        for (const email of new Set(firstAdmins)) {
+          const { principalId } = await findOrCreateUserByEmail(tx, email, actor, ctx.now);
+          await tx.insert(memberships).values({ tenantId: tenant!.id, principalId, role: "tenant_admin", createdAt: ctx.now });
+          await recordAudit(tx, {
+            actor,
+            at: ctx.now,
+            tenantId: tenant!.id,
+            action: "membership.created",
+            target: { type: "principal", id: principalId },
+            after: { email, role: "tenant_admin" },
+          });
+        }
         return tenant!;
       });
     } catch (error) {

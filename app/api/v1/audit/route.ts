@@ -1,0 +1,3 @@
+import { listAudit } from "@/lib/api/routes/audit";
+
+export const GET = listAudit.handle;

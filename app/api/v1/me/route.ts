@@ -1,0 +1,3 @@
+import { me } from "@/lib/api/routes/me";
+
+export const GET = me.handle;

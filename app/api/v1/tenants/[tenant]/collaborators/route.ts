@@ -1,0 +1,3 @@
+import { listCollaborators } from "@/lib/api/routes/collaborators";
+
+export const GET = listCollaborators.handle;

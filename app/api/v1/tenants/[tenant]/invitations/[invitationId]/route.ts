@@ -1,0 +1,3 @@
+import { revokeInvitationRoute } from "@/lib/api/routes/members";
+
+export const DELETE = revokeInvitationRoute.handle;

@@ -1,0 +1,4 @@
+import { listInvitations, inviteMemberRoute } from "@/lib/api/routes/members";
+
+export const GET = listInvitations.handle;
+export const POST = inviteMemberRoute.handle;

@@ -1,0 +1,3 @@
+import { listMembers } from "@/lib/api/routes/members";
+
+export const GET = listMembers.handle;

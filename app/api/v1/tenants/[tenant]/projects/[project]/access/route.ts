@@ -1,0 +1,3 @@
+import { projectAccess } from "@/lib/api/routes/projects";
+
+export const GET = projectAccess.handle;

@@ -1,0 +1,3 @@
+import { archiveProjectRoute } from "@/lib/api/routes/projects";
+
+export const POST = archiveProjectRoute.handle;

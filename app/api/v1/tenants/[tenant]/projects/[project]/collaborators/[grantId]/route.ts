@@ -1,0 +1,4 @@
+import { extendCollaboratorRoute, revokeCollaboratorRoute } from "@/lib/api/routes/collaborators";
+
+export const PATCH = extendCollaboratorRoute.handle;
+export const DELETE = revokeCollaboratorRoute.handle;

@@ -1,0 +1,3 @@
+import { inviteCollaboratorRoute } from "@/lib/api/routes/collaborators";
+
+export const POST = inviteCollaboratorRoute.handle;

@@ -1,0 +1,3 @@
+import { revokeProjectGrantRoute } from "@/lib/api/routes/projects";
+
+export const DELETE = revokeProjectGrantRoute.handle;

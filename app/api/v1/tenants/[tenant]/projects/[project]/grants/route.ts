@@ -1,0 +1,3 @@
+import { grantProjectRoleRoute } from "@/lib/api/routes/projects";
+
+export const POST = grantProjectRoleRoute.handle;

@@ -1,0 +1,4 @@
+import { listProjects, createProjectRoute } from "@/lib/api/routes/projects";
+
+export const GET = listProjects.handle;
+export const POST = createProjectRoute.handle;

@@ -1,0 +1,3 @@
+import { rotateTokenRoute } from "@/lib/api/routes/service-accounts";
+
+export const POST = rotateTokenRoute.handle;

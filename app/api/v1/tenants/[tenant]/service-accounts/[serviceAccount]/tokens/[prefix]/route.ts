@@ -1,0 +1,3 @@
+import { revokeTokenRoute } from "@/lib/api/routes/service-accounts";
+
+export const DELETE = revokeTokenRoute.handle;

@@ -1,0 +1,103 @@
+import "server-only";
+import { z } from "zod";
+import type { AnyApiRoute } from "./route";
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  return rest;
+}
+
+/** Remove properties that come from the path, in plain objects and in intersections (allOf). */
+function withoutProperties(schema: JsonSchema, names: string[]): JsonSchema {
+  if (Array.isArray(schema.allOf)) return { ...schema, allOf: (schema.allOf as JsonSchema[]).map((s) => withoutProperties(s, names)) };
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  if (!properties) return schema;
+  return {
+    ...schema,
+    properties: Object.fromEntries(Object.entries(properties).filter(([k]) => !names.includes(k))),
+    ...(Array.isArray(schema.required) ? { required: (schema.required as string[]).filter((k) => !names.includes(k)) } : {}),
+  };
+}
+
+function parameters(schema: z.ZodType | undefined, where: "path" | "query") {
+  if (!schema) return [];
+  const json = jsonSchema(schema, "input");
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, s]) => ({ name, in: where, required: where === "path" || required.has(name), schema: s }));
+}
+
+const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+
+/**
+ * The OpenAPI 3.1 document, generated from the routes' own zod schemas (the
+ * same ones that validate requests and shape responses), so it cannot drift.
+ */
+export function buildOpenApiDocument(routes: AnyApiRoute[], serverUrl: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const success: Record<string, unknown> = { "application/json": { schema: jsonSchema(route.response, "output") } };
+    if (route.csv) success["text/csv"] = { schema: { type: "string" } };
+    const operation: Record<string, unknown> = {
+      operationId: `${route.method.toLowerCase()}${route.path.replace(/\/api\/v1/, "").replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
+      summary: route.summary,
+      tags: [route.tag],
+      parameters: [
+        ...parameters(route.params, "path"),
+        ...parameters(route.query, "query"),
+        ...(route.csv ? [{ name: "format", in: "query", required: false, schema: { type: "string", enum: ["json", "csv"] } }] : []),
+      ],
+      responses: {
+        [String(route.status ?? 200)]: { description: "Success", content: success },
+        "400": errorResponse("Invalid input; `fields` names each wrong field"),
+        "401": errorResponse("Missing, unknown, revoked or expired token"),
+        "403": errorResponse("Visible to you, but not yours to change"),
+        "404": errorResponse("Does not exist, or outside your reach"),
+        "409": errorResponse("Conflicts with the current state (taken, changed meanwhile, last admin …)"),
+        "429": errorResponse("Too many failed authentications; see Retry-After"),
+      },
+    };
+    if (route.body) {
+      operation.requestBody = {
+        required: true,
+        content: { "application/json": { schema: withoutProperties(jsonSchema(route.body, "input"), route.bodyFromPath ?? []) } },
+      };
+    }
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Allot API",
+      version: "1",
+      description:
+        "Self-service quota, access and cost for the shared ML platform. Authenticate with a service account token: `Authorization: Bearer allot_…`. Tenants and projects are addressed by slug.",
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "A service account token minted in the portal or with the CLI" } },
+      schemas: {
+        Error: {
+          type: "object",
+          required: ["error"],
+          properties: {
+            error: {
+              type: "object",
+              required: ["code", "message"],
+              properties: {
+                code: { type: "string", enum: ["validation", "unauthenticated", "forbidden", "not_found", "conflict", "rate_limited", "internal"] },
+                message: { type: "string" },
+                fields: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+                ref: { type: "string", description: "Reference id of an unexpected error, as logged on the server" },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

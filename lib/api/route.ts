@@ -1,0 +1,125 @@
+import "server-only";
+import { z } from "zod";
+import { db } from "@/db/client";
+import type { CommandContext } from "@/lib/auth/context";
+import { authenticateToken } from "@/lib/auth/token-auth";
+import { systemClock } from "@/lib/clock";
+import { config } from "@/lib/config";
+import { AppError, reportUnexpectedError } from "@/lib/errors";
+import { fieldErrorsOf } from "@/lib/auth/command";
+import { appErrorResponse, errorResponse } from "./errors";
+import { authRetryAfter, clientAddress, recordAuthFailure } from "./rate-limit";
+
+/**
+ * One REST endpoint: its documentation (for /api/v1/openapi.json) and its
+ * handler, from the same zod schemas. Handlers receive the caller's context and
+ * the parsed path, query and JSON body, and mostly just run a command.
+ */
+export type ApiRouteSpec<Params extends z.ZodType, Query extends z.ZodType, Response extends z.ZodType> = {
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  params: Params;
+  query?: Query;
+  /** The request body schema, as documented; the command behind it validates it. */
+  body?: z.ZodType;
+  /** Body properties that come from the path instead (removed from the documented body). */
+  bodyFromPath?: string[];
+  response: Response;
+  status?: number;
+  /** Returns text/csv instead of JSON when ?format=csv is asked (documented separately). */
+  csv?: boolean;
+  handler: (ctx: CommandContext, request: { params: z.output<Params>; query: z.output<Query>; body: Record<string, unknown>; format: "json" | "csv" }) => Promise<unknown>;
+};
+
+export type AnyApiRoute = ApiRouteSpec<z.ZodType, z.ZodType, z.ZodType>;
+
+export type CsvResult = { csv: string; filename: string };
+export function isCsvResult(value: unknown): value is CsvResult {
+  return typeof value === "object" && value !== null && "csv" in value && "filename" in value;
+}
+
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+async function authenticate(request: Request): Promise<CommandContext | Response> {
+  const address = clientAddress(request.headers);
+  const header = request.headers.get("authorization");
+  const token = header ? BEARER.exec(header)?.[1] : undefined;
+  const prefix = token ? (/^allot_([a-z0-9]{12})_/.exec(token)?.[1] ?? null) : null;
+  const retryAfter = await authRetryAfter(address, prefix);
+  if (retryAfter > 0) {
+    return errorResponse("rate_limited", "Too many failed authentications. Try again later.", { headers: { "Retry-After": String(retryAfter) } });
+  }
+  if (!token) {
+    return errorResponse("unauthenticated", "Send a service account token: Authorization: Bearer <token>.", { headers: { "WWW-Authenticate": 'Bearer realm="allot"' } });
+  }
+  const now = systemClock();
+  const result = await authenticateToken(db(), token, now, config().platformAdminEmails);
+  if (!result.ok) {
+    await recordAuthFailure(address, result.prefix);
+    const message = { malformed: "Malformed token.", unknown: "Unknown token.", revoked: "This token was revoked.", expired: "This token has expired.", disabled: "This service account is disabled." }[result.reason];
+    return errorResponse("unauthenticated", message, { headers: { "WWW-Authenticate": 'Bearer realm="allot", error="invalid_token"' } });
+  }
+  return { actor: result.actor, db: db(), now };
+}
+
+async function readBody(request: Request): Promise<Record<string, unknown>> {
+  if (request.method === "GET" || request.method === "DELETE") return {};
+  const text = await request.text();
+  if (!text.trim()) return {};
+  if (!(request.headers.get("content-type") ?? "").includes("application/json")) {
+    throw new AppError("validation", "Send the body as JSON with Content-Type: application/json.");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new AppError("validation", "The body is not valid JSON.");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new AppError("validation", "The body must be a JSON object.");
+  return parsed as Record<string, unknown>;
+}
+
+function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new AppError("validation", `Invalid ${where}.`, fieldErrorsOf(result.error));
+  return result.data;
+}
+
+export function apiRoute<Params extends z.ZodType, Query extends z.ZodType, Response extends z.ZodType>(spec: ApiRouteSpec<Params, Query, Response>) {
+  const handle = async (request: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<globalThis.Response> => {
+    try {
+      const ctx = await authenticate(request);
+      if (ctx instanceof Response) return ctx;
+      const url = new URL(request.url);
+      const rawQuery = Object.fromEntries(url.searchParams);
+      const format = rawQuery.format === "csv" && spec.csv ? "csv" : "json";
+      delete rawQuery.format;
+      const params = parseOrThrow(spec.params, await context.params, "path");
+      const query = parseOrThrow(spec.query ?? z.object({}), rawQuery, "query") as z.output<Query>;
+      const body = await readBody(request);
+      const result = await spec.handler(ctx, { params, query, body, format });
+      if (isCsvResult(result)) {
+        return new Response(result.csv, {
+          status: 200,
+          headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${result.filename}"`, "Cache-Control": "no-store" },
+        });
+      }
+      // Dates become ISO strings, then the response schema drops anything undocumented (hashes never leak).
+      const shaped = spec.response.parse(JSON.parse(JSON.stringify(result ?? null)));
+      return Response.json(shaped, { status: spec.status ?? 200, headers: { "Cache-Control": "no-store" } });
+    } catch (error) {
+      if (error instanceof AppError) return appErrorResponse(error);
+      const ref = reportUnexpectedError(error, `${spec.method} ${spec.path}`);
+      return errorResponse("internal", `Something went wrong. Reference ${ref}.`, { ref });
+    }
+  };
+  return { spec: spec as unknown as AnyApiRoute, handle };
+}
+
+/** Merge path parameters over the JSON body: the path decides which tenant, never the body. */
+export function commandInput(body: Record<string, unknown>, fromPath: Record<string, unknown>): Record<string, unknown> {
+  return { ...body, ...fromPath };
+}

@@ -1,0 +1,143 @@
+import "server-only";
+import { z } from "zod";
+import { executeCommand } from "@/lib/auth/command";
+import { AppError } from "@/lib/errors";
+import {
+  createServiceAccount,
+  deleteServiceAccount,
+  mintToken,
+  revokeToken,
+  rotateToken,
+  setServiceAccountDisabled,
+  updateServiceAccount,
+} from "@/lib/tenancy/commands/service-accounts";
+import { tenantServiceAccounts } from "@/lib/tenancy/service-account-queries";
+import type { CommandContext } from "@/lib/auth/context";
+import { apiRoute, commandInput } from "../route";
+import { newTokenOut, okOut, serviceAccountOut, tokenOut } from "../schemas";
+
+const tenantParams = z.object({ tenant: z.string().max(64) });
+const accountParams = tenantParams.extend({ serviceAccount: z.string().max(64) });
+const tokenParams = accountParams.extend({ prefix: z.string().max(32) });
+
+async function oneAccount(ctx: CommandContext, params: z.infer<typeof accountParams>) {
+  const { accounts } = await tenantServiceAccounts(ctx, params.tenant);
+  const account = accounts.find((a) => a.name === params.serviceAccount);
+  if (!account) throw new AppError("not_found");
+  return account;
+}
+
+export const listServiceAccounts = apiRoute({
+  method: "GET",
+  path: "/api/v1/tenants/{tenant}/service-accounts",
+  summary: "Service accounts of the tenant with their project roles (and tokens, for tenant admins)",
+  tag: "Service accounts",
+  params: tenantParams,
+  response: z.object({ serviceAccounts: z.array(serviceAccountOut) }),
+  handler: async (ctx, { params }) => ({ serviceAccounts: (await tenantServiceAccounts(ctx, params.tenant)).accounts }),
+});
+
+export const createServiceAccountRoute = apiRoute({
+  method: "POST",
+  path: "/api/v1/tenants/{tenant}/service-accounts",
+  summary: "Create a service account owned by the tenant",
+  tag: "Service accounts",
+  params: tenantParams,
+  body: createServiceAccount.input,
+  bodyFromPath: ["tenant"],
+  response: serviceAccountOut.pick({ principalId: true, name: true, description: true }),
+  status: 201,
+  handler: (ctx, { params, body }) => executeCommand(createServiceAccount, ctx, commandInput(body, params)),
+});
+
+export const getServiceAccount = apiRoute({
+  method: "GET",
+  path: "/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}",
+  summary: "One service account",
+  tag: "Service accounts",
+  params: accountParams,
+  response: serviceAccountOut,
+  handler: (ctx, { params }) => oneAccount(ctx, params),
+});
+
+export const updateServiceAccountRoute = apiRoute({
+  method: "PATCH",
+  path: "/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}",
+  summary: "Change the description, or disable / re-enable the account",
+  tag: "Service accounts",
+  params: accountParams,
+  body: z.object({ description: z.string().max(500).optional(), disabled: z.boolean().optional() }),
+  response: serviceAccountOut,
+  async handler(ctx, { params, body }) {
+    if (body.description === undefined && body.disabled === undefined) throw new AppError("validation", "Send description and/or disabled.");
+    if (body.description !== undefined) await executeCommand(updateServiceAccount, ctx, commandInput({ description: body.description }, params));
+    if (body.disabled !== undefined) await executeCommand(setServiceAccountDisabled, ctx, commandInput({ disabled: body.disabled }, params));
+    return oneAccount(ctx, params);
+  },
+});
+
+export const deleteServiceAccountRoute = apiRoute({
+  method: "DELETE",
+  path: "/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}",
+  summary: "Delete a service account with its tokens and roles",
+  tag: "Service accounts",
+  params: accountParams,
+  response: okOut,
+  async handler(ctx, { params }) {
+    await executeCommand(deleteServiceAccount, ctx, params);
+    return { ok: true };
+  },
+});
+
+export const listTokens = apiRoute({
+  method: "GET",
+  path: "/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}/tokens",
+  summary: "Tokens of a service account, by prefix (tenant admins; secrets are never shown again)",
+  tag: "Service accounts",
+  params: accountParams,
+  response: z.object({ tokens: z.array(tokenOut) }),
+  async handler(ctx, { params }) {
+    const { canManage } = await tenantServiceAccounts(ctx, params.tenant);
+    if (!canManage) throw new AppError("forbidden");
+    return { tokens: (await oneAccount(ctx, params)).tokens };
+  },
+});
+
+export const mintTokenRoute = apiRoute({
+  method: "POST",
+  path: "/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}/tokens",
+  summary: "Mint a token: give expiresInDays, or noExpiry: true to confirm one that never expires",
+  tag: "Service accounts",
+  params: accountParams,
+  body: mintToken.input,
+  bodyFromPath: ["tenant", "serviceAccount"],
+  response: newTokenOut,
+  status: 201,
+  handler: (ctx, { params, body }) => executeCommand(mintToken, ctx, commandInput(body, params)),
+});
+
+export const revokeTokenRoute = apiRoute({
+  method: "DELETE",
+  path: "/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}/tokens/{prefix}",
+  summary: "Revoke a token now",
+  tag: "Service accounts",
+  params: tokenParams,
+  response: okOut,
+  async handler(ctx, { params }) {
+    await executeCommand(revokeToken, ctx, params);
+    return { ok: true };
+  },
+});
+
+export const rotateTokenRoute = apiRoute({
+  method: "POST",
+  path: "/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}/tokens/{prefix}/rotate",
+  summary: "Replace a token; the old one stays valid for graceHours (0 ends it now)",
+  tag: "Service accounts",
+  params: tokenParams,
+  body: rotateToken.input,
+  bodyFromPath: ["tenant", "serviceAccount", "prefix"],
+  response: newTokenOut,
+  status: 201,
+  handler: (ctx, { params, body }) => executeCommand(rotateToken, ctx, commandInput(body, params)),
+});

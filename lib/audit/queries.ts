@@ -1,0 +1,75 @@
+import "server-only";
+import { and, desc, eq, gte, ilike, lt, or, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { auditEvents, tenants } from "@/db/schema";
+import type { CommandContext } from "@/lib/auth/context";
+import { can } from "@/lib/auth/policy";
+import { AppError } from "@/lib/errors";
+
+export const auditFilterInput = z.object({
+  tenant: z.string().trim().max(40).optional(),
+  actor: z.string().trim().max(200).optional(),
+  action: z.string().trim().max(100).optional(),
+  target: z.string().trim().max(200).optional(),
+  from: z.coerce.date({ message: "must be a date" }).optional(),
+  to: z.coerce.date({ message: "must be a date" }).optional(),
+  before: z.coerce.number().int().positive().optional(),
+  limit: z.coerce.number().int().min(1).max(5000).default(100),
+});
+export type AuditFilter = z.infer<typeof auditFilterInput>;
+
+/** An actor filter matches a principal id exactly, or a name or email by substring. */
+function actorCondition(actor: string): SQL | undefined {
+  const byLabel = ilike(auditEvents.actorLabel, like(actor));
+  return z.uuid().safeParse(actor).success ? or(byLabel, eq(auditEvents.actorPrincipalId, actor)) : byLabel;
+}
+
+const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The audit log, newest first. Platform admins read all of it (optionally one
+ * tenant); tenant admins read only their tenant's events: the tenant filter is
+ * then forced, whatever was asked.
+ */
+export async function listAuditEvents(ctx: CommandContext, filter: AuditFilter) {
+  let tenantId: string | undefined;
+  if (filter.tenant) {
+    const [tenant] = await ctx.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.slug, filter.tenant));
+    if (!tenant) throw new AppError("not_found");
+    tenantId = tenant.id;
+  }
+  const everything = can(ctx.actor, "audit.view_all", { kind: "platform" }, ctx.now);
+  if (!everything) {
+    if (!tenantId || !can(ctx.actor, "tenant.audit.view", { kind: "tenant", tenantId }, ctx.now)) throw new AppError("not_found");
+  }
+  const conditions: (SQL | undefined)[] = [
+    tenantId ? eq(auditEvents.tenantId, tenantId) : undefined,
+    filter.actor ? actorCondition(filter.actor) : undefined,
+    filter.action ? ilike(auditEvents.action, like(filter.action)) : undefined,
+    filter.target ? or(ilike(auditEvents.targetId, like(filter.target)), ilike(auditEvents.targetType, like(filter.target))) : undefined,
+    filter.from ? gte(auditEvents.at, filter.from) : undefined,
+    filter.to ? lt(auditEvents.at, filter.to) : undefined,
+    filter.before ? lt(auditEvents.seq, filter.before) : undefined,
+  ];
+  const events = await ctx.db
+    .select({
+      seq: auditEvents.seq,
+      at: auditEvents.at,
+      actorPrincipalId: auditEvents.actorPrincipalId,
+      actorLabel: auditEvents.actorLabel,
+      tenantId: auditEvents.tenantId,
+      tenantSlug: tenants.slug,
+      action: auditEvents.action,
+      targetType: auditEvents.targetType,
+      targetId: auditEvents.targetId,
+      before: auditEvents.before,
+      after: auditEvents.after,
+      hash: auditEvents.hash,
+    })
+    .from(auditEvents)
+    .leftJoin(tenants, eq(tenants.id, auditEvents.tenantId))
+    .where(and(...conditions))
+    .orderBy(desc(auditEvents.seq))
+    .limit(filter.limit);
+  return { events, scope: tenantId ? "tenant" : "all", canVerify: can(ctx.actor, "audit.verify", { kind: "platform" }, ctx.now) };
+}

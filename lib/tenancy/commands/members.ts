@@ -1,0 +1,194 @@
+import "server-only";
+import { and, eq, inArray, isNull } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/db/client";
+import { invitations, memberships, principals, projectGrants, projects, users } from "@/db/schema";
+import { recordAudit } from "@/lib/audit/record";
+import { defineCommand } from "@/lib/auth/command";
+import { auditActorOf } from "@/lib/auth/context";
+import { config } from "@/lib/config";
+import { AppError } from "@/lib/errors";
+import { sendMail } from "@/lib/notify/mail";
+import { emailInput, tenantRoleInput, uuidInput, versionInput } from "../inputs";
+import { invitationPath, newInvitationToken } from "../invitation-token";
+import { assertTenantActive, tenantBySlug } from "../lookup";
+import { tenantSlug } from "../slugs";
+
+const DAY = 86_400_000;
+
+/** Invite a person to the tenant by email; they accept through the link (shown here, and mailed when SMTP is set). */
+export const inviteMember = defineCommand({
+  name: "inviteMember",
+  input: z.object({ tenant: tenantSlug, email: emailInput, role: tenantRoleInput }),
+  async target(ctx, input) {
+    const tenant = await tenantBySlug(ctx.db, input.tenant);
+    return { action: "tenant.members.manage", resource: { kind: "tenant", tenantId: tenant.id } };
+  },
+  async run(ctx, input, { tenantId }) {
+    const { token, hash } = newInvitationToken();
+    const expiresAt = new Date(ctx.now.getTime() + config().invitationDays * DAY);
+    const invitation = await ctx.db.transaction(async (tx) => {
+      const tenant = await tenantBySlug(tx, input.tenant);
+      assertTenantActive(tenant);
+      const [existing] = await tx
+        .select({ id: memberships.id })
+        .from(memberships)
+        .innerJoin(users, eq(users.principalId, memberships.principalId))
+        .where(and(eq(memberships.tenantId, tenantId), eq(users.email, input.email)));
+      if (existing) throw new AppError("conflict", "This person is already a member of the tenant.", { email: ["is already a member"] });
+      const [row] = await tx
+        .insert(invitations)
+        .values({ tenantId, email: input.email, tenantRole: input.role, tokenHash: hash, expiresAt, invitedBy: ctx.actor.principalId, createdAt: ctx.now })
+        .returning();
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId,
+        action: "invitation.created",
+        target: { type: "invitation", id: row!.id },
+        after: { email: input.email, role: input.role, expiresAt },
+      });
+      return { ...row!, tenantName: tenant.name };
+    });
+    const path = invitationPath(token);
+    const mailed = await sendInvitationMail(input.email, `You are invited to ${invitation.tenantName} on Allot`, path, expiresAt);
+    return { invitationId: invitation.id, email: input.email, role: input.role, token, path, expiresAt, mailed };
+  },
+});
+
+export async function sendInvitationMail(to: string, subject: string, path: string, expiresAt: Date): Promise<boolean> {
+  const base = config().publicUrl;
+  if (!base) return false; // without AUTH_URL there is no absolute link to mail
+  return sendMail({
+    to,
+    subject,
+    text: `${subject}.\n\nAccept here (single use, until ${expiresAt.toISOString()}):\n${new URL(path, base).toString()}\n`,
+  });
+}
+
+/**
+ * Lock the tenant's admin memberships and refuse when the change would leave
+ * none. Locking them (FOR UPDATE) serialises two admins demoting each other.
+ */
+async function assertAdminRemains(tx: Database, tenantId: string, membershipId: string) {
+  const admins = await tx
+    .select({ id: memberships.id })
+    .from(memberships)
+    .where(and(eq(memberships.tenantId, tenantId), eq(memberships.role, "tenant_admin")))
+    .for("update");
+  if (admins.length <= 1 && admins.some((a) => a.id === membershipId)) {
+    throw new AppError("conflict", "A tenant must keep at least one tenant admin: make someone else an admin first.");
+  }
+}
+
+const memberTarget = z.object({ tenant: tenantSlug, principalId: uuidInput });
+
+async function membershipOf(db: Database, tenantId: string, principalId: string) {
+  const [row] = await db
+    .select({ membership: memberships, displayName: principals.displayName })
+    .from(memberships)
+    .innerJoin(principals, eq(principals.id, memberships.principalId))
+    .where(and(eq(memberships.tenantId, tenantId), eq(memberships.principalId, principalId)));
+  if (!row) throw new AppError("not_found", "This person is not a member of the tenant.");
+  return row;
+}
+
+/** Change a member's role. `version` is the one shown to the admin: a concurrent change wins, this one conflicts. */
+export const changeMemberRole = defineCommand({
+  name: "changeMemberRole",
+  input: memberTarget.extend({ role: tenantRoleInput, version: versionInput }),
+  async target(ctx, input) {
+    const tenant = await tenantBySlug(ctx.db, input.tenant);
+    return { action: "tenant.members.manage", resource: { kind: "tenant", tenantId: tenant.id } };
+  },
+  async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => {
+      const { membership } = await membershipOf(tx, tenantId, input.principalId);
+      if (membership.role === input.role) return membership;
+      if (membership.role === "tenant_admin") await assertAdminRemains(tx, tenantId, membership.id);
+      const [updated] = await tx
+        .update(memberships)
+        .set({ role: input.role, version: membership.version + 1 })
+        .where(and(eq(memberships.id, membership.id), eq(memberships.version, input.version)))
+        .returning();
+      if (!updated) throw new AppError("conflict", "Someone changed this membership meanwhile. Reload and try again.");
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId,
+        action: "membership.role_changed",
+        target: { type: "principal", id: input.principalId },
+        before: { role: membership.role },
+        after: { role: input.role },
+      });
+      return updated;
+    });
+  },
+});
+
+/**
+ * Remove a member, with their project grants in this tenant (they would
+ * otherwise linger as collaborators without expiry). Service accounts they
+ * created belong to the tenant and stay.
+ */
+export const removeMember = defineCommand({
+  name: "removeMember",
+  input: memberTarget.extend({ version: versionInput.optional() }),
+  async target(ctx, input) {
+    const tenant = await tenantBySlug(ctx.db, input.tenant);
+    return { action: "tenant.members.manage", resource: { kind: "tenant", tenantId: tenant.id } };
+  },
+  async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => {
+      const { membership } = await membershipOf(tx, tenantId, input.principalId);
+      if (input.version !== undefined && input.version !== membership.version) {
+        throw new AppError("conflict", "Someone changed this membership meanwhile. Reload and try again.");
+      }
+      if (membership.role === "tenant_admin") await assertAdminRemains(tx, tenantId, membership.id);
+      const tenantProjects = tx.select({ id: projects.id }).from(projects).where(eq(projects.tenantId, tenantId));
+      const removedGrants = await tx
+        .delete(projectGrants)
+        .where(and(eq(projectGrants.principalId, input.principalId), inArray(projectGrants.projectId, tenantProjects)))
+        .returning({ projectId: projectGrants.projectId, role: projectGrants.role });
+      await tx.delete(memberships).where(eq(memberships.id, membership.id));
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId,
+        action: "membership.removed",
+        target: { type: "principal", id: input.principalId },
+        before: { role: membership.role, projectGrants: removedGrants },
+      });
+      return { removed: true, projectGrantsRemoved: removedGrants.length };
+    });
+  },
+});
+
+/** Withdraw an invitation that has not been accepted. */
+export const revokeInvitation = defineCommand({
+  name: "revokeInvitation",
+  input: z.object({ tenant: tenantSlug, invitationId: uuidInput }),
+  async target(ctx, input) {
+    const tenant = await tenantBySlug(ctx.db, input.tenant);
+    return { action: "tenant.members.manage", resource: { kind: "tenant", tenantId: tenant.id } };
+  },
+  async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => {
+      const [revoked] = await tx
+        .update(invitations)
+        .set({ revokedAt: ctx.now })
+        .where(and(eq(invitations.id, input.invitationId), eq(invitations.tenantId, tenantId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+        .returning();
+      if (!revoked) throw new AppError("not_found", "No open invitation with this id in this tenant.");
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId,
+        action: "invitation.revoked",
+        target: { type: "invitation", id: revoked.id },
+        before: { email: revoked.email },
+      });
+      return { revoked: true };
+    });
+  },
+});

@@ -1,0 +1,103 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import { memberships, projectGrants, serviceAccounts } from "@/db/schema";
+import { recordAudit } from "@/lib/audit/record";
+import { defineCommand } from "@/lib/auth/command";
+import { auditActorOf, type CommandContext } from "@/lib/auth/context";
+import { AppError, isUniqueViolation } from "@/lib/errors";
+import { futureInstant, projectRoleInput, uuidInput } from "../inputs";
+import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
+import { projectSlug, tenantSlug } from "../slugs";
+
+const projectTarget = z.object({ tenant: tenantSlug, project: projectSlug });
+
+async function targetProject(ctx: CommandContext, input: z.infer<typeof projectTarget>) {
+  const { tenant, project } = await projectBySlugs(ctx.db, input.tenant, input.project);
+  return { action: "project.access.manage" as const, resource: { kind: "project" as const, tenantId: tenant.id, projectId: project.id } };
+}
+
+/**
+ * Give a tenant member or one of the tenant's service accounts a role on the
+ * project (or change it). People outside the tenant are invited as
+ * collaborators instead, so their access always expires.
+ */
+export const grantProjectRole = defineCommand({
+  name: "grantProjectRole",
+  input: projectTarget.extend({ principalId: uuidInput, role: projectRoleInput, expiresAt: futureInstant.optional() }),
+  target: targetProject,
+  async run(ctx, input, { tenantId, projectId }) {
+    if (input.expiresAt && input.expiresAt.getTime() <= ctx.now.getTime()) {
+      throw new AppError("validation", undefined, { expiresAt: ["must be in the future"] });
+    }
+    try {
+      return await ctx.db.transaction(async (tx) => {
+        const { tenant, project } = await projectBySlugs(tx, input.tenant, input.project);
+        assertTenantActive(tenant);
+        assertProjectOpen(project);
+        const [[member], [account]] = await Promise.all([
+          tx.select({ id: memberships.id }).from(memberships).where(and(eq(memberships.tenantId, tenantId), eq(memberships.principalId, input.principalId))),
+          tx.select({ id: serviceAccounts.principalId }).from(serviceAccounts).where(and(eq(serviceAccounts.tenantId, tenantId), eq(serviceAccounts.principalId, input.principalId))),
+        ]);
+        if (!member && !account) {
+          throw new AppError("validation", "Only members and service accounts of this tenant can be granted a role here; invite others as collaborators.", {
+            principalId: ["is not a member or service account of this tenant"],
+          });
+        }
+        const [existing] = await tx
+          .select()
+          .from(projectGrants)
+          .where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.principalId, input.principalId)));
+        const values = { role: input.role, expiresAt: input.expiresAt ?? null };
+        const [grant] = existing
+          ? await tx
+              .update(projectGrants)
+              .set({ ...values, version: existing.version + 1 })
+              .where(eq(projectGrants.id, existing.id))
+              .returning()
+          : await tx
+              .insert(projectGrants)
+              .values({ projectId, principalId: input.principalId, ...values, grantedBy: ctx.actor.principalId, createdAt: ctx.now })
+              .returning();
+        await recordAudit(tx, {
+          actor: auditActorOf(ctx.actor),
+          at: ctx.now,
+          tenantId,
+          action: existing ? "project_grant.changed" : "project_grant.created",
+          target: { type: "project_grant", id: grant!.id },
+          before: existing ? { role: existing.role, expiresAt: existing.expiresAt } : null,
+          after: { projectId, principalId: input.principalId, ...values },
+        });
+        return grant!;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError("conflict", "This principal was granted a role meanwhile. Reload and try again.");
+      throw error;
+    }
+  },
+});
+
+/** Remove a grant: a member's or service account's project role, or a collaborator's access. */
+export const revokeProjectGrant = defineCommand({
+  name: "revokeProjectGrant",
+  input: projectTarget.extend({ grantId: uuidInput }),
+  target: targetProject,
+  async run(ctx, input, { tenantId, projectId }) {
+    return ctx.db.transaction(async (tx) => {
+      const [removed] = await tx
+        .delete(projectGrants)
+        .where(and(eq(projectGrants.id, input.grantId), eq(projectGrants.projectId, projectId)))
+        .returning();
+      if (!removed) throw new AppError("not_found", "No such grant on this project.");
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId,
+        action: "project_grant.revoked",
+        target: { type: "project_grant", id: removed.id },
+        before: { projectId, principalId: removed.principalId, role: removed.role, expiresAt: removed.expiresAt },
+      });
+      return { revoked: true };
+    });
+  },
+});

@@ -1,0 +1,234 @@
+import "server-only";
+import { and, eq, isNull } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/db/client";
+import { apiTokens, principals, serviceAccounts } from "@/db/schema";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
+import { newApiToken } from "@/lib/auth/api-token";
+import { defineCommand } from "@/lib/auth/command";
+import { auditActorOf, type CommandContext } from "@/lib/auth/context";
+import { AppError, isUniqueViolation } from "@/lib/errors";
+import { checkbox, descriptionInput } from "../inputs";
+import { assertTenantActive, serviceAccountByName, tenantBySlug } from "../lookup";
+import { tenantSlug } from "../slugs";
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+/** Service account names become Kubernetes ServiceAccount names: DNS-1123 labels. */
+export const serviceAccountName = z
+  .string({ message: "is required" })
+  .trim()
+  .min(2, "must be at least 2 characters")
+  .max(40, "must be at most 40 characters")
+  .regex(/^[a-z][a-z0-9-]*[a-z0-9]$/, "must be lower-case letters, digits and hyphens, starting with a letter");
+
+const accountTarget = z.object({ tenant: tenantSlug, serviceAccount: serviceAccountName });
+
+async function manageTenant(ctx: CommandContext, input: { tenant: string }) {
+  const tenant = await tenantBySlug(ctx.db, input.tenant);
+  return { action: "service_account.manage" as const, resource: { kind: "tenant" as const, tenantId: tenant.id } };
+}
+
+/** A service account belongs to the tenant, not to the admin who made it (created_by is a record only). */
+export const createServiceAccount = defineCommand({
+  name: "createServiceAccount",
+  input: z.object({ tenant: tenantSlug, name: serviceAccountName, description: descriptionInput }),
+  target: manageTenant,
+  async run(ctx, input, { tenantId }) {
+    try {
+      return await ctx.db.transaction(async (tx) => {
+        assertTenantActive(await tenantBySlug(tx, input.tenant));
+        const [principal] = await tx.insert(principals).values({ kind: "service_account", displayName: input.name, createdAt: ctx.now }).returning();
+        const [account] = await tx
+          .insert(serviceAccounts)
+          .values({ principalId: principal!.id, tenantId, name: input.name, description: input.description, createdBy: ctx.actor.principalId })
+          .returning();
+        await recordAudit(tx, {
+          actor: auditActorOf(ctx.actor),
+          at: ctx.now,
+          tenantId,
+          action: "service_account.created",
+          target: { type: "principal", id: principal!.id },
+          after: { name: input.name, description: input.description },
+        });
+        return account!;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError("conflict", "This tenant already has a service account with this name.", { name: ["is already taken"] });
+      throw error;
+    }
+  },
+});
+
+export const updateServiceAccount = defineCommand({
+  name: "updateServiceAccount",
+  input: accountTarget.extend({ description: descriptionInput }),
+  target: manageTenant,
+  async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => {
+      const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
+      const [updated] = await tx.update(serviceAccounts).set({ description: input.description }).where(eq(serviceAccounts.principalId, account.principalId)).returning();
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId,
+        action: "service_account.updated",
+        target: { type: "principal", id: account.principalId },
+        before: { description: account.description },
+        after: { description: input.description },
+      });
+      return updated!;
+    });
+  },
+});
+
+/** A disabled service account keeps its roles and tokens but every request with them is refused. */
+export const setServiceAccountDisabled = defineCommand({
+  name: "setServiceAccountDisabled",
+  input: accountTarget.extend({ disabled: checkbox }),
+  target: manageTenant,
+  async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => {
+      const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
+      const [principal] = await tx
+        .update(principals)
+        .set({ disabledAt: input.disabled ? ctx.now : null })
+        .where(eq(principals.id, account.principalId))
+        .returning();
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId,
+        action: input.disabled ? "service_account.disabled" : "service_account.enabled",
+        target: { type: "principal", id: account.principalId },
+      });
+      return { name: account.name, disabled: principal!.disabledAt !== null };
+    });
+  },
+});
+
+/** Delete a service account with its tokens and project roles; its audit history stays. */
+export const deleteServiceAccount = defineCommand({
+  name: "deleteServiceAccount",
+  input: accountTarget,
+  target: manageTenant,
+  async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => {
+      const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
+      await tx.delete(principals).where(eq(principals.id, account.principalId)); // cascades to tokens and grants
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId,
+        action: "service_account.deleted",
+        target: { type: "principal", id: account.principalId },
+        before: { name: account.name, description: account.description },
+      });
+      return { deleted: true };
+    });
+  },
+});
+
+/** Expiry of a new token: a number of days, or none when the admin explicitly confirmed it. */
+const tokenExpiry = z
+  .object({
+    expiresInDays: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number({ message: "must be a number of days" }).int("must be whole days").min(1, "must be at least 1").max(365, "must be at most 365").optional()),
+    noExpiry: checkbox,
+  })
+  .refine((v) => v.expiresInDays !== undefined || v.noExpiry, { message: "give a number of days, or confirm a token that never expires", path: ["expiresInDays"] })
+  .refine((v) => !(v.expiresInDays !== undefined && v.noExpiry), { message: "choose either an expiry or no expiry, not both", path: ["noExpiry"] });
+
+function expiryFrom(now: Date, input: { expiresInDays?: number; noExpiry: boolean }): Date | null {
+  return input.expiresInDays === undefined ? null : new Date(now.getTime() + input.expiresInDays * DAY);
+}
+
+/** Store a new token for a service account and return it, the only time it is ever visible. */
+export async function issueToken(tx: Database, serviceAccountId: string, expiresAt: Date | null, actor: AuditActor, tenantId: string | null, now: Date) {
+  const { token, prefix, hash } = newApiToken();
+  const [row] = await tx.insert(apiTokens).values({ serviceAccountId, prefix, hash, expiresAt, createdAt: now, createdBy: actor.principalId }).returning();
+  await recordAudit(tx, {
+    actor,
+    at: now,
+    tenantId,
+    action: "api_token.created",
+    target: { type: "api_token", id: prefix },
+    after: { serviceAccountId, expiresAt },
+  });
+  return { token, prefix, expiresAt: row!.expiresAt, createdAt: row!.createdAt };
+}
+
+export const mintToken = defineCommand({
+  name: "mintToken",
+  input: z.intersection(accountTarget, tokenExpiry),
+  target: manageTenant,
+  async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => {
+      const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
+      return issueToken(tx, account.principalId, expiryFrom(ctx.now, input), auditActorOf(ctx.actor), tenantId, ctx.now);
+    });
+  },
+});
+
+async function openToken(tx: Database, serviceAccountId: string, prefix: string) {
+  const [token] = await tx
+    .select()
+    .from(apiTokens)
+    .where(and(eq(apiTokens.serviceAccountId, serviceAccountId), eq(apiTokens.prefix, prefix), isNull(apiTokens.revokedAt)));
+  if (!token) throw new AppError("not_found", "No active token with this prefix on this service account.");
+  return token;
+}
+
+const tokenTarget = accountTarget.extend({ prefix: z.string().regex(/^[a-z0-9]{12}$/, "must be a token prefix") });
+
+export const revokeToken = defineCommand({
+  name: "revokeToken",
+  input: tokenTarget,
+  target: manageTenant,
+  async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => {
+      const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
+      const token = await openToken(tx, account.principalId, input.prefix);
+      await tx.update(apiTokens).set({ revokedAt: ctx.now }).where(eq(apiTokens.id, token.id));
+      await recordAudit(tx, { actor: auditActorOf(ctx.actor), at: ctx.now, tenantId, action: "api_token.revoked", target: { type: "api_token", id: token.prefix } });
+      return { revoked: true };
+    });
+  },
+});
+
+/**
+ * Replace a token: a new one is minted, and the old one keeps working for the
+ * grace period the admin picks (0 ends it at once), so automation can switch over.
+ */
+export const rotateToken = defineCommand({
+  name: "rotateToken",
+  input: z.intersection(
+    tokenTarget.extend({ graceHours: z.coerce.number({ message: "must be a number of hours" }).int("must be whole hours").min(0, "must be 0 or more").max(720, "must be at most 720 (30 days)").default(24) }),
+    tokenExpiry,
+  ),
+  target: manageTenant,
+  async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => {
+      const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
+      const old = await openToken(tx, account.principalId, input.prefix);
+      const graceEnd = new Date(ctx.now.getTime() + input.graceHours * HOUR);
+      const oldEnd = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
+      await tx
+        .update(apiTokens)
+        .set(input.graceHours === 0 ? { revokedAt: ctx.now } : { expiresAt: oldEnd })
+        .where(eq(apiTokens.id, old.id));
+      const actor = auditActorOf(ctx.actor);
+      await recordAudit(tx, {
+        actor,
+        at: ctx.now,
+        tenantId,
+        action: "api_token.rotated",
+        target: { type: "api_token", id: old.prefix },
+        before: { expiresAt: old.expiresAt },
+        after: input.graceHours === 0 ? { revokedAt: ctx.now } : { expiresAt: oldEnd },
+      });
+      const fresh = await issueToken(tx, account.principalId, expiryFrom(ctx.now, input), actor, tenantId, ctx.now);
+      return { ...fresh, previous: { prefix: old.prefix, validUntil: input.graceHours === 0 ? ctx.now : oldEnd } };
+    });
+  },
+});

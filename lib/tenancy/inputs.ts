@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+/** Input pieces shared by the tenancy commands, so forms and the API validate alike. */
+
+export const emailInput = z
+  .string({ message: "is required" })
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: "must be an email address" }));
+
+export const tenantRoleInput = z.enum(["tenant_admin", "member", "viewer"], { message: "must be tenant_admin, member or viewer" });
+export const projectRoleInput = z.enum(["member", "viewer"], { message: "must be member or viewer" });
+
+/** A version number read with the row, to detect a concurrent change (optimistic locking). */
+export const versionInput = z.coerce.number({ message: "is required" }).int().min(1, "is required");
+
+/** An instant in the future given as an ISO date ("2027-01-31") or date-time. */
+export const futureInstant = z.coerce.date({ message: "must be a date, e.g. 2027-01-31" });
+
+export const uuidInput = z.uuid({ message: "must be an id" });
+
+export const nameInput = z.string({ message: "is required" }).trim().min(2, "must be at least 2 characters").max(80, "must be at most 80 characters");
+export const descriptionInput = z.string().trim().max(500, "must be at most 500 characters").default("");
+
+/** Form checkboxes send "on"; the API sends booleans. */
+export const checkbox = z.union([z.boolean(), z.literal("on").transform(() => true), z.literal("").transform(() => false)]).default(false);

@@ -1,0 +1,108 @@
+import "server-only";
+import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { invitations, memberships, principals, projectGrants, projects, users } from "@/db/schema";
+import type { CommandContext } from "@/lib/auth/context";
+import { can } from "@/lib/auth/policy";
+import { AppError } from "@/lib/errors";
+import { tenantBySlug } from "./lookup";
+
+/** Members of a tenant with the version each edit must quote. Readers of the tenant may list them. */
+export async function tenantMembers(ctx: CommandContext, tenantSlug: string) {
+  const tenant = await tenantBySlug(ctx.db, tenantSlug);
+  if (!can(ctx.actor, "tenant.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
+  const rows = await ctx.db
+    .select({
+      principalId: principals.id,
+      displayName: principals.displayName,
+      email: users.email,
+      kind: principals.kind,
+      role: memberships.role,
+      version: memberships.version,
+      since: memberships.createdAt,
+      disabledAt: principals.disabledAt,
+    })
+    .from(memberships)
+    .innerJoin(principals, eq(principals.id, memberships.principalId))
+    .leftJoin(users, eq(users.principalId, principals.id))
+    .where(eq(memberships.tenantId, tenant.id))
+    .orderBy(asc(principals.displayName));
+  return { tenant, members: rows.map(({ disabledAt, ...m }) => ({ ...m, disabled: disabledAt !== null })) };
+}
+
+/** Open (not accepted, not withdrawn, not expired) invitations of a tenant; admins only. */
+export async function openInvitations(ctx: CommandContext, tenantSlug: string) {
+  const tenant = await tenantBySlug(ctx.db, tenantSlug);
+  if (!can(ctx.actor, "tenant.members.manage", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
+  const inviter = alias(principals, "inviter");
+  return ctx.db
+    .select({
+      id: invitations.id,
+      email: invitations.email,
+      tenantRole: invitations.tenantRole,
+      projectRole: invitations.projectRole,
+      projectName: projects.name,
+      grantExpiresAt: invitations.grantExpiresAt,
+      expiresAt: invitations.expiresAt,
+      invitedBy: inviter.displayName,
+      createdAt: invitations.createdAt,
+    })
+    .from(invitations)
+    .leftJoin(projects, eq(projects.id, invitations.projectId))
+    .leftJoin(inviter, eq(inviter.id, invitations.invitedBy))
+    .where(and(eq(invitations.tenantId, tenant.id), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, ctx.now)))
+    .orderBy(asc(invitations.createdAt));
+}
+
+/**
+ * External collaborators: people holding a project grant in this tenant without
+ * being members. Expired grants are listed too (marked), so admins can extend them.
+ */
+export async function tenantCollaborators(ctx: CommandContext, tenantSlug: string) {
+  const tenant = await tenantBySlug(ctx.db, tenantSlug);
+  if (!can(ctx.actor, "tenant.members.manage", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
+  const sponsor = alias(principals, "sponsor");
+  const rows = await ctx.db
+    .select({
+      grantId: projectGrants.id,
+      version: projectGrants.version,
+      principalId: principals.id,
+      displayName: principals.displayName,
+      email: users.email,
+      projectSlug: projects.slug,
+      projectName: projects.name,
+      role: projectGrants.role,
+      expiresAt: projectGrants.expiresAt,
+      sponsor: sponsor.displayName,
+      membershipId: memberships.id,
+    })
+    .from(projectGrants)
+    .innerJoin(projects, eq(projects.id, projectGrants.projectId))
+    .innerJoin(principals, eq(principals.id, projectGrants.principalId))
+    .innerJoin(users, eq(users.principalId, principals.id))
+    .leftJoin(sponsor, eq(sponsor.id, projectGrants.grantedBy))
+    .leftJoin(memberships, and(eq(memberships.principalId, projectGrants.principalId), eq(memberships.tenantId, tenant.id)))
+    .where(eq(projects.tenantId, tenant.id))
+    .orderBy(asc(projectGrants.expiresAt));
+  return {
+    tenant,
+    collaborators: rows
+      .filter((r) => r.membershipId === null)
+      .map(({ membershipId: _m, ...r }) => ({ ...r, expired: r.expiresAt !== null && r.expiresAt.getTime() <= ctx.now.getTime() })),
+  };
+}
+
+/** Projects of a tenant the actor can open (for the API, where service accounts reach projects by grant). */
+export async function visibleProjects(ctx: CommandContext, tenantSlug: string) {
+  const tenant = await tenantBySlug(ctx.db, tenantSlug);
+  const rows = await ctx.db.select().from(projects).where(eq(projects.tenantId, tenant.id)).orderBy(asc(projects.slug));
+  const visible = rows.filter((p) => can(ctx.actor, "project.view", { kind: "project", tenantId: tenant.id, projectId: p.id }, ctx.now));
+  if (visible.length === 0 && !can(ctx.actor, "tenant.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
+  return { tenant, projects: visible };
+}
+
+/** Tenants the actor reaches (all of them for a platform admin). */
+export async function visibleTenantIds(ctx: CommandContext): Promise<string[] | "all"> {
+  if (can(ctx.actor, "platform.view", { kind: "platform" }, ctx.now)) return "all";
+  return [...new Set([...ctx.actor.memberships.map((m) => m.tenantId), ...ctx.actor.projectGrants.map((g) => g.tenantId)])];
+}

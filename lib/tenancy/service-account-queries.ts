@@ -1,0 +1,70 @@
+import "server-only";
+import { asc, desc, eq, inArray } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { apiTokens, principals, projectGrants, projects, serviceAccounts } from "@/db/schema";
+import type { CommandContext } from "@/lib/auth/context";
+import { can } from "@/lib/auth/policy";
+import { AppError } from "@/lib/errors";
+import { tenantBySlug } from "./lookup";
+
+export type TokenSummary = { prefix: string; createdAt: Date; expiresAt: Date | null; lastUsedAt: Date | null; revokedAt: Date | null; state: "active" | "expired" | "revoked" };
+
+/**
+ * A tenant's service accounts with their project roles; tokens (prefix and
+ * dates only, never hashes) for those who may manage them.
+ */
+export async function tenantServiceAccounts(ctx: CommandContext, tenantSlug: string) {
+  const tenant = await tenantBySlug(ctx.db, tenantSlug);
+  const resource = { kind: "tenant", tenantId: tenant.id } as const;
+  if (!can(ctx.actor, "service_account.view", resource, ctx.now)) throw new AppError("not_found");
+  const canManage = can(ctx.actor, "service_account.manage", resource, ctx.now);
+  const creator = alias(principals, "creator");
+  const accounts = await ctx.db
+    .select({
+      principalId: serviceAccounts.principalId,
+      name: serviceAccounts.name,
+      description: serviceAccounts.description,
+      createdBy: creator.displayName,
+      createdAt: principals.createdAt,
+      disabledAt: principals.disabledAt,
+    })
+    .from(serviceAccounts)
+    .innerJoin(principals, eq(principals.id, serviceAccounts.principalId))
+    .leftJoin(creator, eq(creator.id, serviceAccounts.createdBy))
+    .where(eq(serviceAccounts.tenantId, tenant.id))
+    .orderBy(asc(serviceAccounts.name));
+  const ids = accounts.map((a) => a.principalId);
+  const [grants, tokens] = await Promise.all([
+    ids.length
+      ? ctx.db
+          .select({ grantId: projectGrants.id, principalId: projectGrants.principalId, projectSlug: projects.slug, projectName: projects.name, role: projectGrants.role, expiresAt: projectGrants.expiresAt })
+          .from(projectGrants)
+          .innerJoin(projects, eq(projects.id, projectGrants.projectId))
+          .where(inArray(projectGrants.principalId, ids))
+      : [],
+    ids.length && canManage
+      ? ctx.db.select().from(apiTokens).where(inArray(apiTokens.serviceAccountId, ids)).orderBy(desc(apiTokens.createdAt))
+      : [],
+  ]);
+  return {
+    tenant,
+    canManage,
+    accounts: accounts.map(({ disabledAt, ...a }) => ({
+      ...a,
+      disabled: disabledAt !== null,
+      projectRoles: grants.filter((g) => g.principalId === a.principalId).map(({ principalId: _p, ...g }) => g),
+      tokens: tokens
+        .filter((t) => t.serviceAccountId === a.principalId)
+        .map(
+          (t): TokenSummary => ({
+            prefix: t.prefix,
+            createdAt: t.createdAt,
+            expiresAt: t.expiresAt,
+            lastUsedAt: t.lastUsedAt,
+            revokedAt: t.revokedAt,
+            state: t.revokedAt ? "revoked" : t.expiresAt && t.expiresAt.getTime() <= ctx.now.getTime() ? "expired" : "active",
+          }),
+        ),
+    })),
+  };
+}
