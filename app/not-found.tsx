@@ -1,14 +1,10 @@
-import Link from "next/link";
+import { NotFoundMessage } from "@/components/not-found-message";
 
+/** Unknown URLs, outside any layout with a <main> of its own. */
 export default function NotFound() {
   return (
-    <main className="mx-auto max-w-xl px-6 py-24 text-center">
-      <p className="text-sm font-semibold text-brand-700">404</p>
-      <h1 className="mt-2 text-2xl font-semibold">Not found</h1>
-      <p className="mt-2 text-slate-600">This page does not exist, or you do not have access to it.</p>
-      <Link href="/" className="mt-6 inline-block text-sm font-medium text-brand-700 hover:underline">
-        Back to my tenants
-      </Link>
+    <main>
+      <NotFoundMessage />
     </main>
   );
 }

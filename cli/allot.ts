@@ -9,7 +9,11 @@ import { seedDemoData } from "@/db/seed";
 import { verifyAuditChain } from "@/lib/audit/verify";
 import { grantPlatformAdmin } from "@/lib/auth/platform-admins";
 import { systemClock } from "@/lib/clock";
+import { parseArgs } from "node:util";
 import { ZodError } from "zod";
+import { AppError } from "@/lib/errors";
+import { serviceAccountName } from "@/lib/tenancy/commands/service-accounts";
+import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
 import { ConfigError, config } from "@/lib/config";
 
 const USAGE = `Usage: npm run allot -- <command>
@@ -18,8 +22,38 @@ Commands:
   migrate                 apply database migrations
   seed                    load the demo tenants, projects and personas (once per database)
   create-admin <email>    make a user a platform admin (creates the user if needed)
+  create-service-account  --tenant <slug> --name <name> [--description <text>] [--project <slug>:member|viewer ...]
+                          --platform --name <name>   (platform-scoped, holds the platform admin role)
+  mint-token              --tenant <slug> | --platform, --service-account <name>, --expires-days <n> | --no-expiry
+                          prints only the token (use npm run -s to silence npm's own header)
   verify-audit            check the audit log's hash chain
   help                    show this message`;
+
+const DAY = 86_400_000;
+
+function options(args: string[]) {
+  return parseArgs({
+    args,
+    options: {
+      tenant: { type: "string" },
+      platform: { type: "boolean", default: false },
+      name: { type: "string" },
+      description: { type: "string", default: "" },
+      project: { type: "string", multiple: true, default: [] },
+      "service-account": { type: "string" },
+      "expires-days": { type: "string" },
+      "no-expiry": { type: "boolean", default: false },
+    },
+    strict: true,
+  }).values;
+}
+
+function scopeOf(o: ReturnType<typeof options>): string | null {
+  if (o.platform === Boolean(o.tenant)) throw new UsageError("give exactly one of --tenant <slug> or --platform");
+  return o.tenant ?? null;
+}
+
+class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -57,6 +91,31 @@ async function main(argv: string[]): Promise<number> {
         );
         return 0;
       }
+      case "create-service-account": {
+        const o = options(args);
+        const name = serviceAccountName.parse(o.name ?? "");
+        const projectRoles = (o.project ?? []).map((spec) => {
+          const [project, role = "member"] = spec.split(":");
+          if (!project || (role !== "member" && role !== "viewer")) throw new UsageError(`--project ${spec}: expected <project-slug>:member or <project-slug>:viewer`);
+          return { project, role: role };
+        });
+        await runMigrations(handle, c.database);
+        const account = await createServiceAccountAsOperator(handle.db, { tenant: scopeOf(o), name, description: o.description ?? "", projectRoles }, systemClock());
+        console.error(`Service account ${account.name} created${o.platform ? " with the platform admin role" : ` in ${o.tenant}`}${projectRoles.length ? `, roles: ${o.project?.join(", ")}` : ""}.`);
+        return 0;
+      }
+      case "mint-token": {
+        const o = options(args);
+        const name = o["service-account"];
+        if (!name) throw new UsageError("--service-account <name> is required");
+        const days = o["expires-days"] === undefined ? undefined : Number(o["expires-days"]);
+        if (days === undefined && !o["no-expiry"]) throw new UsageError("give --expires-days <n>, or --no-expiry to confirm a token that never expires");
+        if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 365)) throw new UsageError("--expires-days must be a whole number from 1 to 365");
+        const now = systemClock();
+        const minted = await mintTokenAsOperator(handle.db, scopeOf(o), name, days === undefined ? null : new Date(now.getTime() + days * DAY), now);
+        console.log(minted.token);
+        return 0;
+      }
       case "verify-audit": {
         const result = await verifyAuditChain(handle.db);
         if (result.intact) {
@@ -79,6 +138,8 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(error.message);
+    else if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
+    else if (error instanceof AppError) console.error(error.message);
     else if (error instanceof ZodError) console.error(`Invalid argument: ${error.issues.map((i) => i.message).join("; ")}`);
     else console.error(error);
     process.exit(1);

@@ -2,6 +2,7 @@
 
 import type { ReactNode } from "react";
 import { useFormStatus } from "react-dom";
+import { buttonClass } from "./button-class";
 
 /** Form pieces that name the failing field beside it (STYLE.md habit 7). */
 
@@ -50,12 +51,6 @@ export function SubmitButton({ children, pendingLabel }: { children: ReactNode; 
       {pending ? pendingLabel : children}
     </button>
   );
-}
-
-export function buttonClass(kind: "primary" | "secondary" = "secondary"): string {
-  return kind === "primary"
-    ? "inline-flex items-center justify-center rounded-md bg-brand-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-brand-700 disabled:opacity-60"
-    : "inline-flex items-center justify-center rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm hover:bg-slate-50";
 }
 
 export function FormMessage({ status, message }: { status: "idle" | "ok" | "error"; message?: string }) {

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { recordAudit } from "@/lib/audit/record";
 import { DEMO_PERSONAS, type DemoPersona } from "@/lib/demo/personas";
 import { namespaceFor } from "@/lib/tenancy/slugs";
@@ -6,6 +6,7 @@ import type { Database } from "./client";
 import { instanceSettings, memberships, platformAdmins, principals, projectGrants, projects, tenants, users } from "./schema";
 
 const SEEDED_KEY = "demo_seeded_at";
+const SEED_LOCK_KEY = 7_418_003;
 const DAY = 86_400_000;
 
 /**
@@ -15,6 +16,8 @@ const DAY = 86_400_000;
  */
 export async function seedDemoData(db: Database, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
+    // Replicas starting together take turns; the second then finds the marker.
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_KEY})`);
     const [done] = await tx.select().from(instanceSettings).where(eq(instanceSettings.key, SEEDED_KEY));
     if (done) return false;
 

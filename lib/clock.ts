@@ -13,7 +13,8 @@ export const systemClock: Clock = () => {
   if (!file) return new Date();
   let offsetMs = 0;
   try {
-    offsetMs = Number(JSON.parse(fs.readFileSync(file, "utf8")).offsetMs) || 0;
+    const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { offsetMs?: unknown };
+    offsetMs = Number(parsed.offsetMs) || 0;
   } catch {
     offsetMs = 0; // no file yet: real time
   }

@@ -3,6 +3,8 @@ export type FormState = {
   status: "idle" | "ok" | "error";
   message?: string;
   fieldErrors?: Record<string, string[]>;
+  /** Something shown once and never again (a new token, an invitation link). */
+  reveal?: { label: string; value: string; note?: string };
 };
 
 export const initialFormState: FormState = { status: "idle" };

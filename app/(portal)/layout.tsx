@@ -28,6 +28,9 @@ export default async function PortalLayout({ children }: { children: ReactNode }
                 Admin
               </Link>
             )}
+            <Link href="/api-docs" className="text-slate-600 hover:text-slate-900">
+              API
+            </Link>
           </nav>
           <UserMenu name={actor.displayName} detail={actor.email ?? "service account"} signOutAction={signOutAction} />
         </div>

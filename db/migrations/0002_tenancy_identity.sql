@@ -39,4 +39,6 @@ ALTER TABLE "invitations" ADD CONSTRAINT "invitations_accepted_by_principals_id_
 CREATE UNIQUE INDEX "api_tokens_prefix_unique" ON "api_tokens" USING btree ("prefix");--> statement-breakpoint
 CREATE INDEX "api_tokens_service_account_idx" ON "api_tokens" USING btree ("service_account_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "invitations_token_hash_unique" ON "invitations" USING btree ("token_hash");--> statement-breakpoint
-CREATE INDEX "invitations_tenant_idx" ON "invitations" USING btree ("tenant_id");
+CREATE INDEX "invitations_tenant_idx" ON "invitations" USING btree ("tenant_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "service_accounts_platform_name_unique" ON "service_accounts" USING btree ("name") WHERE "service_accounts"."tenant_id" is null;--> statement-breakpoint
+ALTER TABLE "audit_events" ADD CONSTRAINT "audit_events_seq_positive" CHECK ("audit_events"."seq" >= 1);

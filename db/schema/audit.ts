@@ -1,4 +1,5 @@
-import { bigint, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, check, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 /**
  * Append-only, hash-chained log of every change. `seq` is assigned under an
@@ -25,5 +26,6 @@ export const auditEvents = pgTable(
   (t) => [
     index("audit_events_tenant_idx").on(t.tenantId, t.seq),
     index("audit_events_actor_idx").on(t.actorPrincipalId, t.seq),
+    check("audit_events_seq_positive", sql`${t.seq} >= 1`),
   ],
 );

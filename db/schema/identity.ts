@@ -49,7 +49,11 @@ export const serviceAccounts = pgTable(
     /** Who made it, for the record only: the account does not depend on that person. */
     createdBy: uuid("created_by").references(() => principals.id, { onDelete: "set null" }),
   },
-  (t) => [uniqueIndex("service_accounts_tenant_name_unique").on(t.tenantId, t.name)],
+  (t) => [
+    uniqueIndex("service_accounts_tenant_name_unique").on(t.tenantId, t.name),
+    // NULLs are distinct in a unique index, so platform-scoped names need their own.
+    uniqueIndex("service_accounts_platform_name_unique").on(t.name).where(sql`${t.tenantId} is null`),
+  ],
 );
 
 /** Where a principal's platform admin role came from, so each source can be revoked on its own. */

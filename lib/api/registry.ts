@@ -9,7 +9,9 @@ import * as serviceAccounts from "./routes/service-accounts";
 import * as tenants from "./routes/tenants";
 
 /** Every /api/v1 endpoint, for the OpenAPI document and its docs page. */
+const isRoute = (value: unknown): value is { spec: AnyApiRoute } => typeof value === "object" && value !== null && "spec" in value && "handle" in value;
+
 export const API_ROUTES: AnyApiRoute[] = [me, tenants, projects, members, collaborators, serviceAccounts, audit]
-  .flatMap((module) => Object.values(module))
-  .filter((value): value is { spec: AnyApiRoute; handle: unknown } => typeof value === "object" && value !== null && "spec" in value && "handle" in value)
+  .flatMap((module) => Object.values(module) as unknown[])
+  .filter(isRoute)
   .map((route) => route.spec);

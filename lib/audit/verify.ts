@@ -16,7 +16,8 @@ export async function verifyAuditChain(db: Database): Promise<ChainVerification>
     const page = await db
       .select()
       .from(auditEvents)
-      .where(gt(auditEvents.seq, expected.seq - 1))
+      // The first page has no lower bound, so a forged row with seq <= 0 is read and fails the check.
+      .where(checked === 0 ? undefined : gt(auditEvents.seq, expected.seq - 1))
       .orderBy(asc(auditEvents.seq))
       .limit(PAGE);
     const broken = findFirstBrokenLink(page, expected);

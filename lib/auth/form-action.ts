@@ -11,11 +11,12 @@ import type { FormState } from "@/lib/form-state";
 /**
  * The one wrapper for every server action: session -> parse -> policy ->
  * command (the last three inside executeCommand). `after` runs on success, for
- * revalidation and redirects.
+ * revalidation and redirects, and may add to what the form shows (a message, a
+ * one-time secret).
  */
 export function formAction<Schema extends z.ZodType, Target extends Resource, Result>(
   command: Command<Schema, Target, Result>,
-  after?: (result: Result) => void | Promise<void>,
+  after?: (result: Result) => void | Partial<FormState> | Promise<void | Partial<FormState>>,
 ): (previous: FormState, formData: FormData) => Promise<FormState> {
   return async (_previous, formData) => {
     let result: Result;
@@ -30,7 +31,7 @@ export function formAction<Schema extends z.ZodType, Target extends Resource, Re
       return { status: "error", message: `Something went wrong. Reference ${ref}.` };
     }
     // Outside the try: redirect() works by throwing.
-    await after?.(result);
-    return { status: "ok" };
+    const extra = await after?.(result);
+    return { status: "ok", ...(extra ?? {}) };
   };
 }

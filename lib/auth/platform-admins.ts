@@ -6,7 +6,7 @@ import { platformAdmins } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { findOrCreateUserByEmail } from "./users";
 
-export const adminEmail = z.email({ message: "must be an email address" }).transform((e) => e.trim().toLowerCase());
+export const adminEmail = z.string().trim().toLowerCase().pipe(z.email({ message: "must be an email address" }));
 
 /**
  * Make the user with this email a platform admin, creating the user if it has

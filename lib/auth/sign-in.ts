@@ -4,7 +4,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { authSessions, platformAdmins, principals, users } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
-import { AppError } from "@/lib/errors";
+import { AppError, isUniqueViolation } from "@/lib/errors";
 
 /**
  * What happens in the database when someone signs in or out: provisioning of
@@ -29,6 +29,16 @@ const system: AuditActor = { principalId: null, label: "system:sign-in" };
  * an invitation) is linked on first sign-in.
  */
 export async function provisionOidcUser(db: Database, identity: OidcIdentity, now: Date): Promise<string> {
+  try {
+    return await provisionOnce(db, identity, now);
+  } catch (error) {
+    // Two first sign-ins at once (two tabs): the loser finds the winner's row on a second look.
+    if (isUniqueViolation(error)) return provisionOnce(db, identity, now);
+    throw error;
+  }
+}
+
+async function provisionOnce(db: Database, identity: OidcIdentity, now: Date): Promise<string> {
   const email = identity.email.trim().toLowerCase();
   return db.transaction(async (tx) => {
     const [bySubject] = await tx
@@ -108,14 +118,15 @@ export async function startSession(db: Database, principalId: string, method: st
   const id = randomBytes(24).toString("base64url");
   await db.transaction(async (tx) => {
     const [principal] = await tx
-      .select({ disabledAt: principals.disabledAt, label: principals.displayName })
+      .select({ disabledAt: principals.disabledAt, label: principals.displayName, email: users.email })
       .from(principals)
+      .leftJoin(users, eq(users.principalId, principals.id))
       .where(eq(principals.id, principalId));
     if (!principal || principal.disabledAt) throw new AppError("forbidden", "This account is disabled.");
     const expiresAt = new Date(now.getTime() + hours * 3_600_000);
     await tx.insert(authSessions).values({ id, principalId, method, createdAt: now, expiresAt });
     await recordAudit(tx, {
-      actor: { principalId, label: principal.label },
+      actor: { principalId, label: principal.email ?? principal.label },
       at: now,
       tenantId: null,
       action: "session.started",
@@ -136,8 +147,9 @@ export async function endSession(db: Database, sessionId: string, now: Date): Pr
       .where(and(eq(authSessions.id, sessionId), isNull(authSessions.endedAt)))
       .returning({ principalId: authSessions.principalId });
     if (!ended) return;
+    const [who] = await tx.select({ label: principals.displayName, email: users.email }).from(principals).leftJoin(users, eq(users.principalId, principals.id)).where(eq(principals.id, ended.principalId));
     await recordAudit(tx, {
-      actor: { principalId: ended.principalId, label: "sign-out" },
+      actor: { principalId: ended.principalId, label: who?.email ?? who?.label ?? ended.principalId },
       at: now,
       tenantId: null,
       action: "session.ended",

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { invitations, memberships, principals, projectGrants, projects, users } from "@/db/schema";
+import { invitations, memberships, principals, projectGrants, projects, serviceAccounts, users } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import { AppError } from "@/lib/errors";
@@ -102,7 +102,31 @@ export async function visibleProjects(ctx: CommandContext, tenantSlug: string) {
 }
 
 /** Tenants the actor reaches (all of them for a platform admin). */
-export async function visibleTenantIds(ctx: CommandContext): Promise<string[] | "all"> {
+export function visibleTenantIds(ctx: CommandContext): string[] | "all" {
   if (can(ctx.actor, "platform.view", { kind: "platform" }, ctx.now)) return "all";
   return [...new Set([...ctx.actor.memberships.map((m) => m.tenantId), ...ctx.actor.projectGrants.map((g) => g.tenantId)])];
+}
+
+/** Who can be granted a project role directly: members (role member) and service accounts of the tenant. */
+export async function grantCandidates(ctx: CommandContext, tenantSlug: string) {
+  const tenant = await tenantBySlug(ctx.db, tenantSlug);
+  if (!can(ctx.actor, "tenant.members.manage", { kind: "tenant", tenantId: tenant.id }, ctx.now)) return [];
+  const [people, accounts] = await Promise.all([
+    ctx.db
+      .select({ principalId: principals.id, label: principals.displayName, email: users.email })
+      .from(memberships)
+      .innerJoin(principals, eq(principals.id, memberships.principalId))
+      .leftJoin(users, eq(users.principalId, principals.id))
+      .where(and(eq(memberships.tenantId, tenant.id), eq(memberships.role, "member")))
+      .orderBy(asc(principals.displayName)),
+    ctx.db
+      .select({ principalId: serviceAccounts.principalId, label: serviceAccounts.name })
+      .from(serviceAccounts)
+      .where(eq(serviceAccounts.tenantId, tenant.id))
+      .orderBy(asc(serviceAccounts.name)),
+  ]);
+  return [
+    ...people.map((p) => ({ value: p.principalId, label: `${p.label}${p.email ? ` <${p.email}>` : ""}` })),
+    ...accounts.map((a) => ({ value: a.principalId, label: `${a.label} (service account)` })),
+  ];
 }

@@ -47,14 +47,24 @@ export async function reachableTenants(ctx: CommandContext): Promise<TenantSumma
   });
 }
 
-export type TenantMember = { principalId: string; displayName: string; email: string | null; kind: "user" | "service_account"; role: "tenant_admin" | "member" | "viewer"; disabled: boolean };
+export type TenantMember = {
+  principalId: string;
+  displayName: string;
+  email: string | null;
+  kind: "user" | "service_account";
+  role: "tenant_admin" | "member" | "viewer";
+  version: number;
+  disabled: boolean;
+};
 export type TenantDetail = {
   tenant: typeof tenants.$inferSelect;
   roles: RoleKey[];
   members: TenantMember[];
   /** Every project of the tenant, with whether the actor may open it. */
-  projects: (ProjectSummary & { canOpen: boolean; description: string })[];
+  projects: (ProjectSummary & { canOpen: boolean; description: string; archived: boolean })[];
   canCreateProject: boolean;
+  canManageMembers: boolean;
+  canSeeAudit: boolean;
 };
 
 /** The tenant page, or null when the tenant does not exist or is out of the actor's reach. */
@@ -73,6 +83,7 @@ export async function tenantDetail(ctx: CommandContext, tenantSlug: string): Pro
         email: users.email,
         kind: principals.kind,
         role: memberships.role,
+        version: memberships.version,
         disabledAt: principals.disabledAt,
       })
       .from(memberships)
@@ -95,15 +106,20 @@ export async function tenantDetail(ctx: CommandContext, tenantSlug: string): Pro
         name: p.name,
         namespace: p.namespace,
         description: p.description,
+        archived: p.archivedAt !== null,
         roles: rolesOn(actor, projectResource, now),
         canOpen: can(actor, "project.view", projectResource, now),
       };
     }),
     canCreateProject: can(actor, "project.create", resource, now),
+    canManageMembers: can(actor, "tenant.members.manage", resource, now),
+    canSeeAudit: can(actor, "tenant.audit.view", resource, now),
   };
 }
 
 export type AccessEntry = {
+  /** The grant behind a project-grant entry (for revoking it); null for tenant memberships. */
+  grantId: string | null;
   principalId: string;
   displayName: string;
   email: string | null;
@@ -120,6 +136,8 @@ export type ProjectDetail = {
   project: typeof projects.$inferSelect;
   roles: RoleKey[];
   access: AccessEntry[];
+  canEdit: boolean;
+  canManageAccess: boolean;
 };
 
 /** The project page, or null when out of reach (the page then answers 404, leaking nothing). */
@@ -145,6 +163,7 @@ export async function projectDetail(ctx: CommandContext, tenantSlug: string, pro
       .where(and(eq(memberships.tenantId, row.tenant.id), inArray(memberships.role, ["tenant_admin", "viewer"]))),
     ctx.db
       .select({
+        grantId: projectGrants.id,
         principalId: principals.id,
         displayName: principals.displayName,
         email: users.email,
@@ -165,6 +184,7 @@ export async function projectDetail(ctx: CommandContext, tenantSlug: string, pro
   const access: AccessEntry[] = [
     ...membershipRows.map((m) => ({
       ...m,
+      grantId: null,
       role: m.role === "tenant_admin" ? "tenant admin" : "viewer",
       via: "tenant membership" as const,
       collaborator: false,
@@ -176,7 +196,13 @@ export async function projectDetail(ctx: CommandContext, tenantSlug: string, pro
       .map(({ membershipId, ...g }) => ({ ...g, via: "project grant" as const, collaborator: membershipId === null })),
   ];
   access.sort((a, b) => a.displayName.localeCompare(b.displayName));
-  return { ...row, roles: rolesOn(actor, resource, now), access };
+  return {
+    ...row,
+    roles: rolesOn(actor, resource, now),
+    access,
+    canEdit: can(actor, "project.edit", resource, now),
+    canManageAccess: can(actor, "project.access.manage", resource, now),
+  };
 }
 
 export type AdminTenantRow = typeof tenants.$inferSelect & { projectCount: number; memberCount: number };

@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { buttonClass } from "@/components/form";
+import { buttonClass } from "@/components/button-class";
 import { currentActor } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { DEMO_PERSONAS } from "@/lib/demo/personas";

@@ -1,11 +1,12 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { CreateTenantDialog } from "@/components/create-tenant-dialog";
+import { ActionDialog } from "@/components/action-form";
+import { buttonClass } from "@/components/button-class";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { allTenantsForAdmin } from "@/lib/tenancy/queries";
-import { createTenantAction } from "./actions";
+import { createTenantAction, setTenantStatusAction } from "./actions";
 
 export const metadata = { title: "Admin" };
 
@@ -17,12 +18,45 @@ export default async function AdminPage() {
 
   return (
     <>
-      <PageHeader title="Admin" subtitle="Every tenant on the platform." actions={<CreateTenantDialog action={createTenantAction} />} />
+      <PageHeader
+        title="Admin"
+        subtitle="Every tenant on the platform."
+        actions={
+          <>
+            <Link href="/admin/audit" className={buttonClass()}>
+              Audit log
+            </Link>
+            <ActionDialog
+              triggerLabel="New tenant"
+              title="New tenant"
+              description="A tenant is a team sharing the cluster. Its projects become namespaces named after its slug."
+              submitLabel="Create tenant"
+              action={createTenantAction}
+              fields={[
+                { kind: "text", name: "name", label: "Name", placeholder: "Vision Lab" },
+                { kind: "text", name: "slug", label: "Slug", placeholder: "vision-lab", hint: "Lower-case letters, digits and hyphens, at most 24. Cannot change later." },
+                { kind: "text", name: "costCentre", label: "Cost centre", placeholder: "CC-4100", hint: "Carried as a label on every namespace, for chargeback." },
+                {
+                  kind: "select",
+                  name: "isolationTier",
+                  label: "Isolation tier",
+                  defaultValue: "shared",
+                  options: [
+                    { value: "shared", label: "Shared node pools" },
+                    { value: "dedicated", label: "Dedicated node pool" },
+                  ],
+                },
+                { kind: "text", name: "firstAdmins", label: "First tenant admins", placeholder: "lead@example.com, ops@example.com", hint: "Emails, comma-separated. They become tenant admins at once (accounts are linked on first sign-in)." },
+              ]}
+            />
+          </>
+        }
+      />
       <Card title="Tenants" description={`${tenants.length} tenant${tenants.length === 1 ? "" : "s"}`}>
         {tenants.length === 0 ? (
           <EmptyState title="No tenants yet">Create the first tenant with “New tenant”. Its projects then become namespaces on the cluster.</EmptyState>
         ) : (
-          <DataTable caption="All tenants" columns={["Tenant", "Slug", "Tier", "Cost centre", "Projects", "Members", "Status", "Created"]}>
+          <DataTable caption="All tenants" columns={["Tenant", "Slug", "Tier", "Cost centre", "Projects", "Members", "Status", "Created", ""]}>
             {tenants.map((t) => (
               <tr key={t.id}>
                 <Cell>
@@ -39,6 +73,25 @@ export default async function AdminPage() {
                   <Badge tone={t.status === "active" ? "green" : "red"}>{t.status}</Badge>
                 </Cell>
                 <Cell className="text-slate-600">{formatDate(t.createdAt)}</Cell>
+                <Cell className="text-right">
+                  <ActionDialog
+                    triggerLabel={t.status === "active" ? "Disable" : "Enable"}
+                    triggerKind="link"
+                    danger={t.status === "active"}
+                    title={t.status === "active" ? `Disable ${t.name}?` : `Enable ${t.name}?`}
+                    description={
+                      t.status === "active"
+                        ? "Its members, collaborators and service accounts lose access at once. Nothing is deleted; you can enable it again."
+                        : "Its members, collaborators and service accounts regain the access they had."
+                    }
+                    submitLabel={t.status === "active" ? "Disable tenant" : "Enable tenant"}
+                    action={setTenantStatusAction}
+                    fields={[
+                      { kind: "hidden", name: "tenant", value: t.slug },
+                      { kind: "hidden", name: "status", value: t.status === "active" ? "disabled" : "active" },
+                    ]}
+                  />
+                </Cell>
               </tr>
             ))}
           </DataTable>

@@ -2,24 +2,9 @@ import "server-only";
 import { z } from "zod";
 import { auditFilterInput, listAuditEvents } from "@/lib/audit/queries";
 import { toCsv } from "@/lib/csv";
+import { AUDIT_CSV_COLUMNS } from "@/lib/audit/csv";
 import { apiRoute } from "../route";
 import { auditEventOut } from "../schemas";
-
-type AuditRow = Awaited<ReturnType<typeof listAuditEvents>>["events"][number];
-
-export const AUDIT_CSV_COLUMNS = [
-  { header: "seq", value: (e: AuditRow) => e.seq },
-  { header: "at", value: (e: AuditRow) => e.at },
-  { header: "actor", value: (e: AuditRow) => e.actorLabel },
-  { header: "actor_id", value: (e: AuditRow) => e.actorPrincipalId },
-  { header: "tenant", value: (e: AuditRow) => e.tenantSlug },
-  { header: "action", value: (e: AuditRow) => e.action },
-  { header: "target_type", value: (e: AuditRow) => e.targetType },
-  { header: "target_id", value: (e: AuditRow) => e.targetId },
-  { header: "before", value: (e: AuditRow) => e.before },
-  { header: "after", value: (e: AuditRow) => e.after },
-  { header: "hash", value: (e: AuditRow) => e.hash },
-] as const;
 
 export const listAudit = apiRoute({
   method: "GET",

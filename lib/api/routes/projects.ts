@@ -8,7 +8,8 @@ import { createProject } from "@/lib/tenancy/commands/create-project";
 import { grantProjectRole, revokeProjectGrant } from "@/lib/tenancy/commands/project-access";
 import { archiveProject, updateProject } from "@/lib/tenancy/commands/projects";
 import { visibleProjects } from "@/lib/tenancy/member-queries";
-import { projectDetail, type AccessEntry } from "@/lib/tenancy/queries";
+import { projectDetail } from "@/lib/tenancy/queries";
+import { ACCESS_CSV_COLUMNS } from "@/lib/tenancy/access-csv";
 import { apiRoute, commandInput } from "../route";
 import { accessEntryOut, grantOut, okOut, projectOut, roleList } from "../schemas";
 
@@ -82,16 +83,6 @@ export const archiveProjectRoute = apiRoute({
   response: projectOut,
   handler: (ctx, { params }) => executeCommand(archiveProject, ctx, params),
 });
-
-export const ACCESS_CSV_COLUMNS = [
-  { header: "Name", value: (a: AccessEntry) => a.displayName },
-  { header: "Email", value: (a: AccessEntry) => a.email },
-  { header: "Kind", value: (a: AccessEntry) => (a.kind === "service_account" ? "service account" : a.collaborator ? "external collaborator" : "user") },
-  { header: "Role", value: (a: AccessEntry) => a.role },
-  { header: "Through", value: (a: AccessEntry) => a.via },
-  { header: "Expires", value: (a: AccessEntry) => a.expiresAt },
-  { header: "Granted by", value: (a: AccessEntry) => a.grantedBy },
-] as const;
 
 export const projectAccess = apiRoute({
   method: "GET",

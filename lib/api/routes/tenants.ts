@@ -23,7 +23,7 @@ export const listTenants = apiRoute({
   params: z.object({}),
   response: z.object({ tenants: z.array(tenantWithRoles) }),
   async handler(ctx) {
-    const ids = await visibleTenantIds(ctx);
+    const ids = visibleTenantIds(ctx);
     if (ids !== "all" && ids.length === 0) return { tenants: [] };
     const rows = await ctx.db
       .select()

@@ -23,6 +23,33 @@ export const serviceAccountName = z
   .max(40, "must be at most 40 characters")
   .regex(/^[a-z][a-z0-9-]*[a-z0-9]$/, "must be lower-case letters, digits and hyphens, starting with a letter");
 
+/** Create the principal and its service account row, audited. Shared by the command and the operator CLI. */
+export async function insertServiceAccount(
+  tx: Database,
+  account: { tenantId: string | null; name: string; description: string },
+  actor: AuditActor,
+  now: Date,
+) {
+  const [principal] = await tx.insert(principals).values({ kind: "service_account", displayName: account.name, createdAt: now }).returning();
+  const [row] = await tx
+    .insert(serviceAccounts)
+    .values({ principalId: principal!.id, ...account, createdBy: actor.principalId })
+    .returning()
+    .catch((error: unknown) => {
+      if (isUniqueViolation(error)) throw new AppError("conflict", "A service account with this name already exists here.", { name: ["is already taken"] });
+      throw error;
+    });
+  await recordAudit(tx, {
+    actor,
+    at: now,
+    tenantId: account.tenantId,
+    action: "service_account.created",
+    target: { type: "principal", id: principal!.id },
+    after: { name: account.name, description: account.description, scope: account.tenantId ? "tenant" : "platform" },
+  });
+  return row!;
+}
+
 const accountTarget = z.object({ tenant: tenantSlug, serviceAccount: serviceAccountName });
 
 async function manageTenant(ctx: CommandContext, input: { tenant: string }) {
@@ -36,28 +63,10 @@ export const createServiceAccount = defineCommand({
   input: z.object({ tenant: tenantSlug, name: serviceAccountName, description: descriptionInput }),
   target: manageTenant,
   async run(ctx, input, { tenantId }) {
-    try {
-      return await ctx.db.transaction(async (tx) => {
-        assertTenantActive(await tenantBySlug(tx, input.tenant));
-        const [principal] = await tx.insert(principals).values({ kind: "service_account", displayName: input.name, createdAt: ctx.now }).returning();
-        const [account] = await tx
-          .insert(serviceAccounts)
-          .values({ principalId: principal!.id, tenantId, name: input.name, description: input.description, createdBy: ctx.actor.principalId })
-          .returning();
-        await recordAudit(tx, {
-          actor: auditActorOf(ctx.actor),
-          at: ctx.now,
-          tenantId,
-          action: "service_account.created",
-          target: { type: "principal", id: principal!.id },
-          after: { name: input.name, description: input.description },
-        });
-        return account!;
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError("conflict", "This tenant already has a service account with this name.", { name: ["is already taken"] });
-      throw error;
-    }
+    return ctx.db.transaction(async (tx) => {
+      assertTenantActive(await tenantBySlug(tx, input.tenant));
+      return insertServiceAccount(tx, { tenantId, name: input.name, description: input.description }, auditActorOf(ctx.actor), ctx.now);
+    });
   },
 });
 

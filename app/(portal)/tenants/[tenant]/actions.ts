@@ -3,9 +3,72 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { formAction } from "@/lib/auth/form-action";
+import { formatDateTime } from "@/lib/format";
+import { absoluteUrl } from "@/lib/server/request-url";
+import { extendCollaborator, inviteCollaborator } from "@/lib/tenancy/commands/collaborators";
 import { createProject } from "@/lib/tenancy/commands/create-project";
+import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from "@/lib/tenancy/commands/members";
+import { grantProjectRole, revokeProjectGrant } from "@/lib/tenancy/commands/project-access";
+import { archiveProject, updateProject } from "@/lib/tenancy/commands/projects";
+import {
+  createServiceAccount,
+  deleteServiceAccount,
+  mintToken,
+  revokeToken,
+  rotateToken,
+  setServiceAccountDisabled,
+  updateServiceAccount,
+} from "@/lib/tenancy/commands/service-accounts";
+
+/** Server actions of the tenant area: each one is a command behind the shared wrapper. */
+
+const refresh = () => revalidatePath("/", "layout");
+
+async function invitationReveal(result: { path: string; expiresAt: Date; mailed: boolean; email: string }) {
+  refresh();
+  return {
+    message: result.mailed ? `Invitation mailed to ${result.email}.` : `Invitation created for ${result.email}.`,
+    reveal: {
+      label: "Invitation link (single use)",
+      value: await absoluteUrl(result.path),
+      note: `Pass it to ${result.email}; it works once, for that email address only, until ${formatDateTime(result.expiresAt)}. It is not shown again.`,
+    },
+  };
+}
+
+function tokenReveal(result: { token: string; expiresAt: Date | null; previous?: { prefix: string; validUntil: Date } }) {
+  refresh();
+  return {
+    message: result.previous ? `Token rotated; the old token ${result.previous.prefix} works until ${formatDateTime(result.previous.validUntil)}.` : "Token created.",
+    reveal: {
+      label: "Service account token",
+      value: result.token,
+      note: `Copy it now: it is stored only as a hash and cannot be shown again. ${result.expiresAt ? `Expires ${formatDateTime(result.expiresAt)}.` : "It never expires; revoke it when no longer needed."}`,
+    },
+  };
+}
 
 export const createProjectAction = formAction(createProject, (project) => {
-  revalidatePath(`/tenants/${project.tenantSlug}`);
+  refresh();
   redirect(`/tenants/${project.tenantSlug}/projects/${project.slug}`);
 });
+export const updateProjectAction = formAction(updateProject, refresh);
+export const archiveProjectAction = formAction(archiveProject, refresh);
+
+export const inviteMemberAction = formAction(inviteMember, invitationReveal);
+export const revokeInvitationAction = formAction(revokeInvitation, refresh);
+export const changeMemberRoleAction = formAction(changeMemberRole, refresh);
+export const removeMemberAction = formAction(removeMember, refresh);
+
+export const inviteCollaboratorAction = formAction(inviteCollaborator, invitationReveal);
+export const extendCollaboratorAction = formAction(extendCollaborator, refresh);
+export const grantProjectRoleAction = formAction(grantProjectRole, refresh);
+export const revokeProjectGrantAction = formAction(revokeProjectGrant, refresh);
+
+export const createServiceAccountAction = formAction(createServiceAccount, refresh);
+export const updateServiceAccountAction = formAction(updateServiceAccount, refresh);
+export const setServiceAccountDisabledAction = formAction(setServiceAccountDisabled, refresh);
+export const deleteServiceAccountAction = formAction(deleteServiceAccount, refresh);
+export const mintTokenAction = formAction(mintToken, tokenReveal);
+export const rotateTokenAction = formAction(rotateToken, tokenReveal);
+export const revokeTokenAction = formAction(revokeToken, refresh);

@@ -1,14 +1,21 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { CreateProjectDialog } from "@/components/create-project-dialog";
+import { ActionDialog } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, formatDate } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { primaryRoleLabel } from "@/lib/auth/role-labels";
+import { openInvitations } from "@/lib/tenancy/member-queries";
 import { tenantDetail } from "@/lib/tenancy/queries";
-import { createProjectAction } from "./actions";
+import { changeMemberRoleAction, createProjectAction, inviteMemberAction, removeMemberAction, revokeInvitationAction } from "./actions";
+import { TenantHeader } from "./tenant-header";
 
 const TENANT_ROLE_LABEL = { tenant_admin: "Tenant admin", member: "Member", viewer: "Viewer" } as const;
+const ROLE_OPTIONS = [
+  { value: "member", label: "Member: works in projects it is granted" },
+  { value: "viewer", label: "Viewer: reads every project" },
+  { value: "tenant_admin", label: "Tenant admin: manages the tenant" },
+];
 
 export async function generateMetadata({ params }: { params: Promise<{ tenant: string }> }) {
   return { title: (await params).tenant };
@@ -20,24 +27,30 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
   const detail = await tenantDetail(ctx, (await params).tenant);
   if (!detail) notFound();
   const { tenant, members, projects } = detail;
+  const invitations = detail.canManageMembers ? await openInvitations(ctx, tenant.slug) : [];
+  const t = { kind: "hidden" as const, name: "tenant", value: tenant.slug };
 
   return (
     <>
-      <PageHeader
-        crumbs={[{ href: "/", label: "My tenants" }]}
-        title={tenant.name}
-        subtitle={
-          <>
-            Your role: <strong>{primaryRoleLabel(detail.roles)}</strong> · cost centre {tenant.costCentre || "not set"} · {tenant.isolationTier} node pools
-            {tenant.status === "disabled" && (
-              <>
-                {" "}
-                · <Badge tone="red">disabled</Badge>
-              </>
-            )}
-          </>
+      <TenantHeader
+        detail={detail}
+        actions={
+          detail.canCreateProject ? (
+            <ActionDialog
+              triggerLabel="New project"
+              title="New project"
+              description="A project is one Kubernetes namespace with its own quota, access and spend."
+              submitLabel="Create project"
+              action={createProjectAction}
+              fields={[
+                t,
+                { kind: "text", name: "name", label: "Name", placeholder: "Detector training", required: true },
+                { kind: "text", name: "slug", label: "Slug", placeholder: "detector-training", hint: `Lower-case letters, digits and hyphens. Becomes the namespace ${tenant.slug}--<slug> and cannot change.` },
+                { kind: "textarea", name: "description", label: "Description" },
+              ]}
+            />
+          ) : undefined
         }
-        actions={detail.canCreateProject ? <CreateProjectDialog tenantSlug={tenant.slug} action={createProjectAction} /> : undefined}
       />
       <div className="space-y-6">
         <Card title="Projects" description="Each project is one namespace on the cluster.">
@@ -56,7 +69,8 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
                       </Link>
                     ) : (
                       <span className="font-medium text-slate-700">{p.name}</span>
-                    )}
+                    )}{" "}
+                    {p.archived && <Badge>archived</Badge>}
                     {p.description && <p className="text-xs text-slate-500">{p.description}</p>}
                   </Cell>
                   <Cell className="font-mono text-xs text-slate-600">{p.namespace}</Cell>
@@ -66,25 +80,99 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
             </DataTable>
           )}
         </Card>
-        <Card title="Members" description="Who belongs to this tenant and their role here.">
+
+        <Card
+          title="Members"
+          description="Who belongs to this tenant and their role here."
+          actions={
+            detail.canManageMembers ? (
+              <ActionDialog
+                triggerLabel="Invite member"
+                triggerKind="secondary"
+                title="Invite a member"
+                description="They accept through a single-use link that works for this email address only."
+                submitLabel="Create invitation"
+                action={inviteMemberAction}
+                fields={[t, { kind: "email", name: "email", label: "Email", placeholder: "name@example.com" }, { kind: "select", name: "role", label: "Role", options: ROLE_OPTIONS, defaultValue: "member" }]}
+              />
+            ) : undefined
+          }
+        >
           {members.length === 0 ? (
             <EmptyState title="No members yet">This tenant has no members. A platform admin adds its first tenant admin.</EmptyState>
           ) : (
-            <DataTable caption={`Members of ${tenant.name}`} columns={["Name", "Email", "Role"]}>
-              {members.map((m) => (
-                <tr key={m.principalId}>
-                  <Cell>
-                    {m.displayName} {m.kind === "service_account" && <Badge>service account</Badge>} {m.disabled && <Badge tone="red">disabled</Badge>}
-                  </Cell>
-                  <Cell className="text-slate-600">{m.email ?? "—"}</Cell>
-                  <Cell>
-                    <Badge tone={m.role === "tenant_admin" ? "blue" : "slate"}>{TENANT_ROLE_LABEL[m.role]}</Badge>
-                  </Cell>
-                </tr>
-              ))}
+            <DataTable caption={`Members of ${tenant.name}`} columns={detail.canManageMembers ? ["Name", "Email", "Role", ""] : ["Name", "Email", "Role"]}>
+              {members.map((m) => {
+                const who = [t, { kind: "hidden" as const, name: "principalId", value: m.principalId }, { kind: "hidden" as const, name: "version", value: String(m.version) }];
+                return (
+                  <tr key={m.principalId}>
+                    <Cell>
+                      {m.displayName} {m.disabled && <Badge tone="red">disabled</Badge>}
+                    </Cell>
+                    <Cell className="text-slate-600">{m.email ?? "—"}</Cell>
+                    <Cell>
+                      <Badge tone={m.role === "tenant_admin" ? "blue" : "slate"}>{TENANT_ROLE_LABEL[m.role]}</Badge>
+                    </Cell>
+                    {detail.canManageMembers && (
+                      <Cell className="space-x-3 whitespace-nowrap text-right">
+                        <ActionDialog
+                          triggerLabel="Change role"
+                          triggerKind="link"
+                          title={`Change the role of ${m.displayName}`}
+                          description="Takes effect on their next request."
+                          submitLabel="Change role"
+                          action={changeMemberRoleAction}
+                          fields={[...who, { kind: "select", name: "role", label: "Role", options: ROLE_OPTIONS, defaultValue: m.role }]}
+                        />
+                        <ActionDialog
+                          triggerLabel="Remove"
+                          triggerKind="link"
+                          danger
+                          title={`Remove ${m.displayName}?`}
+                          description="They lose access to the tenant and their project grants here are removed. Service accounts they created stay with the tenant."
+                          submitLabel="Remove member"
+                          action={removeMemberAction}
+                          fields={who}
+                        />
+                      </Cell>
+                    )}
+                  </tr>
+                );
+              })}
             </DataTable>
           )}
         </Card>
+
+        {detail.canManageMembers && (
+          <Card title="Open invitations" description="Sent and not yet accepted. Links expire; a used link stops working.">
+            {invitations.length === 0 ? (
+              <p className="text-sm text-slate-600">No open invitations. Use “Invite member”, or invite a collaborator from a project page.</p>
+            ) : (
+              <DataTable caption="Open invitations" columns={["Email", "For", "Link expires", "Invited by", ""]}>
+                {invitations.map((i) => (
+                  <tr key={i.id}>
+                    <Cell>{i.email}</Cell>
+                    <Cell>{i.projectName ? `Collaborator (${i.projectRole}) on ${i.projectName}, until ${i.grantExpiresAt ? formatDate(i.grantExpiresAt) : "—"}` : TENANT_ROLE_LABEL[i.tenantRole ?? "member"]}</Cell>
+                    <Cell>{formatDate(i.expiresAt)}</Cell>
+                    <Cell>{i.invitedBy ?? "—"}</Cell>
+                    <Cell className="text-right">
+                      <ActionDialog
+                        triggerLabel="Withdraw"
+                        triggerKind="link"
+                        danger
+                        title={`Withdraw the invitation for ${i.email}?`}
+                        description="The link stops working at once."
+                        submitLabel="Withdraw"
+                        action={revokeInvitationAction}
+                        fields={[t, { kind: "hidden", name: "invitationId", value: i.id }]}
+                      />
+                    </Cell>
+                  </tr>
+                ))}
+              </DataTable>
+            )}
+          </Card>
+        )}
       </div>
     </>
   );

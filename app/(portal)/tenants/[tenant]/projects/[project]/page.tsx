@@ -1,12 +1,23 @@
 import { notFound, redirect } from "next/navigation";
+import { ActionDialog, type FieldSpec } from "@/components/action-form";
+import { buttonClass } from "@/components/button-class";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { isCollaboratorOn } from "@/lib/auth/policy";
 import { primaryRoleLabel } from "@/lib/auth/role-labels";
+import { config } from "@/lib/config";
+import { dateInputValue } from "@/lib/format";
+import { grantCandidates } from "@/lib/tenancy/member-queries";
 import { projectDetail } from "@/lib/tenancy/queries";
+import { archiveProjectAction, grantProjectRoleAction, inviteCollaboratorAction, revokeProjectGrantAction, updateProjectAction } from "../../actions";
 
 type Params = Promise<{ tenant: string; project: string }>;
+const DAY = 86_400_000;
+const PROJECT_ROLE_OPTIONS = [
+  { value: "member", label: "Member: works in the project" },
+  { value: "viewer", label: "Viewer: reads the project" },
+];
 
 export async function generateMetadata({ params }: { params: Params }) {
   const { tenant, project } = await params;
@@ -21,6 +32,14 @@ export default async function ProjectPage({ params }: { params: Params }) {
   if (!detail) notFound();
   const { tenant, project, access } = detail;
   const collaborator = isCollaboratorOn(ctx.actor, tenant.id) && !ctx.actor.isPlatformAdmin;
+  const archived = project.archivedAt !== null;
+  const manage = detail.canManageAccess && !archived;
+  const candidates = manage ? await grantCandidates(ctx, tenant.slug) : [];
+  const target: FieldSpec[] = [
+    { kind: "hidden", name: "tenant", value: tenant.slug },
+    { kind: "hidden", name: "project", value: project.slug },
+  ];
+  const maxDays = config().maxCollaboratorDays;
 
   return (
     <>
@@ -29,17 +48,98 @@ export default async function ProjectPage({ params }: { params: Params }) {
         title={project.name}
         subtitle={
           <>
-            {tenant.name} · namespace <code className="font-mono text-xs">{project.namespace}</code> · your role:{" "}
-            <strong>{primaryRoleLabel(detail.roles, { collaborator })}</strong>
+            {tenant.name} · namespace <code className="font-mono text-xs">{project.namespace}</code> · your role: <strong>{primaryRoleLabel(detail.roles, { collaborator })}</strong>
+            {archived && (
+              <>
+                {" "}
+                · <Badge>archived {formatDate(project.archivedAt!)}</Badge>
+              </>
+            )}
           </>
+        }
+        actions={
+          detail.canEdit && !archived ? (
+            <>
+              <ActionDialog
+                triggerLabel="Edit"
+                triggerKind="secondary"
+                title="Edit project"
+                description="The slug and namespace never change."
+                submitLabel="Save"
+                action={updateProjectAction}
+                fields={[
+                  ...target,
+                  { kind: "hidden", name: "version", value: String(project.version) },
+                  { kind: "text", name: "name", label: "Name", defaultValue: project.name },
+                  { kind: "textarea", name: "description", label: "Description", defaultValue: project.description },
+                ]}
+              />
+              <ActionDialog
+                triggerLabel="Archive"
+                triggerKind="secondary"
+                title={`Archive ${project.name}?`}
+                description="It stays readable with its history, but takes no new access or changes. This cannot be undone from the portal."
+                submitLabel="Archive project"
+                action={archiveProjectAction}
+                fields={target}
+              />
+            </>
+          ) : undefined
         }
       />
       {project.description && <p className="mb-6 max-w-prose text-sm text-slate-700">{project.description}</p>}
-      <Card title="Who has access" description="Everyone who can act in this project, and how their access came.">
+      <Card
+        title="Who has access"
+        description="Everyone who can act in this project, and how their access came."
+        actions={
+          <div className="flex flex-wrap items-center gap-2">
+            <a href={`/tenants/${tenant.slug}/projects/${project.slug}/access/export`} className={buttonClass()} download>
+              Export CSV
+            </a>
+            {manage && (
+              <>
+                <ActionDialog
+                  triggerLabel="Grant access"
+                  triggerKind="secondary"
+                  title="Grant a project role"
+                  description="For members and service accounts of this tenant. People outside the tenant are invited as collaborators."
+                  submitLabel="Grant"
+                  action={grantProjectRoleAction}
+                  fields={
+                    candidates.length
+                      ? [...target, { kind: "select", name: "principalId", label: "Who", options: candidates }, { kind: "select", name: "role", label: "Role", options: PROJECT_ROLE_OPTIONS, defaultValue: "member" }]
+                      : [...target, { kind: "hidden", name: "principalId", value: "" }]
+                  }
+                />
+                <ActionDialog
+                  triggerLabel="Invite collaborator"
+                  title="Invite an external collaborator"
+                  description={`Someone outside the tenant, for this project only. Their access ends at the expiry (at most ${maxDays} days); you are recorded as sponsor.`}
+                  submitLabel="Create invitation"
+                  action={inviteCollaboratorAction}
+                  fields={[
+                    ...target,
+                    { kind: "email", name: "email", label: "Email", placeholder: "researcher@university.example" },
+                    { kind: "select", name: "role", label: "Role", options: PROJECT_ROLE_OPTIONS, defaultValue: "member" },
+                    {
+                      kind: "date",
+                      name: "expiresAt",
+                      label: "Access expires",
+                      defaultValue: dateInputValue(new Date(ctx.now.getTime() + 30 * DAY)),
+                      min: dateInputValue(new Date(ctx.now.getTime() + DAY)),
+                      max: dateInputValue(new Date(ctx.now.getTime() + maxDays * DAY)),
+                    },
+                  ]}
+                />
+              </>
+            )}
+          </div>
+        }
+      >
         {access.length === 0 ? (
           <EmptyState title="Nobody has access yet">Tenant admins can grant roles on this project.</EmptyState>
         ) : (
-          <DataTable caption={`Access to ${project.name}`} columns={["Name", "Role", "Through", "Expires", "Granted by"]}>
+          <DataTable caption={`Access to ${project.name}`} columns={["Name", "Role", "Through", "Expires", "Granted by", ...(manage ? [""] : [])]}>
             {access.map((a) => (
               <tr key={`${a.principalId}-${a.via}`}>
                 <Cell>
@@ -47,12 +147,28 @@ export default async function ProjectPage({ params }: { params: Params }) {
                   {a.email && <p className="text-xs text-slate-500">{a.email}</p>}
                 </Cell>
                 <Cell>
-                  <Badge tone={a.role === "tenant admin" ? "blue" : "slate"}>{a.role}</Badge> {a.collaborator && <Badge tone="amber">external collaborator</Badge>}
+                  <Badge tone={a.role === "tenant admin" ? "blue" : "slate"}>{a.role}</Badge> {a.collaborator && <Badge tone="amber">external collaborator</Badge>}{" "}
                   {a.kind === "service_account" && <Badge>service account</Badge>}
                 </Cell>
                 <Cell className="text-slate-600">{a.via}</Cell>
                 <Cell className="text-slate-600">{a.expiresAt ? formatDate(a.expiresAt) : "never"}</Cell>
                 <Cell className="text-slate-600">{a.grantedBy ?? "—"}</Cell>
+                {manage && (
+                  <Cell className="text-right">
+                    {a.grantId && (
+                      <ActionDialog
+                        triggerLabel="Revoke"
+                        triggerKind="link"
+                        danger
+                        title={`Revoke ${a.displayName}'s project role?`}
+                        description="Their access through this grant ends now."
+                        submitLabel="Revoke"
+                        action={revokeProjectGrantAction}
+                        fields={[...target, { kind: "hidden", name: "grantId", value: a.grantId }]}
+                      />
+                    )}
+                  </Cell>
+                )}
               </tr>
             ))}
           </DataTable>

@@ -1,0 +1,58 @@
+import { redirect } from "next/navigation";
+import { ActionForm } from "@/components/action-form";
+import { Card, formatDate, PageHeader } from "@/components/ui";
+import { currentContext } from "@/lib/auth/current-actor";
+import { describeInvitation } from "@/lib/tenancy/commands/accept-invitation";
+import { acceptInvitationAction } from "./actions";
+
+export const metadata = { title: "Invitation" };
+
+const ROLE = { tenant_admin: "tenant admin", member: "member", viewer: "viewer" } as const;
+
+export default async function InvitationPage({ params }: { params: Promise<{ token: string }> }) {
+  const ctx = await currentContext();
+  const { token } = await params;
+  if (!ctx) redirect(`/sign-in?callbackUrl=${encodeURIComponent(`/invite/${token}`)}`);
+  const invitation = await describeInvitation(ctx.db, token);
+
+  const problem = !invitation
+    ? "This invitation link is not valid. Check that you copied all of it."
+    : invitation.acceptedAt
+      ? "This invitation has already been used."
+      : invitation.revokedAt
+        ? "This invitation was withdrawn by a tenant admin."
+        : invitation.expiresAt.getTime() <= ctx.now.getTime()
+          ? "This invitation has expired. Ask the tenant admin for a new one."
+          : invitation.email !== ctx.actor.email?.toLowerCase()
+            ? `This invitation is for ${invitation.email}, but you are signed in as ${ctx.actor.email ?? ctx.actor.displayName}. Sign out and sign in with that address.`
+            : null;
+
+  return (
+    <>
+      <PageHeader title="Invitation" />
+      <Card>
+        {problem || !invitation ? (
+          <p role="alert" className="text-sm text-slate-700">
+            {problem}
+          </p>
+        ) : (
+          <div className="space-y-4 text-sm text-slate-700">
+            <p>
+              {invitation.projectName ? (
+                <>
+                  You are invited to the project <strong>{invitation.projectName}</strong> of {invitation.tenantName} as an external collaborator ({invitation.projectRole}),
+                  until {invitation.grantExpiresAt ? formatDate(invitation.grantExpiresAt) : "—"}.
+                </>
+              ) : (
+                <>
+                  You are invited to join <strong>{invitation.tenantName}</strong> as {ROLE[invitation.tenantRole ?? "member"]}.
+                </>
+              )}
+            </p>
+            <ActionForm action={acceptInvitationAction} fields={[{ kind: "hidden", name: "token", value: token }]} submitLabel="Accept invitation" pendingLabel="Accepting…" />
+          </div>
+        )}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,168 @@
+import { notFound, redirect } from "next/navigation";
+import { ActionDialog, type FieldSpec } from "@/components/action-form";
+import { Cell, DataTable } from "@/components/table";
+import { Badge, Card, EmptyState, formatDate, formatDateTime } from "@/components/ui";
+import { currentContext } from "@/lib/auth/current-actor";
+import { tenantServiceAccounts } from "@/lib/tenancy/service-account-queries";
+import { tenantDetail } from "@/lib/tenancy/queries";
+import {
+  createServiceAccountAction,
+  deleteServiceAccountAction,
+  mintTokenAction,
+  revokeTokenAction,
+  rotateTokenAction,
+  setServiceAccountDisabledAction,
+  updateServiceAccountAction,
+} from "../actions";
+import { TenantHeader } from "../tenant-header";
+
+export const metadata = { title: "Service accounts" };
+
+const EXPIRY_FIELDS: FieldSpec[] = [
+  { kind: "number", name: "expiresInDays", label: "Expires in (days)", defaultValue: "90", min: "1", max: "365" },
+  { kind: "checkbox", name: "noExpiry", label: "No expiry: I confirm this token never expires", hint: "Leave the days empty when you tick this." },
+];
+
+export default async function ServiceAccountsPage({ params }: { params: Promise<{ tenant: string }> }) {
+  const ctx = await currentContext();
+  if (!ctx) redirect("/sign-in");
+  const detail = await tenantDetail(ctx, (await params).tenant);
+  if (!detail) notFound();
+  const { accounts, canManage } = await tenantServiceAccounts(ctx, detail.tenant.slug);
+  const t: FieldSpec = { kind: "hidden", name: "tenant", value: detail.tenant.slug };
+
+  return (
+    <>
+      <TenantHeader
+        detail={detail}
+        actions={
+          canManage ? (
+            <ActionDialog
+              triggerLabel="New service account"
+              title="New service account"
+              description="A machine identity owned by the tenant, not by you: it keeps working when people leave. Give it project roles from a project page."
+              submitLabel="Create"
+              action={createServiceAccountAction}
+              fields={[t, { kind: "text", name: "name", label: "Name", placeholder: "ci-pipeline", hint: "Lower-case letters, digits and hyphens." }, { kind: "textarea", name: "description", label: "Description" }]}
+            />
+          ) : undefined
+        }
+      />
+      {accounts.length === 0 ? (
+        <EmptyState title="No service accounts">
+          {canManage ? "Create one for automation (CI pipelines, schedulers) with “New service account”, then mint a token for it." : "Tenant admins create service accounts for automation."}
+        </EmptyState>
+      ) : (
+        <div className="space-y-6">
+          {accounts.map((a) => {
+            const sa: FieldSpec[] = [t, { kind: "hidden", name: "serviceAccount", value: a.name }];
+            return (
+              <Card
+                key={a.principalId}
+                title={a.name}
+                description={
+                  <>
+                    {a.description || "No description."} Created {formatDate(a.createdAt)}
+                    {a.createdBy ? ` by ${a.createdBy}` : ""}. {a.disabled && <Badge tone="red">disabled</Badge>}
+                  </>
+                }
+                actions={
+                  canManage ? (
+                    <div className="flex gap-3">
+                      <ActionDialog
+                        triggerLabel="Mint token"
+                        triggerKind="secondary"
+                        title={`New token for ${a.name}`}
+                        description="The token is shown once. Store it in your secret manager."
+                        submitLabel="Mint token"
+                        action={mintTokenAction}
+                        fields={[...sa, ...EXPIRY_FIELDS]}
+                      />
+                      <ActionDialog
+                        triggerLabel="Edit"
+                        triggerKind="link"
+                        title={`Edit ${a.name}`}
+                        description="The name is fixed; the description is free text."
+                        submitLabel="Save"
+                        action={updateServiceAccountAction}
+                        fields={[...sa, { kind: "textarea", name: "description", label: "Description", defaultValue: a.description }]}
+                      />
+                      <ActionDialog
+                        triggerLabel={a.disabled ? "Enable" : "Disable"}
+                        triggerKind="link"
+                        danger={!a.disabled}
+                        title={a.disabled ? `Enable ${a.name}?` : `Disable ${a.name}?`}
+                        description={a.disabled ? "Its tokens work again." : "Every request with its tokens is refused until you enable it again. Nothing is deleted."}
+                        submitLabel={a.disabled ? "Enable" : "Disable"}
+                        action={setServiceAccountDisabledAction}
+                        fields={[...sa, ...(a.disabled ? [] : [{ kind: "hidden" as const, name: "disabled", value: "on" }])]}
+                      />
+                      <ActionDialog
+                        triggerLabel="Delete"
+                        triggerKind="link"
+                        danger
+                        title={`Delete ${a.name}?`}
+                        description="Its tokens and project roles are removed. Its audit history stays."
+                        submitLabel="Delete service account"
+                        action={deleteServiceAccountAction}
+                        fields={sa}
+                      />
+                    </div>
+                  ) : undefined
+                }
+              >
+                <p className="mb-3 text-sm text-slate-700">
+                  Project roles:{" "}
+                  {a.projectRoles.length === 0 ? <span className="text-slate-500">none yet (grant one from a project page)</span> : a.projectRoles.map((r) => `${r.projectName} (${r.role})`).join(", ")}
+                </p>
+                {canManage &&
+                  (a.tokens.length === 0 ? (
+                    <p className="text-sm text-slate-500">No tokens. Mint one to use the API as this account.</p>
+                  ) : (
+                    <DataTable caption={`Tokens of ${a.name}`} columns={["Prefix", "Created", "Expires", "Last used", "State", ""]}>
+                      {a.tokens.map((tok) => (
+                        <tr key={tok.prefix}>
+                          <Cell className="font-mono text-xs">allot_{tok.prefix}_…</Cell>
+                          <Cell>{formatDate(tok.createdAt)}</Cell>
+                          <Cell>{tok.expiresAt ? formatDateTime(tok.expiresAt) : "never"}</Cell>
+                          <Cell>{tok.lastUsedAt ? formatDateTime(tok.lastUsedAt) : "never"}</Cell>
+                          <Cell>
+                            <Badge tone={tok.state === "active" ? "green" : "slate"}>{tok.state}</Badge>
+                          </Cell>
+                          <Cell className="space-x-3 whitespace-nowrap text-right">
+                            {tok.state === "active" && (
+                              <>
+                                <ActionDialog
+                                  triggerLabel="Rotate"
+                                  triggerKind="link"
+                                  title={`Rotate token ${tok.prefix}`}
+                                  description="A new token is minted now; the old one keeps working for the grace period so automation can switch over."
+                                  submitLabel="Rotate"
+                                  action={rotateTokenAction}
+                                  fields={[...sa, { kind: "hidden", name: "prefix", value: tok.prefix }, { kind: "number", name: "graceHours", label: "Grace period (hours)", defaultValue: "24", min: "0", max: "720", hint: "0 ends the old token at once." }, ...EXPIRY_FIELDS]}
+                                />
+                                <ActionDialog
+                                  triggerLabel="Revoke"
+                                  triggerKind="link"
+                                  danger
+                                  title={`Revoke token ${tok.prefix}?`}
+                                  description="Requests with it are refused from now on."
+                                  submitLabel="Revoke token"
+                                  action={revokeTokenAction}
+                                  fields={[...sa, { kind: "hidden", name: "prefix", value: tok.prefix }]}
+                                />
+                              </>
+                            )}
+                          </Cell>
+                        </tr>
+                      ))}
+                    </DataTable>
+                  ))}
+              </Card>
+            );
+          })}
+        </div>
+      )}
+    </>
+  );
+}

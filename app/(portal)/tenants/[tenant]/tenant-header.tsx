@@ -1,0 +1,35 @@
+import { TenantTabs } from "@/components/tenant-tabs";
+import { Badge, PageHeader } from "@/components/ui";
+import { primaryRoleLabel } from "@/lib/auth/role-labels";
+import type { TenantDetail } from "@/lib/tenancy/queries";
+import type { ReactNode } from "react";
+
+/** Title and tabs shared by the tenant's pages. */
+export function TenantHeader({ detail, actions }: { detail: TenantDetail; actions?: ReactNode }) {
+  const { tenant } = detail;
+  const tabs: ("overview" | "collaborators" | "service-accounts" | "audit")[] = ["overview"];
+  if (detail.canManageMembers) tabs.push("collaborators");
+  tabs.push("service-accounts");
+  if (detail.canSeeAudit) tabs.push("audit");
+  return (
+    <>
+      <PageHeader
+        crumbs={[{ href: "/", label: "My tenants" }]}
+        title={tenant.name}
+        subtitle={
+          <>
+            Your role: <strong>{primaryRoleLabel(detail.roles)}</strong> · cost centre {tenant.costCentre || "not set"} · {tenant.isolationTier} node pools
+            {tenant.status === "disabled" && (
+              <>
+                {" "}
+                · <Badge tone="red">disabled</Badge>
+              </>
+            )}
+          </>
+        }
+        actions={actions}
+      />
+      <TenantTabs tenantSlug={tenant.slug} tabs={tabs} />
+    </>
+  );
+}

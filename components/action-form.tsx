@@ -1,0 +1,172 @@
+"use client";
+
+import * as Dialog from "@radix-ui/react-dialog";
+import { useActionState, useEffect, useRef, useState } from "react";
+import { initialFormState, type FormState } from "@/lib/form-state";
+import { buttonClass } from "./button-class";
+import { Field, FormMessage, inputClass, SubmitButton } from "./form";
+
+/**
+ * Forms described as data, so server components can declare them: each field
+ * is a plain object, the action is a server action, and errors appear beside
+ * the field they concern. One-time values (tokens, links) come back in
+ * `reveal` and stay on screen until the dialog is closed.
+ */
+export type FieldSpec =
+  | { kind: "hidden"; name: string; value: string }
+  | { kind: "text" | "email" | "date" | "number" | "textarea"; name: string; label: string; hint?: string; placeholder?: string; defaultValue?: string; required?: boolean; min?: string; max?: string }
+  | { kind: "select"; name: string; label: string; hint?: string; options: { value: string; label: string }[]; defaultValue?: string }
+  | { kind: "checkbox"; name: string; label: string; hint?: string };
+
+type Action = (state: FormState, formData: FormData) => Promise<FormState>;
+
+function Fields({ fields, state }: { fields: FieldSpec[]; state: FormState }) {
+  return (
+    <>
+      {fields.map((f) => {
+        if (f.kind === "hidden") return <input key={f.name} type="hidden" name={f.name} value={f.value} />;
+        const errors = state.fieldErrors?.[f.name];
+        if (f.kind === "checkbox") {
+          return (
+            <div key={f.name} className="space-y-1">
+              <label className="flex items-start gap-2 text-sm text-slate-800">
+                <input type="checkbox" name={f.name} className="mt-0.5" aria-invalid={Boolean(errors?.length)} />
+                <span>{f.label}</span>
+              </label>
+              {f.hint && <p className="text-xs text-slate-500">{f.hint}</p>}
+              {errors?.length ? (
+                <p role="alert" className="text-xs font-medium text-red-700">
+                  {f.label} {errors.join("; ")}
+                </p>
+              ) : null}
+            </div>
+          );
+        }
+        return (
+          <Field key={f.name} name={f.name} label={f.label} hint={f.hint} errors={errors}>
+            {(p) =>
+              f.kind === "select" ? (
+                <select {...p} name={f.name} className={inputClass} defaultValue={f.defaultValue}>
+                  {f.options.map((o) => (
+                    <option key={o.value} value={o.value}>
+                      {o.label}
+                    </option>
+                  ))}
+                </select>
+              ) : f.kind === "textarea" ? (
+                <textarea {...p} name={f.name} className={inputClass} rows={2} defaultValue={f.defaultValue} placeholder={f.placeholder} />
+              ) : (
+                <input {...p} type={f.kind} name={f.name} className={inputClass} defaultValue={f.defaultValue} placeholder={f.placeholder} required={f.required} min={f.min} max={f.max} />
+              )
+            }
+          </Field>
+        );
+      })}
+    </>
+  );
+}
+
+function Reveal({ reveal }: { reveal: NonNullable<FormState["reveal"]> }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="rounded-md border border-amber-300 bg-amber-50 p-3" data-testid="reveal">
+      <p className="text-sm font-medium text-amber-900">{reveal.label}</p>
+      <div className="mt-2 flex gap-2">
+        <input readOnly value={reveal.value} aria-label={reveal.label} className={`${inputClass} font-mono text-xs`} onFocus={(e) => e.currentTarget.select()} />
+        <button
+          type="button"
+          className={buttonClass()}
+          onClick={() => {
+            void navigator.clipboard?.writeText(reveal.value).then(() => setCopied(true));
+          }}
+        >
+          {copied ? "Copied" : "Copy"}
+        </button>
+      </div>
+      {reveal.note && <p className="mt-2 text-xs text-amber-800">{reveal.note}</p>}
+    </div>
+  );
+}
+
+/** A form inline on the page. */
+export function ActionForm({ action, fields, submitLabel, pendingLabel, className = "" }: { action: Action; fields: FieldSpec[]; submitLabel: string; pendingLabel?: string; className?: string }) {
+  const [state, formAction] = useActionState(action, initialFormState);
+  return (
+    <form action={formAction} className={`space-y-2 ${className}`} noValidate>
+      <Fields fields={fields} state={state} />
+      <div className="flex items-center gap-2">
+        <SubmitButton pendingLabel={pendingLabel ?? "Saving…"}>{submitLabel}</SubmitButton>
+      </div>
+      <FormMessage status={state.status} message={state.message} />
+      {state.reveal && <Reveal reveal={state.reveal} />}
+    </form>
+  );
+}
+
+/** A button that opens a dialog with the form; closes on success unless there is something to reveal. */
+export function ActionDialog({
+  triggerLabel,
+  triggerKind = "primary",
+  danger = false,
+  title,
+  description,
+  ...body
+}: {
+  triggerLabel: string;
+  triggerKind?: "primary" | "secondary" | "link";
+  danger?: boolean;
+  title: string;
+  description: string;
+  submitLabel: string;
+  pendingLabel?: string;
+  action: Action;
+  fields: FieldSpec[];
+}) {
+  const [open, setOpen] = useState(false);
+  const triggerClass =
+    triggerKind === "link" ? `text-sm font-medium ${danger ? "text-red-700" : "text-brand-700"} hover:underline` : buttonClass(triggerKind);
+  return (
+    <Dialog.Root open={open} onOpenChange={setOpen}>
+      <Dialog.Trigger className={triggerClass}>{triggerLabel}</Dialog.Trigger>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
+        <Dialog.Content className="fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[min(34rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-6 shadow-xl">
+          <Dialog.Title className="text-lg font-semibold text-slate-900">{title}</Dialog.Title>
+          <Dialog.Description className="mt-1 text-sm text-slate-600">{description}</Dialog.Description>
+          {/* Mounted only while open: closing forgets the result, so a secret is shown once. */}
+          <DialogForm {...body} onSuccess={() => setOpen(false)} />
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+function DialogForm({ action, fields, submitLabel, pendingLabel, onSuccess }: { action: Action; fields: FieldSpec[]; submitLabel: string; pendingLabel?: string; onSuccess: () => void }) {
+  const [state, formAction] = useActionState(action, initialFormState);
+  const handled = useRef<FormState>(initialFormState);
+  useEffect(() => {
+    if (state !== handled.current && state.status === "ok" && !state.reveal) onSuccess();
+    handled.current = state;
+  }, [state, onSuccess]);
+  if (state.reveal) {
+    return (
+      <div className="mt-4 space-y-4">
+        {state.message && <FormMessage status="ok" message={state.message} />}
+        <Reveal reveal={state.reveal} />
+        <div className="flex justify-end">
+          <Dialog.Close className={buttonClass("primary")}>Done</Dialog.Close>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <form action={formAction} className="mt-4 space-y-4" noValidate>
+      {state.status === "error" && <FormMessage status="error" message={state.message} />}
+      <Fields fields={fields} state={state} />
+      <div className="flex justify-end gap-2 pt-2">
+        <Dialog.Close className={buttonClass()}>Cancel</Dialog.Close>
+        <SubmitButton pendingLabel={pendingLabel ?? "Working…"}>{submitLabel}</SubmitButton>
+      </div>
+    </form>
+  );
+}
