@@ -55,6 +55,8 @@ function scopeOf(o: ReturnType<typeof options>): string | null {
 
 class UsageError extends Error {}
 
+const isProjectRole = (role: string): role is "member" | "viewer" => role === "member" || role === "viewer";
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (!command || command === "help" || command === "--help") {
@@ -96,8 +98,8 @@ async function main(argv: string[]): Promise<number> {
         const name = serviceAccountName.parse(o.name ?? "");
         const projectRoles = (o.project ?? []).map((spec) => {
           const [project, role = "member"] = spec.split(":");
-          if (!project || (role !== "member" && role !== "viewer")) throw new UsageError(`--project ${spec}: expected <project-slug>:member or <project-slug>:viewer`);
-          return { project, role: role };
+          if (!project || !isProjectRole(role)) throw new UsageError(`--project ${spec}: expected <project-slug>:member or <project-slug>:viewer`);
+          return { project, role };
         });
         await runMigrations(handle, c.database);
         const account = await createServiceAccountAsOperator(handle.db, { tenant: scopeOf(o), name, description: o.description ?? "", projectRoles }, systemClock());

@@ -49,6 +49,11 @@ export function databaseHandle(): DatabaseHandle {
   return globalForDb.allotDb;
 }
 
+/** Make `handle` the process-wide database (tests that call route handlers in-process). */
+export function installDatabase(handle: DatabaseHandle): void {
+  globalForDb.allotDb = handle;
+}
+
 export function db(): Database {
   return databaseHandle().db;
 }

@@ -10,7 +10,11 @@ export function toCsv<Row>(rows: readonly Row[], columns: readonly { header: str
 
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return "";
-  let text = value instanceof Date ? value.toISOString() : typeof value === "object" ? JSON.stringify(value) : String(value);
+  let text: string;
+  if (value instanceof Date) text = value.toISOString();
+  else if (typeof value === "string") text = value;
+  else if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") text = value.toString();
+  else text = JSON.stringify(value) ?? "";
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

@@ -55,37 +55,71 @@ const subjects = {
 type SubjectName = keyof typeof subjects;
 
 /** The expected matrix, written out by hand: everything not listed must be refused. */
+const ALL_TENANTS: ResourceName[] = ["tenantA", "tenantB", "tenantOff"];
+const ALL_PROJECTS: ResourceName[] = ["projectA1", "projectA2", "projectB1", "projectA1InB", "projectOff"];
+/** Any signed-in principal may try to accept an invitation; the command then checks it is addressed to them. */
+const ACCEPT = { "invitation.accept": ["platform"] } satisfies Partial<Record<Action, ResourceName[]>>;
+
+/** The expected matrix, written out by hand: everything not listed must be refused. */
 const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
   platformAdmin: {
+    ...ACCEPT,
     "platform.view": ["platform"],
     "tenant.create": ["platform"],
-    "tenant.view": ["tenantA", "tenantB", "tenantOff"],
-    "project.create": ["tenantA", "tenantB", "tenantOff"],
-    "project.view": ["projectA1", "projectA2", "projectB1", "projectA1InB", "projectOff"],
+    "audit.view_all": ["platform"],
+    "audit.verify": ["platform"],
+    "tenant.view": ALL_TENANTS,
+    "tenant.disable": ALL_TENANTS,
+    "tenant.members.manage": ALL_TENANTS,
+    "tenant.audit.view": ALL_TENANTS,
+    "service_account.view": ALL_TENANTS,
+    "service_account.manage": ALL_TENANTS,
+    "project.create": ALL_TENANTS,
+    "project.view": ALL_PROJECTS,
+    "project.edit": ALL_PROJECTS,
+    "project.access.manage": ALL_PROJECTS,
   },
   tenantAdminA: {
+    ...ACCEPT,
     "tenant.view": ["tenantA"],
+    "tenant.members.manage": ["tenantA"],
+    "tenant.audit.view": ["tenantA"],
+    "service_account.view": ["tenantA"],
+    "service_account.manage": ["tenantA"],
     "project.create": ["tenantA"],
     "project.view": ["projectA1", "projectA2"],
+    "project.edit": ["projectA1", "projectA2"],
+    "project.access.manage": ["projectA1", "projectA2"],
   },
   memberAWithGrantOnA1: {
+    ...ACCEPT,
     "tenant.view": ["tenantA"],
+    "service_account.view": ["tenantA"],
     "project.view": ["projectA1"],
   },
   viewerA: {
+    ...ACCEPT,
     "tenant.view": ["tenantA"],
+    "service_account.view": ["tenantA"],
     "project.view": ["projectA1", "projectA2"],
   },
-  collaboratorOnA1: { "project.view": ["projectA1"] },
-  expiredCollaboratorOnA1: {},
-  collaboratorExpiringNow: {},
+  collaboratorOnA1: { ...ACCEPT, "project.view": ["projectA1"] },
+  expiredCollaboratorOnA1: { ...ACCEPT },
+  collaboratorExpiringNow: { ...ACCEPT },
   tenantAdminB: {
+    ...ACCEPT,
     "tenant.view": ["tenantB"],
+    "tenant.members.manage": ["tenantB"],
+    "tenant.audit.view": ["tenantB"],
+    "service_account.view": ["tenantB"],
+    "service_account.manage": ["tenantB"],
     "project.create": ["tenantB"],
     "project.view": ["projectB1", "projectA1InB"],
+    "project.edit": ["projectB1", "projectA1InB"],
+    "project.access.manage": ["projectB1", "projectA1InB"],
   },
-  adminOfDisabledTenant: {},
-  nobody: {},
+  adminOfDisabledTenant: { ...ACCEPT },
+  nobody: { ...ACCEPT },
 };
 
 describe("authorization policy matrix", () => {
