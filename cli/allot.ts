@@ -4,6 +4,7 @@
  * embedded one can only be opened while the portal is stopped).
  */
 import { openDatabase } from "@/db/client";
+import { DataDirLockedError } from "@/db/data-dir-lock";
 import { runMigrations } from "@/db/migrate";
 import { seedDemoData } from "@/db/seed";
 import { verifyAuditChain } from "@/lib/audit/verify";
@@ -140,6 +141,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(error.message);
+    else if (error instanceof DataDirLockedError) console.error(error.message);
     else if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
     else if (error instanceof AppError) console.error(error.message);
     else if (error instanceof ZodError) console.error(`Invalid argument: ${error.issues.map((i) => i.message).join("; ")}`);

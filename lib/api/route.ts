@@ -89,7 +89,7 @@ function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, where: str
 }
 
 export function apiRoute<Params extends z.ZodType, Query extends z.ZodType, Response extends z.ZodType>(spec: ApiRouteSpec<Params, Query, Response>) {
-  const handle = async (request: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<globalThis.Response> => {
+  const handle = async (request: Request, context?: { params?: Promise<Record<string, string | string[]>> }): Promise<globalThis.Response> => {
     try {
       const ctx = await authenticate(request);
       if (ctx instanceof Response) return ctx;
@@ -97,7 +97,8 @@ export function apiRoute<Params extends z.ZodType, Query extends z.ZodType, Resp
       const rawQuery = Object.fromEntries(url.searchParams);
       const format = rawQuery.format === "csv" && spec.csv ? "csv" : "json";
       delete rawQuery.format;
-      const params = parseOrThrow(spec.params, await context.params, "path");
+      // Routes without dynamic segments get no params from Next.
+      const params = parseOrThrow(spec.params, (await context?.params) ?? {}, "path");
       const query = parseOrThrow(spec.query ?? z.object({}), rawQuery, "query") as z.output<Query>;
       const body = await readBody(request);
       const result = await spec.handler(ctx, { params, query, body, format });

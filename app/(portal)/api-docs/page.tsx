@@ -12,7 +12,7 @@ export default async function ApiDocsPage() {
   const origin = new URL(await absoluteUrl("/")).origin;
   const doc = buildOpenApiDocument(API_ROUTES, origin);
   const byTag = new Map<string, { path: string; method: string; op: Operation }[]>();
-  for (const [path, methods] of Object.entries(doc.paths)) {
+  for (const [path, methods] of Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b))) {
     for (const [method, op] of Object.entries(methods as Record<string, Operation & { tags: string[] }>)) {
       const tag = op.tags[0] ?? "Other";
       byTag.set(tag, [...(byTag.get(tag) ?? []), { path, method, op }]);
