@@ -7,29 +7,6 @@ import { can } from "@/lib/auth/policy";
 import { AppError } from "@/lib/errors";
 import { tenantBySlug } from "./lookup";
 
-/** Members of a tenant with the version each edit must quote. Readers of the tenant may list them. */
-export async function tenantMembers(ctx: CommandContext, tenantSlug: string) {
-  const tenant = await tenantBySlug(ctx.db, tenantSlug);
-  if (!can(ctx.actor, "tenant.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
-  const rows = await ctx.db
-    .select({
-      principalId: principals.id,
-      displayName: principals.displayName,
-      email: users.email,
-      kind: principals.kind,
-      role: memberships.role,
-      version: memberships.version,
-      since: memberships.createdAt,
-      disabledAt: principals.disabledAt,
-    })
-    .from(memberships)
-    .innerJoin(principals, eq(principals.id, memberships.principalId))
-    .leftJoin(users, eq(users.principalId, principals.id))
-    .where(eq(memberships.tenantId, tenant.id))
-    .orderBy(asc(principals.displayName));
-  return { tenant, members: rows.map(({ disabledAt, ...m }) => ({ ...m, disabled: disabledAt !== null })) };
-}
-
 /** Open (not accepted, not withdrawn, not expired) invitations of a tenant; admins only. */
 export async function openInvitations(ctx: CommandContext, tenantSlug: string) {
   const tenant = await tenantBySlug(ctx.db, tenantSlug);

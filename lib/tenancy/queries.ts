@@ -54,6 +54,7 @@ export type TenantMember = {
   kind: "user" | "service_account";
   role: "tenant_admin" | "member" | "viewer";
   version: number;
+  since: Date;
   disabled: boolean;
 };
 export type TenantDetail = {
@@ -84,6 +85,7 @@ export async function tenantDetail(ctx: CommandContext, tenantSlug: string): Pro
         kind: principals.kind,
         role: memberships.role,
         version: memberships.version,
+        since: memberships.createdAt,
         disabledAt: principals.disabledAt,
       })
       .from(memberships)

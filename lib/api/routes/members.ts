@@ -2,7 +2,9 @@ import "server-only";
 import { z } from "zod";
 import { executeCommand } from "@/lib/auth/command";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from "@/lib/tenancy/commands/members";
-import { openInvitations, tenantMembers } from "@/lib/tenancy/member-queries";
+import { AppError } from "@/lib/errors";
+import { openInvitations } from "@/lib/tenancy/member-queries";
+import { tenantDetail } from "@/lib/tenancy/queries";
 import { apiRoute, commandInput } from "../route";
 import { invitationOut, memberOut, okOut } from "../schemas";
 
@@ -16,7 +18,11 @@ export const listMembers = apiRoute({
   tag: "Members",
   params: tenantParams,
   response: z.object({ members: z.array(memberOut) }),
-  handler: async (ctx, { params }) => ({ members: (await tenantMembers(ctx, params.tenant)).members }),
+  async handler(ctx, { params }) {
+    const detail = await tenantDetail(ctx, params.tenant);
+    if (!detail) throw new AppError("not_found");
+    return { members: detail.members };
+  },
 });
 
 export const inviteMemberRoute = apiRoute({

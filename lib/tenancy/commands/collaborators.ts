@@ -1,6 +1,5 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
-import { z } from "zod";
 import type { Database } from "@/db/client";
 import { invitations, memberships, projectGrants, users } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
@@ -11,7 +10,7 @@ import { AppError } from "@/lib/errors";
 import { emailInput, futureInstant, projectRoleInput, uuidInput, versionInput } from "../inputs";
 import { invitationPath, newInvitationToken } from "../invitation-token";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
-import { projectSlug, tenantSlug } from "../slugs";
+import { onProject, projectAddress } from "../targets";
 import { sendInvitationMail } from "./members";
 
 const DAY = 86_400_000;
@@ -25,12 +24,6 @@ function checkCollaboratorExpiry(ctx: CommandContext, expiresAt: Date) {
   }
 }
 
-const projectTarget = z.object({ tenant: tenantSlug, project: projectSlug });
-
-async function targetProject(ctx: CommandContext, input: z.infer<typeof projectTarget>) {
-  const { tenant, project } = await projectBySlugs(ctx.db, input.tenant, input.project);
-  return { action: "project.access.manage" as const, resource: { kind: "project" as const, tenantId: tenant.id, projectId: project.id } };
-}
 
 /**
  * Invite a person outside the tenant to one project, with a mandatory expiry.
@@ -38,8 +31,8 @@ async function targetProject(ctx: CommandContext, input: z.infer<typeof projectT
  */
 export const inviteCollaborator = defineCommand({
   name: "inviteCollaborator",
-  input: projectTarget.extend({ email: emailInput, role: projectRoleInput, expiresAt: futureInstant }),
-  target: targetProject,
+  input: projectAddress.extend({ email: emailInput, role: projectRoleInput, expiresAt: futureInstant }),
+  target: onProject("project.access.manage"),
   async run(ctx, input, { tenantId, projectId }) {
     checkCollaboratorExpiry(ctx, input.expiresAt);
     const { token, hash } = newInvitationToken();
@@ -99,8 +92,8 @@ async function grantOn(db: Database, projectId: string, grantId: string) {
 /** Move a collaborator's expiry (sooner or later, within the maximum). */
 export const extendCollaborator = defineCommand({
   name: "extendCollaborator",
-  input: projectTarget.extend({ grantId: uuidInput, expiresAt: futureInstant, version: versionInput }),
-  target: targetProject,
+  input: projectAddress.extend({ grantId: uuidInput, expiresAt: futureInstant, version: versionInput }),
+  target: onProject("project.access.manage"),
   async run(ctx, input, { tenantId, projectId }) {
     checkCollaboratorExpiry(ctx, input.expiresAt);
     return ctx.db.transaction(async (tx) => {

@@ -6,11 +6,10 @@ import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { AppError, isUniqueViolation } from "@/lib/errors";
-import { namespaceFor, projectSlug, tenantSlug } from "../slugs";
+import { namespaceFor, projectSlug } from "../slugs";
+import { onTenant, tenantAddress } from "../targets";
 
-export const createProjectInput = z.object({
-  /** Which tenant, by slug from the URL; its id comes from the database row. */
-  tenant: tenantSlug,
+export const createProjectInput = tenantAddress.extend({
   name: z.string({ message: "is required" }).trim().min(2, "must be at least 2 characters").max(80, "must be at most 80 characters"),
   slug: projectSlug,
   description: z.string().trim().max(500, "must be at most 500 characters").default(""),
@@ -19,11 +18,7 @@ export const createProjectInput = z.object({
 export const createProject = defineCommand({
   name: "createProject",
   input: createProjectInput,
-  async target(ctx, input) {
-    const [tenant] = await ctx.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.slug, input.tenant));
-    if (!tenant) throw new AppError("not_found");
-    return { action: "project.create", resource: { kind: "tenant", tenantId: tenant.id } };
-  },
+  target: onTenant("project.create"),
   async run(ctx, input, resource) {
     try {
       return await ctx.db.transaction(async (tx) => {

@@ -1,6 +1,5 @@
 import "server-only";
 import { and, eq, inArray, isNull } from "drizzle-orm";
-import { z } from "zod";
 import type { Database } from "@/db/client";
 import { invitations, memberships, principals, projectGrants, projects, users } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
@@ -12,18 +11,15 @@ import { sendMail } from "@/lib/notify/mail";
 import { emailInput, tenantRoleInput, uuidInput, versionInput } from "../inputs";
 import { invitationPath, newInvitationToken } from "../invitation-token";
 import { assertTenantActive, tenantBySlug } from "../lookup";
-import { tenantSlug } from "../slugs";
+import { onTenant, tenantAddress } from "../targets";
 
 const DAY = 86_400_000;
 
 /** Invite a person to the tenant by email; they accept through the link (shown here, and mailed when SMTP is set). */
 export const inviteMember = defineCommand({
   name: "inviteMember",
-  input: z.object({ tenant: tenantSlug, email: emailInput, role: tenantRoleInput }),
-  async target(ctx, input) {
-    const tenant = await tenantBySlug(ctx.db, input.tenant);
-    return { action: "tenant.members.manage", resource: { kind: "tenant", tenantId: tenant.id } };
-  },
+  input: tenantAddress.extend({ email: emailInput, role: tenantRoleInput }),
+  target: onTenant("tenant.members.manage"),
   async run(ctx, input, { tenantId }) {
     const { token, hash } = newInvitationToken();
     const expiresAt = new Date(ctx.now.getTime() + config().invitationDays * DAY);
@@ -81,7 +77,7 @@ async function assertAdminRemains(tx: Database, tenantId: string, membershipId: 
   }
 }
 
-const memberTarget = z.object({ tenant: tenantSlug, principalId: uuidInput });
+const memberTarget = tenantAddress.extend({ principalId: uuidInput });
 
 async function membershipOf(db: Database, tenantId: string, principalId: string) {
   const [row] = await db
@@ -97,10 +93,7 @@ async function membershipOf(db: Database, tenantId: string, principalId: string)
 export const changeMemberRole = defineCommand({
   name: "changeMemberRole",
   input: memberTarget.extend({ role: tenantRoleInput, version: versionInput }),
-  async target(ctx, input) {
-    const tenant = await tenantBySlug(ctx.db, input.tenant);
-    return { action: "tenant.members.manage", resource: { kind: "tenant", tenantId: tenant.id } };
-  },
+  target: onTenant("tenant.members.manage"),
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
       const { membership } = await membershipOf(tx, tenantId, input.principalId);
@@ -134,10 +127,7 @@ export const changeMemberRole = defineCommand({
 export const removeMember = defineCommand({
   name: "removeMember",
   input: memberTarget.extend({ version: versionInput.optional() }),
-  async target(ctx, input) {
-    const tenant = await tenantBySlug(ctx.db, input.tenant);
-    return { action: "tenant.members.manage", resource: { kind: "tenant", tenantId: tenant.id } };
-  },
+  target: onTenant("tenant.members.manage"),
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
       const { membership } = await membershipOf(tx, tenantId, input.principalId);
@@ -167,11 +157,8 @@ export const removeMember = defineCommand({
 /** Withdraw an invitation that has not been accepted. */
 export const revokeInvitation = defineCommand({
   name: "revokeInvitation",
-  input: z.object({ tenant: tenantSlug, invitationId: uuidInput }),
-  async target(ctx, input) {
-    const tenant = await tenantBySlug(ctx.db, input.tenant);
-    return { action: "tenant.members.manage", resource: { kind: "tenant", tenantId: tenant.id } };
-  },
+  input: tenantAddress.extend({ invitationId: uuidInput }),
+  target: onTenant("tenant.members.manage"),
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
       const [revoked] = await tx

@@ -1,21 +1,14 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
-import { z } from "zod";
 import { memberships, projectGrants, serviceAccounts } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
-import { auditActorOf, type CommandContext } from "@/lib/auth/context";
+import { auditActorOf } from "@/lib/auth/context";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { futureInstant, projectRoleInput, uuidInput } from "../inputs";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
-import { projectSlug, tenantSlug } from "../slugs";
+import { onProject, projectAddress } from "../targets";
 
-const projectTarget = z.object({ tenant: tenantSlug, project: projectSlug });
-
-async function targetProject(ctx: CommandContext, input: z.infer<typeof projectTarget>) {
-  const { tenant, project } = await projectBySlugs(ctx.db, input.tenant, input.project);
-  return { action: "project.access.manage" as const, resource: { kind: "project" as const, tenantId: tenant.id, projectId: project.id } };
-}
 
 /**
  * Give a tenant member or one of the tenant's service accounts a role on the
@@ -24,8 +17,8 @@ async function targetProject(ctx: CommandContext, input: z.infer<typeof projectT
  */
 export const grantProjectRole = defineCommand({
   name: "grantProjectRole",
-  input: projectTarget.extend({ principalId: uuidInput, role: projectRoleInput, expiresAt: futureInstant.optional() }),
-  target: targetProject,
+  input: projectAddress.extend({ principalId: uuidInput, role: projectRoleInput, expiresAt: futureInstant.optional() }),
+  target: onProject("project.access.manage"),
   async run(ctx, input, { tenantId, projectId }) {
     if (input.expiresAt && input.expiresAt.getTime() <= ctx.now.getTime()) {
       throw new AppError("validation", undefined, { expiresAt: ["must be in the future"] });
@@ -80,8 +73,8 @@ export const grantProjectRole = defineCommand({
 /** Remove a grant: a member's or service account's project role, or a collaborator's access. */
 export const revokeProjectGrant = defineCommand({
   name: "revokeProjectGrant",
-  input: projectTarget.extend({ grantId: uuidInput }),
-  target: targetProject,
+  input: projectAddress.extend({ grantId: uuidInput }),
+  target: onProject("project.access.manage"),
   async run(ctx, input, { tenantId, projectId }) {
     return ctx.db.transaction(async (tx) => {
       const [removed] = await tx

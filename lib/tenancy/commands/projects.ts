@@ -1,27 +1,20 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
-import { z } from "zod";
 import { projects } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
-import { auditActorOf, type CommandContext } from "@/lib/auth/context";
+import { auditActorOf } from "@/lib/auth/context";
 import { AppError } from "@/lib/errors";
 import { descriptionInput, nameInput, versionInput } from "../inputs";
 import { assertProjectOpen, projectBySlugs } from "../lookup";
-import { projectSlug, tenantSlug } from "../slugs";
+import { onProject, projectAddress } from "../targets";
 
-const projectTarget = z.object({ tenant: tenantSlug, project: projectSlug });
-
-async function targetProject(ctx: CommandContext, input: z.infer<typeof projectTarget>) {
-  const { tenant, project } = await projectBySlugs(ctx.db, input.tenant, input.project);
-  return { action: "project.edit" as const, resource: { kind: "project" as const, tenantId: tenant.id, projectId: project.id } };
-}
 
 /** Rename or re-describe a project. The slug and namespace never change. */
 export const updateProject = defineCommand({
   name: "updateProject",
-  input: projectTarget.extend({ name: nameInput, description: descriptionInput, version: versionInput }),
-  target: targetProject,
+  input: projectAddress.extend({ name: nameInput, description: descriptionInput, version: versionInput }),
+  target: onProject("project.edit"),
   async run(ctx, input, { tenantId, projectId }) {
     return ctx.db.transaction(async (tx) => {
       const { project } = await projectBySlugs(tx, input.tenant, input.project);
@@ -49,8 +42,8 @@ export const updateProject = defineCommand({
 /** Archive a project: it stays readable, takes no new access or changes. */
 export const archiveProject = defineCommand({
   name: "archiveProject",
-  input: projectTarget,
-  target: targetProject,
+  input: projectAddress,
+  target: onProject("project.edit"),
   async run(ctx, input, { tenantId, projectId }) {
     return ctx.db.transaction(async (tx) => {
       const { project } = await projectBySlugs(tx, input.tenant, input.project);

@@ -6,11 +6,11 @@ import { apiTokens, principals, serviceAccounts } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { newApiToken } from "@/lib/auth/api-token";
 import { defineCommand } from "@/lib/auth/command";
-import { auditActorOf, type CommandContext } from "@/lib/auth/context";
+import { auditActorOf } from "@/lib/auth/context";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { checkbox, descriptionInput } from "../inputs";
 import { assertTenantActive, serviceAccountByName, tenantBySlug } from "../lookup";
-import { tenantSlug } from "../slugs";
+import { onTenant, tenantAddress } from "../targets";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -50,17 +50,14 @@ export async function insertServiceAccount(
   return row!;
 }
 
-const accountTarget = z.object({ tenant: tenantSlug, serviceAccount: serviceAccountName });
+const accountTarget = tenantAddress.extend({ serviceAccount: serviceAccountName });
 
-async function manageTenant(ctx: CommandContext, input: { tenant: string }) {
-  const tenant = await tenantBySlug(ctx.db, input.tenant);
-  return { action: "service_account.manage" as const, resource: { kind: "tenant" as const, tenantId: tenant.id } };
-}
+const manageTenant = onTenant("service_account.manage");
 
 /** A service account belongs to the tenant, not to the admin who made it (created_by is a record only). */
 export const createServiceAccount = defineCommand({
   name: "createServiceAccount",
-  input: z.object({ tenant: tenantSlug, name: serviceAccountName, description: descriptionInput }),
+  input: tenantAddress.extend({ name: serviceAccountName, description: descriptionInput }),
   target: manageTenant,
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {

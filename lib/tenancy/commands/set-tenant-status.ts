@@ -6,7 +6,7 @@ import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { tenantBySlug } from "../lookup";
-import { tenantSlug } from "../slugs";
+import { onTenant, tenantAddress } from "../targets";
 
 /**
  * Disable or re-enable a tenant. Disabling deletes nothing: the policy simply
@@ -14,11 +14,8 @@ import { tenantSlug } from "../slugs";
  */
 export const setTenantStatus = defineCommand({
   name: "setTenantStatus",
-  input: z.object({ tenant: tenantSlug, status: z.enum(["active", "disabled"], { message: "must be active or disabled" }) }),
-  async target(ctx, input) {
-    const tenant = await tenantBySlug(ctx.db, input.tenant);
-    return { action: "tenant.disable", resource: { kind: "tenant", tenantId: tenant.id } };
-  },
+  input: tenantAddress.extend({ status: z.enum(["active", "disabled"], { message: "must be active or disabled" }) }),
+  target: onTenant("tenant.disable"),
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
       const tenant = await tenantBySlug(tx, input.tenant);
