@@ -1,7 +1,7 @@
 "use client";
 
 import * as Dialog from "@radix-ui/react-dialog";
-import { useActionState, useEffect, useRef, useState } from "react";
+import { startTransition, useActionState, useEffect, useRef, useState, type FormEvent } from "react";
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button-class";
 import { Field, FormMessage, inputClass, SubmitButton } from "./form";
@@ -88,11 +88,31 @@ function Reveal({ reveal }: { reveal: NonNullable<FormState["reveal"]> }) {
   );
 }
 
+/**
+ * React resets a form after every action it runs, which would wipe what the
+ * person typed when the answer is a field error. Submitting through a
+ * transition keeps the values (useFormStatus still reports pending); the form
+ * is cleared only after a success. Without JavaScript the form still posts.
+ */
+function useSubmitKeepingInput(formAction: (data: FormData) => void, state: FormState) {
+  const ref = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (state.status === "ok") ref.current?.reset();
+  }, [state]);
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    startTransition(() => formAction(data));
+  };
+  return { ref, onSubmit };
+}
+
 /** A form inline on the page. */
 export function ActionForm({ action, fields, submitLabel, pendingLabel, className = "" }: { action: Action; fields: FieldSpec[]; submitLabel: string; pendingLabel?: string; className?: string }) {
   const [state, formAction] = useActionState(action, initialFormState);
+  const submit = useSubmitKeepingInput(formAction, state);
   return (
-    <form action={formAction} className={`space-y-2 ${className}`} noValidate>
+    <form action={formAction} {...submit} className={`space-y-2 ${className}`} noValidate>
       <Fields fields={fields} state={state} />
       <div className="flex items-center gap-2">
         <SubmitButton pendingLabel={pendingLabel ?? "Saving…"}>{submitLabel}</SubmitButton>
@@ -143,6 +163,7 @@ export function ActionDialog({
 
 function DialogForm({ action, fields, submitLabel, pendingLabel, onSuccess }: { action: Action; fields: FieldSpec[]; submitLabel: string; pendingLabel?: string; onSuccess: () => void }) {
   const [state, formAction] = useActionState(action, initialFormState);
+  const submit = useSubmitKeepingInput(formAction, state);
   const handled = useRef<FormState>(initialFormState);
   useEffect(() => {
     if (state !== handled.current && state.status === "ok" && !state.reveal) onSuccess();
@@ -160,7 +181,7 @@ function DialogForm({ action, fields, submitLabel, pendingLabel, onSuccess }: { 
     );
   }
   return (
-    <form action={formAction} className="mt-4 space-y-4" noValidate>
+    <form action={formAction} {...submit} className="mt-4 space-y-4" noValidate>
       {state.status === "error" && <FormMessage status="error" message={state.message} />}
       <Fields fields={fields} state={state} />
       <div className="flex justify-end gap-2 pt-2">

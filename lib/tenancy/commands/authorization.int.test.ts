@@ -5,7 +5,9 @@ import { projects } from "@/db/schema";
 import { seedDemoData } from "@/db/seed";
 import { verifyAuditChainCommand } from "@/lib/audit/commands";
 import { auditFilterInput, listAuditEvents } from "@/lib/audit/queries";
-import { executeCommand } from "@/lib/auth/command";
+import type { z } from "zod";
+import type { Resource } from "@/lib/auth/actor";
+import { executeCommand, type Command } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { loadActor } from "@/lib/auth/load-actor";
 import { authenticateToken } from "@/lib/auth/token-auth";
@@ -128,9 +130,14 @@ async function collaboratorGrant(tenant: TenantSlug) {
   return addGrant(db, { projectId: await projectIdOf(db, tenant, PROJECT[tenant]), principalId: guest, role: "viewer", expiresAt: later(10 * DAY), grantedBy: null, createdAt: NOW });
 }
 
-type AnyCommand = Parameters<typeof executeCommand>[0];
+/** A command by name, run through executeCommand on any input (the matrix feeds each its own kind). */
+type Runner = { name: string; run: (ctx: CommandContext, input: unknown) => Promise<unknown> };
+function runner<S extends z.ZodType, T extends Resource, R>(command: Command<S, T, R>): Runner {
+  return { name: command.name, run: (context, input) => executeCommand(command, context, input) };
+}
+
 type Case = {
-  command: AnyCommand;
+  command: Runner;
   expected: Record<TenantSlug, Row>;
   /** A valid input on this tenant: a fresh one per call, with whatever rows it needs. */
   input: (tenant: TenantSlug) => Promise<Record<string, unknown>>;
@@ -139,44 +146,44 @@ type Case = {
 };
 
 const CASES: Case[] = [
-  { command: inviteMember, expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ tenant, email: uniqueEmail("invitee"), role: "member" }) },
+  { command: runner(inviteMember), expected: TENANT_ADMIN_ACTION, input: (tenant) => Promise.resolve({ tenant, email: uniqueEmail("invitee"), role: "member" }) },
   {
-    command: revokeInvitation,
+    command: runner(revokeInvitation),
     expected: TENANT_ADMIN_ACTION,
     input: async (tenant) => ({ tenant, invitationId: (await executeCommand(inviteMember, ctx.priya, { tenant, email: uniqueEmail("invitee"), role: "viewer" })).invitationId }),
   },
   {
-    command: changeMemberRole,
+    command: runner(changeMemberRole),
     expected: TENANT_ADMIN_ACTION,
     input: async (tenant) => ({ tenant, principalId: await newMember(db, tenantId[tenant]!, "member", NOW), role: "viewer", version: 1 }),
   },
-  { command: removeMember, expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ tenant, principalId: await newMember(db, tenantId[tenant]!, "member", NOW) }) },
-  { command: createProject, expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ tenant, name: "Matrix project", slug: unique("matrix") }) },
-  { command: createServiceAccount, expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ tenant, name: unique("sa"), description: "" }) },
-  { command: updateServiceAccount, expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant)), description: "changed" }) },
-  { command: setServiceAccountDisabled, expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant)), disabled: true }) },
-  { command: deleteServiceAccount, expected: TENANT_ADMIN_ACTION, input: async (tenant) => serviceAccountIn(tenant) },
-  { command: mintToken, expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant)), expiresInDays: 30 }) },
-  { command: revokeToken, expected: TENANT_ADMIN_ACTION, input: async (tenant) => serviceAccountIn(tenant, true) },
-  { command: rotateToken, expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant, true)), graceHours: 1, expiresInDays: 30 }) },
+  { command: runner(removeMember), expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ tenant, principalId: await newMember(db, tenantId[tenant]!, "member", NOW) }) },
+  { command: runner(createProject), expected: TENANT_ADMIN_ACTION, input: (tenant) => Promise.resolve({ tenant, name: "Matrix project", slug: unique("matrix") }) },
+  { command: runner(createServiceAccount), expected: TENANT_ADMIN_ACTION, input: (tenant) => Promise.resolve({ tenant, name: unique("sa"), description: "" }) },
+  { command: runner(updateServiceAccount), expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant)), description: "changed" }) },
+  { command: runner(setServiceAccountDisabled), expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant)), disabled: true }) },
+  { command: runner(deleteServiceAccount), expected: TENANT_ADMIN_ACTION, input: async (tenant) => serviceAccountIn(tenant) },
+  { command: runner(mintToken), expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant)), expiresInDays: 30 }) },
+  { command: runner(revokeToken), expected: TENANT_ADMIN_ACTION, input: async (tenant) => serviceAccountIn(tenant, true) },
+  { command: runner(rotateToken), expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant, true)), graceHours: 1, expiresInDays: 30 }) },
   {
-    command: inviteCollaborator,
+    command: runner(inviteCollaborator),
     expected: PROJECT_ADMIN_ACTION,
-    input: async (tenant) => ({ tenant, project: PROJECT[tenant], email: uniqueEmail("guest"), role: "viewer", expiresAt: later(30 * DAY) }),
+    input: (tenant) => Promise.resolve({ tenant, project: PROJECT[tenant], email: uniqueEmail("guest"), role: "viewer", expiresAt: later(30 * DAY) }),
   },
   {
-    command: extendCollaborator,
+    command: runner(extendCollaborator),
     expected: PROJECT_ADMIN_ACTION,
     input: async (tenant) => ({ tenant, project: PROJECT[tenant], grantId: await collaboratorGrant(tenant), expiresAt: later(20 * DAY), version: 1 }),
   },
   {
-    command: grantProjectRole,
+    command: runner(grantProjectRole),
     expected: PROJECT_ADMIN_ACTION,
     input: async (tenant) => ({ tenant, project: PROJECT[tenant], principalId: await newMember(db, tenantId[tenant]!, "member", NOW), role: "viewer" }),
   },
-  { command: revokeProjectGrant, expected: PROJECT_ADMIN_ACTION, input: async (tenant) => ({ tenant, project: PROJECT[tenant], grantId: await collaboratorGrant(tenant) }) },
+  { command: runner(revokeProjectGrant), expected: PROJECT_ADMIN_ACTION, input: async (tenant) => ({ tenant, project: PROJECT[tenant], grantId: await collaboratorGrant(tenant) }) },
   {
-    command: updateProject,
+    command: runner(updateProject),
     expected: PROJECT_ADMIN_ACTION,
     input: async (tenant) => {
       const [row] = await db.select({ version: projects.version }).from(projects).where(eq(projects.id, await projectIdOf(db, tenant, PROJECT[tenant])));
@@ -184,26 +191,26 @@ const CASES: Case[] = [
     },
   },
   {
-    command: archiveProject,
+    command: runner(archiveProject),
     expected: PROJECT_ADMIN_ACTION,
-    input: async (tenant) => ({ tenant, project: PROJECT[tenant] }),
+    input: (tenant) => Promise.resolve({ tenant, project: PROJECT[tenant] }),
     undo: async (tenant) => {
       await db.update(projects).set({ archivedAt: null }).where(eq(projects.id, await projectIdOf(db, tenant, PROJECT[tenant])));
     },
   },
   {
-    command: setTenantStatus,
+    command: runner(setTenantStatus),
     expected: PLATFORM_ON_TENANT,
-    input: async (tenant) => ({ tenant, status: "disabled" }),
+    input: (tenant) => Promise.resolve({ tenant, status: "disabled" }),
     undo: async (tenant) => {
       await executeCommand(setTenantStatus, ctx.priya, { tenant, status: "active" });
     },
   },
 ];
 
-const PLATFORM_CASES: { command: AnyCommand; input: () => Record<string, unknown> }[] = [
-  { command: createTenant, input: () => ({ name: "Matrix tenant", slug: unique("matrix") }) },
-  { command: verifyAuditChainCommand, input: () => ({}) },
+const PLATFORM_CASES: { command: Runner; input: () => Record<string, unknown> }[] = [
+  { command: runner(createTenant), input: () => ({ name: "Matrix tenant", slug: unique("matrix") }) },
+  { command: runner(verifyAuditChainCommand), input: () => ({}) },
 ];
 
 /**
@@ -211,15 +218,15 @@ const PLATFORM_CASES: { command: AnyCommand; input: () => Record<string, unknown
  * input (checking that nothing was written), then those who should succeed,
  * the first of them on that same input.
  */
-async function outcomesOf(command: AnyCommand, expected: Row, input: () => Promise<Record<string, unknown>>, undo?: () => Promise<void>) {
+async function outcomesOf(command: Runner, expected: Row, input: () => Promise<Record<string, unknown>>, undo?: () => Promise<void>) {
   const outcomes = {} as Row;
   const shared = await input();
   const before = await fingerprint(db);
-  for (const who of WHO.filter((w) => expected[w] !== "ok")) outcomes[who] = await outcomeOf(executeCommand(command, ctx[who], shared));
+  for (const who of WHO.filter((w) => expected[w] !== "ok")) outcomes[who] = await outcomeOf(command.run(ctx[who], shared));
   const afterRefusals = await fingerprint(db);
   let first = true;
   for (const who of WHO.filter((w) => expected[w] === "ok")) {
-    outcomes[who] = await outcomeOf(executeCommand(command, ctx[who], first ? shared : await input()));
+    outcomes[who] = await outcomeOf(command.run(ctx[who], first ? shared : await input()));
     first = false;
     await undo?.();
   }

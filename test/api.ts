@@ -1,0 +1,85 @@
+import path from "node:path";
+import { API_ROUTES } from "@/lib/api/registry";
+
+/**
+ * Calls the REST API in-process, through the handlers exported by the route
+ * files under app/api/v1 (the ones Next serves), the way a client would call
+ * them: a URL, a method, a bearer token and a JSON body. The route file and
+ * its path parameters are found from the documented path templates.
+ */
+
+export type ApiResponse = { method: string; path: string; status: number; headers: Headers; text: string; json: unknown };
+
+type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** The route file of a concrete path, and its parameters ("/api/v1/tenants/a" -> tenants/[tenant], { tenant: "a" }). */
+export function resolveRoute(pathname: string): { file: string; params: Record<string, string> } {
+  for (const template of new Set(API_ROUTES.map((r) => r.path))) {
+    const names: string[] = [];
+    const pattern = new RegExp(
+      `^${template.replace(/\{(\w+)\}/g, (_, name: string) => {
+        names.push(name);
+        return "([^/]+)";
+      })}$`,
+    );
+    const match = pattern.exec(pathname);
+    if (!match) continue;
+    const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
+    const dir = template.replace(/^\/api\/v1/, "app/api/v1").replace(/\{(\w+)\}/g, "[$1]");
+    return { file: path.join(process.cwd(), dir, "route.ts"), params };
+  }
+  throw new Error(`no documented route matches ${pathname}`);
+}
+
+export async function routeModule(file: string): Promise<Record<string, unknown>> {
+  return (await import(/* @vite-ignore */ file)) as Record<string, unknown>;
+}
+
+let addresses = 0;
+/** A client address no other request of this process has used, so the failure limiter never links tests. */
+export function freshAddress(): string {
+  addresses += 1;
+  return `10.${(addresses >> 16) & 255}.${(addresses >> 8) & 255}.${addresses & 255}`;
+}
+
+/** Every response of this process, for checks across all of them (secrets never leak). */
+export const responses: ApiResponse[] = [];
+
+export type CallOptions = {
+  token?: string | null;
+  /** The whole Authorization header, when it is not "Bearer <token>". */
+  authorization?: string;
+  body?: unknown;
+  /** The raw body text (sent as is), e.g. invalid JSON. */
+  rawBody?: string;
+  contentType?: string;
+  address?: string;
+};
+
+export async function callApi(method: string, pathAndQuery: string, options: CallOptions = {}): Promise<ApiResponse> {
+  const url = new URL(pathAndQuery, "http://localhost");
+  const { file, params } = resolveRoute(url.pathname);
+  const handler = (await routeModule(file))[method] as Handler | undefined;
+  if (typeof handler !== "function") throw new Error(`${file} exports no ${method}`);
+  const headers = new Headers({ "x-forwarded-for": options.address ?? freshAddress() });
+  if (options.authorization !== undefined) headers.set("authorization", options.authorization);
+  else if (options.token) headers.set("authorization", `Bearer ${options.token}`);
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  if (body !== undefined) headers.set("content-type", options.contentType ?? "application/json");
+  const response = await handler(new Request(url, { method, headers, body }), { params: Promise.resolve(params) });
+  const text = await response.text();
+  let json: unknown = undefined;
+  if ((response.headers.get("content-type") ?? "").includes("application/json")) json = JSON.parse(text);
+  const recorded = { method, path: url.pathname + url.search, status: response.status, headers: response.headers, text, json };
+  responses.push(recorded);
+  return recorded;
+}
+
+/** Paths of every object key in a JSON value ("events.0.hash"). */
+export function keyPaths(value: unknown, prefix = ""): string[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => keyPaths(v, `${prefix}${i}.`));
+  if (value && typeof value === "object") {
+    return Object.entries(value).flatMap(([k, v]) => [`${prefix}${k}`, ...keyPaths(v, `${prefix}${k}.`)]);
+  }
+  return [];
+}
