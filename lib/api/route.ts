@@ -8,7 +8,7 @@ import { config } from "@/lib/config";
 import { AppError, reportUnexpectedError } from "@/lib/errors";
 import { fieldErrorsOf } from "@/lib/auth/command";
 import { appErrorResponse, errorResponse } from "./errors";
-import { authRetryAfter, clientAddress, recordAuthFailure } from "./rate-limit";
+import { addressRetryAfter, clientAddress, prefixRetryAfter, recordAuthFailure } from "./rate-limit";
 
 /**
  * One REST endpoint: its documentation (for /api/v1/openapi.json) and its
@@ -47,11 +47,10 @@ async function authenticate(request: Request): Promise<CommandContext | Response
   const address = clientAddress(request.headers);
   const header = request.headers.get("authorization");
   const token = header ? BEARER.exec(header)?.[1] : undefined;
-  const prefix = token ? (/^allot_([a-z0-9]{12})_/.exec(token)?.[1] ?? null) : null;
-  const retryAfter = await authRetryAfter(address, prefix);
-  if (retryAfter > 0) {
-    return errorResponse("rate_limited", "Too many failed authentications. Try again later.", { headers: { "Retry-After": String(retryAfter) } });
-  }
+  const limited = (seconds: number) =>
+    errorResponse("rate_limited", "Too many failed authentications. Try again later.", { headers: { "Retry-After": String(seconds) } });
+  const addressWait = await addressRetryAfter(address);
+  if (addressWait > 0) return limited(addressWait);
   if (!token) {
     return errorResponse("unauthenticated", "Send a service account token: Authorization: Bearer <token>.", { headers: { "WWW-Authenticate": 'Bearer realm="allot"' } });
   }
@@ -59,6 +58,10 @@ async function authenticate(request: Request): Promise<CommandContext | Response
   const result = await authenticateToken(db(), token, now, config().platformAdminEmails);
   if (!result.ok) {
     await recordAuthFailure(address, result.prefix);
+    // A prefix under attack answers 429 to wrong tokens only: the holder of the
+    // right token (the prefix is public) is never locked out by someone else.
+    const prefixWait = await prefixRetryAfter(result.prefix);
+    if (prefixWait > 0) return limited(prefixWait);
     const message = { malformed: "Malformed token.", unknown: "Unknown token.", revoked: "This token was revoked.", expired: "This token has expired.", disabled: "This service account is disabled." }[result.reason];
     return errorResponse("unauthenticated", message, { headers: { "WWW-Authenticate": 'Bearer realm="allot", error="invalid_token"' } });
   }

@@ -154,6 +154,12 @@ describe("authorization policy matrix", () => {
       memberships: [{ tenantId: T_A, tenantStatus: "active", role: "viewer" }],
       projectGrants: [grant("a1", T_A, "member", null)],
     });
-    expect(rolesOn(both, resources.projectA1, NOW)).toEqual(["platform_admin", "tenant_viewer", "project_member"]);
+    expect(rolesOn(both, resources.projectA1, NOW)).toEqual(["platform_admin", "project_member", "tenant_viewer"]);
+  });
+
+  it("does not report plain tenant membership on a project, where it grants nothing", () => {
+    expect(rolesOn(subjects.memberAWithGrantOnA1, resources.projectA1, NOW)).toEqual(["project_member"]);
+    expect(rolesOn(subjects.memberAWithGrantOnA1, resources.projectA2, NOW)).toEqual([]);
+    expect(rolesOn(subjects.memberAWithGrantOnA1, resources.tenantA, NOW)).toEqual(["tenant_member"]);
   });
 });

@@ -21,12 +21,13 @@ import type { Actor, Resource } from "./actor";
  */
 export type RoleKey = "platform_admin" | "tenant_admin" | "tenant_member" | "tenant_viewer" | "project_member" | "project_viewer";
 
+/** Strongest first: the order in which held roles are reported (and the first is shown). */
 export const ROLE_KEYS: readonly RoleKey[] = [
   "platform_admin",
   "tenant_admin",
   "tenant_member",
-  "tenant_viewer",
   "project_member",
+  "tenant_viewer",
   "project_viewer",
 ];
 
@@ -68,7 +69,10 @@ export function rolesOn(actor: Actor, resource: Resource, now: Date): RoleKey[] 
   if (resource.kind === "platform") return [...roles];
 
   const membership = actor.memberships.find((m) => m.tenantId === resource.tenantId && m.tenantStatus === "active");
-  if (membership) roles.add(`tenant_${membership.role === "tenant_admin" ? "admin" : membership.role}`);
+  // Plain tenant membership gives nothing on a project (work there needs a grant), so it is not reported there.
+  if (membership && !(resource.kind === "project" && membership.role === "member")) {
+    roles.add(`tenant_${membership.role === "tenant_admin" ? "admin" : membership.role}`);
+  }
 
   if (resource.kind === "project") {
     const grant = actor.projectGrants.find(

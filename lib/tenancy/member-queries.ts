@@ -80,8 +80,14 @@ export async function visibleProjects(ctx: CommandContext, tenantSlug: string) {
 
 /** Tenants the actor reaches (all of them for a platform admin). */
 export function visibleTenantIds(ctx: CommandContext): string[] | "all" {
-  if (can(ctx.actor, "platform.view", { kind: "platform" }, ctx.now)) return "all";
-  return [...new Set([...ctx.actor.memberships.map((m) => m.tenantId), ...ctx.actor.projectGrants.map((g) => g.tenantId)])];
+  const { actor, now } = ctx;
+  if (can(actor, "platform.view", { kind: "platform" }, now)) return "all";
+  // Only bindings the policy still honours: an expired grant or a disabled tenant reveals nothing.
+  const viaMembership = actor.memberships.filter((m) => can(actor, "tenant.view", { kind: "tenant", tenantId: m.tenantId }, now)).map((m) => m.tenantId);
+  const viaGrant = actor.projectGrants
+    .filter((g) => can(actor, "project.view", { kind: "project", tenantId: g.tenantId, projectId: g.projectId }, now))
+    .map((g) => g.tenantId);
+  return [...new Set([...viaMembership, ...viaGrant])];
 }
 
 /** Who can be granted a project role directly: members (role member) and service accounts of the tenant. */

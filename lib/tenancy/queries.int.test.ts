@@ -147,6 +147,7 @@ describe(`projectDetail (${databaseLabel()})`, () => {
     const detail = await projectDetail(await as("language-admin"), "language-models", "chat-eval");
     expect(detail?.access).toEqual([
       {
+        grantId: null,
         principalId: expect.any(String) as unknown,
         displayName: "Bo Larsen",
         email: personaEmail("language-admin"),
@@ -158,6 +159,7 @@ describe(`projectDetail (${databaseLabel()})`, () => {
         grantedBy: null,
       },
       {
+        grantId: expect.any(String) as unknown,
         principalId: expect.any(String) as unknown,
         displayName: "Cleo Park",
         email: personaEmail("collaborator"),

@@ -5,7 +5,8 @@ import { invitations, memberships, projectGrants, projects, tenants } from "@/db
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
-import { AppError } from "@/lib/errors";
+import type { CommandContext } from "@/lib/auth/context";
+import { AppError, isUniqueViolation } from "@/lib/errors";
 import { hashInvitationToken } from "../invitation-token";
 
 /** What the accept page shows before the person confirms; null when the link is unusable. */
@@ -44,20 +45,32 @@ export const acceptInvitation = defineCommand({
   input: z.object({ token: z.string().min(20, "is not a valid invitation link").max(200) }),
   target: () => Promise.resolve({ action: "invitation.accept", resource: { kind: "platform" } }),
   async run(ctx, input) {
+    try {
+      return await acceptInTransaction(ctx, input.token);
+    } catch (error) {
+      // Two invitations for the same person accepted at once: the second finds the first's row.
+      if (isUniqueViolation(error)) throw new AppError("conflict", "You already have this access.");
+      throw error;
+    }
+  },
+});
+
+async function acceptInTransaction(ctx: CommandContext, token: string) {
     return ctx.db.transaction(async (tx) => {
-      const row = await findInvitation(tx, input.token);
+      const row = await findInvitation(tx, token);
       if (!row) throw new AppError("not_found", "This invitation link is not valid.");
       const { invitation } = row;
       // Lock the invitation so two tabs accepting at once cannot both succeed.
       await tx.select({ id: invitations.id }).from(invitations).where(eq(invitations.id, invitation.id)).for("update");
       const [fresh] = await tx.select().from(invitations).where(eq(invitations.id, invitation.id));
+      // The addressee first: a forwarded link tells its holder nothing about the invitation's state.
+      if (ctx.actor.email?.toLowerCase() !== invitation.email) {
+        throw new AppError("forbidden", `This invitation is for another email address; you are signed in as ${ctx.actor.email ?? "a service account"}.`);
+      }
       if (fresh!.acceptedAt) throw new AppError("conflict", "This invitation has already been used.");
       if (fresh!.revokedAt) throw new AppError("conflict", "This invitation was withdrawn by a tenant admin.");
       if (fresh!.expiresAt.getTime() <= ctx.now.getTime()) throw new AppError("conflict", "This invitation has expired. Ask the tenant admin for a new one.");
       if (row.tenantStatus !== "active") throw new AppError("conflict", "This tenant is disabled.");
-      if (ctx.actor.email?.toLowerCase() !== invitation.email) {
-        throw new AppError("forbidden", `This invitation is for ${invitation.email}; you are signed in as ${ctx.actor.email ?? "a service account"}.`);
-      }
 
       let outcome: { tenantSlug: string; projectSlug: string | null };
       if (invitation.projectId && invitation.projectRole) {
@@ -100,5 +113,5 @@ export const acceptInvitation = defineCommand({
       });
       return outcome;
     });
-  },
-});
+}
+

@@ -97,6 +97,9 @@ export const extendCollaborator = defineCommand({
   async run(ctx, input, { tenantId, projectId }) {
     checkCollaboratorExpiry(ctx, input.expiresAt);
     return ctx.db.transaction(async (tx) => {
+      const { tenant, project } = await projectBySlugs(tx, input.tenant, input.project);
+      assertTenantActive(tenant);
+      assertProjectOpen(project);
       const grant = await grantOn(tx, projectId, input.grantId);
       const [updated] = await tx
         .update(projectGrants)

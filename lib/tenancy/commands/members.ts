@@ -97,6 +97,7 @@ export const changeMemberRole = defineCommand({
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
       const { membership } = await membershipOf(tx, tenantId, input.principalId);
+      if (membership.version !== input.version) throw new AppError("conflict", "Someone changed this membership meanwhile. Reload and try again.");
       if (membership.role === input.role) return membership;
       if (membership.role === "tenant_admin") await assertAdminRemains(tx, tenantId, membership.id);
       const [updated] = await tx
@@ -141,13 +142,19 @@ export const removeMember = defineCommand({
         .where(and(eq(projectGrants.principalId, input.principalId), inArray(projectGrants.projectId, tenantProjects)))
         .returning({ projectId: projectGrants.projectId, role: projectGrants.role });
       await tx.delete(memberships).where(eq(memberships.id, membership.id));
+      // Invitations they sent die with their membership: nobody joins on a departed admin's word.
+      const withdrawn = await tx
+        .update(invitations)
+        .set({ revokedAt: ctx.now })
+        .where(and(eq(invitations.tenantId, tenantId), eq(invitations.invitedBy, input.principalId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+        .returning({ id: invitations.id });
       await recordAudit(tx, {
         actor: auditActorOf(ctx.actor),
         at: ctx.now,
         tenantId,
         action: "membership.removed",
         target: { type: "principal", id: input.principalId },
-        before: { role: membership.role, projectGrants: removedGrants },
+        before: { role: membership.role, projectGrants: removedGrants, invitationsWithdrawn: withdrawn.map((i) => i.id) },
       });
       return { removed: true, projectGrantsRemoved: removedGrants.length };
     });

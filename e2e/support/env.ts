@@ -1,0 +1,20 @@
+import path from "node:path";
+
+/**
+ * Where the e2e server and the test OpenID provider listen. Shared by
+ * playwright.config.ts (which starts the portal) and the journeys (which start
+ * the provider), so both sides agree on every URL.
+ */
+export const PORT = Number(process.env.E2E_PORT ?? 3210);
+export const OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 3219);
+
+/** Always localhost, never 127.0.0.1: the OIDC redirect_uri must match exactly (STACK.md pitfall 5). */
+export const BASE_URL = `http://localhost:${PORT}`;
+export const OIDC_ISSUER = `http://127.0.0.1:${OIDC_PORT}`;
+export const OIDC_CLIENT_ID = "allot-e2e";
+export const OIDC_CLIENT_SECRET = "allot-e2e-client-secret-not-for-production";
+export const ADMIN_GROUP = "allot-platform-admins";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+export const AUTH_DIR = path.join(ROOT, "e2e", ".auth");
+export const SCREENSHOT_DIR = path.join(ROOT, "test-results", "screenshots");
