@@ -304,6 +304,17 @@ describe(`failed authentication is rate limited (${databaseLabel()})`, () => {
   });
 });
 
+describe(`a blocked prefix does not lock out its real token (${databaseLabel()})`, () => {
+  it("keeps answering the right token while wrong guesses at its prefix get 429", async () => {
+    const { token: real } = await accountWithToken("vision-lab", "prefix-victim", [{ project: "detector-training", role: "member" }]);
+    const prefix = /^allot_([a-z0-9]{12})_/.exec(real)![1]!;
+    for (let i = 0; i <= FAILURE_LIMITS.perPrefix; i++) await callApi("GET", "/api/v1/tenants", { token: randomToken(prefix), address: freshAddress() });
+    expectError(await callApi("GET", "/api/v1/tenants", { token: randomToken(prefix), address: freshAddress() }), 429, "rate_limited");
+    const response = await callApi("GET", "/api/v1/tenants/vision-lab/projects", { token: real, address: freshAddress() });
+    expect(response.status).toBe(200);
+  });
+});
+
 describe(`the OpenAPI document and the route files (${databaseLabel()})`, () => {
   it("serves an OpenAPI 3.1 document without authentication", async () => {
     const { GET } = await import("@/app/api/v1/openapi.json/route");

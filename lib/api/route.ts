@@ -57,10 +57,10 @@ async function authenticate(request: Request): Promise<CommandContext | Response
   const now = systemClock();
   const result = await authenticateToken(db(), token, now, config().platformAdminEmails);
   if (!result.ok) {
-    await recordAuthFailure(address, result.prefix);
     // A prefix under attack answers 429 to wrong tokens only: the holder of the
     // right token (the prefix is public) is never locked out by someone else.
     const prefixWait = await prefixRetryAfter(result.prefix);
+    await recordAuthFailure(address, result.prefix);
     if (prefixWait > 0) return limited(prefixWait);
     const message = { malformed: "Malformed token.", unknown: "Unknown token.", revoked: "This token was revoked.", expired: "This token has expired.", disabled: "This service account is disabled." }[result.reason];
     return errorResponse("unauthenticated", message, { headers: { "WWW-Authenticate": 'Bearer realm="allot", error="invalid_token"' } });
