@@ -59,7 +59,7 @@ describe(`reachableTenants (${databaseLabel()})`, () => {
     const [vision] = await reachableTenants(await as("data-scientist"));
     expect(vision).toMatchObject({ slug: "vision-lab", roles: ["tenant_member"] });
     expect(vision!.projects).toEqual([
-      expect.objectContaining({ slug: "detector-training", namespace: "vision-lab--detector-training", roles: ["tenant_member", "project_member"] }),
+      expect.objectContaining({ slug: "detector-training", namespace: "vision-lab--detector-training", roles: ["project_member"] }),
     ]);
     expect(await homeOf(await as("data-scientist"))).toEqual([{ tenant: "vision-lab", projects: ["detector-training"] }]);
   });

@@ -235,7 +235,7 @@ describe(`grantProjectRole (${databaseLabel()})`, () => {
     const grant = await executeCommand(grantProjectRole, alex, { tenant: "vision-lab", project: "segmentation-research", principalId: dana, role: "viewer" });
 
     expect(grant).toMatchObject({ projectId: segmentation, principalId: dana, role: "viewer", expiresAt: null, grantedBy: alex.actor.principalId, version: 1, createdAt: NOW });
-    expect(await projectDetail(await as("data-scientist"), "vision-lab", "segmentation-research")).toMatchObject({ roles: ["tenant_member", "project_viewer"] });
+    expect(await projectDetail(await as("data-scientist"), "vision-lab", "segmentation-research")).toMatchObject({ roles: ["project_viewer"] });
 
     const changed = await executeCommand(grantProjectRole, alex, { tenant: "vision-lab", project: "segmentation-research", principalId: dana, role: "member" });
     expect(changed).toMatchObject({ id: grant.id, role: "member", version: 2 });
