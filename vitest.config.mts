@@ -1,7 +1,7 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
-const alias = { "@": path.resolve(__dirname), "server-only": path.resolve(__dirname, "test/server-only-stub.ts") };
+const alias = { "@": path.resolve(import.meta.dirname), "server-only": path.resolve(import.meta.dirname, "test/server-only-stub.ts") };
 
 /**
  * Two projects:
@@ -21,7 +21,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "integration",
-          include: ["{lib,db,app,test}/**/*.int.test.ts"],
+          include: ["{lib,db,app,test,cli}/**/*.int.test.ts"],
           environment: "node",
           fileParallelism: false,
           testTimeout: 30_000,

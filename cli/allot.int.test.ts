@@ -1,0 +1,76 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+/**
+ * The operator CLI as an operator runs it: a separate process on an embedded
+ * database directory of its own, checked by what it prints and its exit code.
+ */
+const run = promisify(execFile);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "allot-cli-"));
+const tsx = path.join(process.cwd(), "node_modules", ".bin", "tsx");
+
+async function allot(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(tsx, ["--conditions=react-server", "cli/allot.ts", ...args], {
+      env: { ...process.env, DATABASE_URL: "", ALLOT_DATA_DIR: path.join(dataDir, "db") },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+describe("operator CLI", () => {
+  it("migrates, seeds once, and makes platform admins", async () => {
+    expect((await allot("migrate")).stdout).toMatch(/Migrations applied/);
+    expect((await allot("seed")).stdout).toMatch(/Demo data loaded/);
+    expect((await allot("seed")).stdout).toMatch(/already loaded in the .*; nothing changed/);
+    expect((await allot("create-admin", "Ops@Example.com")).stdout).toMatch(/ops@example.com is now a platform admin \(user created/);
+    expect((await allot("create-admin", "ops@example.com")).stdout).toMatch(/already a platform admin/);
+    const bad = await allot("create-admin", "not-an-email");
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/must be an email address/);
+  });
+
+  it("bootstraps a tenant service account and prints only its token", async () => {
+    const created = await allot("create-service-account", "--tenant", "vision-lab", "--name", "ci-bot", "--project", "detector-training:viewer");
+    expect(created.code).toBe(0);
+    expect(created.stderr).toMatch(/ci-bot created in vision-lab/);
+    const minted = await allot("mint-token", "--tenant", "vision-lab", "--service-account", "ci-bot", "--expires-days", "30");
+    expect(minted.code).toBe(0);
+    expect(minted.stdout).toMatch(/^allot_[a-z0-9]{12}_[A-Za-z0-9_-]{43}\n$/);
+  });
+
+  it("bootstraps a platform-scoped service account", async () => {
+    expect((await allot("create-service-account", "--platform", "--name", "platform-bot")).code).toBe(0);
+    expect((await allot("mint-token", "--platform", "--service-account", "platform-bot", "--no-expiry")).stdout).toMatch(/^allot_\w{12}_/);
+  });
+
+  it("refuses unclear requests with a usage message and a failing exit code", async () => {
+    const noExpiry = await allot("mint-token", "--tenant", "vision-lab", "--service-account", "ci-bot");
+    expect(noExpiry.code).not.toBe(0);
+    expect(noExpiry.stdout).toBe("");
+    expect(noExpiry.stderr).toMatch(/--expires-days <n>, or --no-expiry/);
+    const bothScopes = await allot("create-service-account", "--tenant", "vision-lab", "--platform", "--name", "x-bot");
+    expect(bothScopes.stderr).toMatch(/exactly one of --tenant <slug> or --platform/);
+    const duplicate = await allot("create-service-account", "--tenant", "vision-lab", "--name", "ci-bot");
+    expect(duplicate.stderr).toMatch(/already exists/);
+    const unknown = await allot("frobnicate");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown command "frobnicate"/);
+  });
+
+  it("verifies the audit chain it has been writing", async () => {
+    const verified = await allot("verify-audit");
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(/Audit chain intact: \d+ events verified/);
+  });
+});
