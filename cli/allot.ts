@@ -8,7 +8,7 @@ import { DataDirLockedError } from "@/db/data-dir-lock";
 import { runMigrations } from "@/db/migrate";
 import { seedDemoData } from "@/db/seed";
 import { verifyAuditChain } from "@/lib/audit/verify";
-import { grantPlatformAdmin } from "@/lib/auth/platform-admins";
+import { adminEmail, grantPlatformAdmin } from "@/lib/auth/platform-admins";
 import { systemClock } from "@/lib/clock";
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
@@ -87,10 +87,11 @@ async function main(argv: string[]): Promise<number> {
         }
         await runMigrations(handle, c.database);
         const result = await grantPlatformAdmin(handle.db, email, { principalId: null, label: "system:cli" }, systemClock());
+        const who = adminEmail.parse(email);
         console.log(
           result.alreadyAdmin
-            ? `${email} is already a platform admin.`
-            : `${email} is now a platform admin${result.created ? " (user created; linked to their identity on first sign-in)" : ""}.`,
+            ? `${who} is already a platform admin.`
+            : `${who} is now a platform admin${result.created ? " (user created; linked to their identity on first sign-in)" : ""}.`,
         );
         return 0;
       }
