@@ -28,7 +28,8 @@ async function allot(...args: string[]): Promise<{ code: number; stdout: string;
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-describe("operator CLI", () => {
+// Each call starts a process and opens the database (a few seconds on a busy 2-core machine).
+describe("operator CLI", { timeout: 180_000 }, () => {
   it("migrates, seeds once, and makes platform admins", async () => {
     expect((await allot("migrate")).stdout).toMatch(/Migrations applied/);
     expect((await allot("seed")).stdout).toMatch(/Demo data loaded/);
