@@ -2,13 +2,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import { ADMIN_GROUP, BASE_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ISSUER, PORT } from "./e2e/support/env";
+import { ADMIN_GROUP, BASE_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ISSUER, PORT, testClockFile } from "./e2e/support/env";
 
 /**
  * End-to-end journeys against a production build (`next build` runs first, done
  * by the caller) served by `next start`, on a fresh embedded database that
- * seeds the demo data on start. The OpenID provider is started by the OIDC
- * journey itself (e2e/oidc.spec.ts); the portal only contacts it at sign-in.
+ * seeds the demo data on start. The OpenID provider is started by the journeys
+ * that sign in through it (runOidcProviderForThisFile); the portal only contacts it at sign-in.
  */
 
 // Playwright evaluates this file in the runner and again in every worker. The
@@ -62,7 +62,7 @@ export default defineConfig({
       // Journeys that only read, or that create sessions and users of their own.
       name: "journeys",
       testMatch: /\.spec\.ts$/,
-      testIgnore: /\.changes\.spec\.ts$/,
+      testIgnore: /\.(changes|tenancy)\.spec\.ts$/,
       dependencies: ["setup"],
       use: { ...devices["Desktop Chrome"] },
     },
@@ -72,6 +72,15 @@ export default defineConfig({
       name: "changes",
       testMatch: /\.changes\.spec\.ts$/,
       dependencies: ["journeys"],
+      use: { ...devices["Desktop Chrome"] },
+    },
+    {
+      // Invitations, collaborators and service accounts: a new Vision Lab viewer
+      // shows on every Vision Lab project's access list, which the onboarding
+      // journey asserts exactly, so these run last. Some move the server's clock.
+      name: "tenancy",
+      testMatch: /\.tenancy\.spec\.ts$/,
+      dependencies: ["changes"],
       use: { ...devices["Desktop Chrome"] },
     },
   ],
@@ -96,6 +105,10 @@ export default defineConfig({
       OIDC_CLIENT_ID,
       OIDC_CLIENT_SECRET,
       ALLOT_ADMIN_GROUP: ADMIN_GROUP,
+      // Journeys move the server's clock by writing this file (e2e/support/clock.ts).
+      ALLOT_TEST_CLOCK_FILE: testClockFile(),
+      // Sessions outlive a clock shift of a few days: an expiry seen then is the grant's, not the session's.
+      ALLOT_SESSION_HOURS: "720",
     },
   },
 });

@@ -5,20 +5,12 @@ import { IdpPages } from "./pages/idp-pages";
 import { PortalHeader } from "./pages/portal-header";
 import { SignInPage } from "./pages/sign-in-page";
 import { expectNotFound } from "./support/checks";
-import { IDP_ACCOUNTS, startOidcProvider, type RunningProvider } from "./support/oidc-provider";
+import { IDP_ACCOUNTS, runOidcProviderForThisFile } from "./support/oidc-provider";
 import { SIGNED_OUT } from "./support/personas";
 
 // Sign-in through a real OpenID provider on loopback, all the way to an ID token the portal trusts.
 
-let provider: RunningProvider | undefined;
-
-test.beforeAll(async () => {
-  provider = await startOidcProvider();
-});
-
-test.afterAll(async () => {
-  await provider?.stop();
-});
+runOidcProviderForThisFile();
 
 test.use({ storageState: SIGNED_OUT });
 

@@ -1,4 +1,6 @@
-import { expect, type Locator, type Page } from "@playwright/test";
+import { expect, type Download, type Locator, type Page } from "@playwright/test";
+import { FormDialog } from "./form-dialog";
+import { openPopup } from "./open-popup";
 
 /** /tenants/<tenant>/projects/<project>: the project and who has access to it. */
 export class ProjectPage {
@@ -6,6 +8,11 @@ export class ProjectPage {
   readonly subtitle: Locator;
   readonly breadcrumb: Locator;
   readonly accessRows: Locator;
+  readonly exportCsvLink: Locator;
+  readonly grantAccessButton: Locator;
+  readonly grantAccessDialog: FormDialog;
+  readonly inviteCollaboratorButton: Locator;
+  readonly inviteCollaboratorDialog: FormDialog;
 
   constructor(readonly page: Page) {
     const main = page.getByRole("main");
@@ -13,10 +20,37 @@ export class ProjectPage {
     this.subtitle = this.heading.locator("xpath=following-sibling::p[1]");
     this.breadcrumb = page.getByRole("navigation", { name: "Breadcrumb" });
     this.accessRows = page.getByRole("table", { name: /^Access to / }).locator("tbody").getByRole("row");
+    this.exportCsvLink = main.getByRole("link", { name: "Export CSV", exact: true });
+    this.grantAccessButton = page.getByRole("button", { name: "Grant access", exact: true });
+    this.grantAccessDialog = new FormDialog(page, "Grant a project role");
+    this.inviteCollaboratorButton = page.getByRole("button", { name: "Invite collaborator", exact: true });
+    this.inviteCollaboratorDialog = new FormDialog(page, "Invite an external collaborator");
   }
 
   async goto(tenant: string, project: string, name: string): Promise<void> {
     await this.page.goto(`/tenants/${tenant}/projects/${project}`);
     await expect(this.heading).toHaveText(name);
+  }
+
+  /** The access row of one person or service account, by the name in its first cell. */
+  accessRow(name: string): Locator {
+    return this.accessRows.filter({ has: this.page.getByRole("cell").first().getByText(name, { exact: true }) });
+  }
+
+  async openGrantAccess(): Promise<FormDialog> {
+    await openPopup(this.grantAccessButton, this.grantAccessDialog.root);
+    return this.grantAccessDialog;
+  }
+
+  async openInviteCollaborator(): Promise<FormDialog> {
+    await openPopup(this.inviteCollaboratorButton, this.inviteCollaboratorDialog.root);
+    return this.inviteCollaboratorDialog;
+  }
+
+  /** Click "Export CSV" and return the file the browser downloads. */
+  async exportCsv(): Promise<Download> {
+    const download = this.page.waitForEvent("download");
+    await this.exportCsvLink.click();
+    return download;
   }
 }

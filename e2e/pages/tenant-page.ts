@@ -10,6 +10,11 @@ export class TenantPage {
   readonly memberRows: Locator;
   readonly newProjectButton: Locator;
   readonly newProjectDialog: FormDialog;
+  readonly inviteMemberButton: Locator;
+  readonly inviteMemberDialog: FormDialog;
+  readonly openInvitationRows: Locator;
+  /** Overview, Collaborators, Service accounts, Audit log: the tabs the person may use. */
+  readonly tabs: Locator;
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole("main").getByRole("heading", { level: 1 });
@@ -18,6 +23,10 @@ export class TenantPage {
     this.memberRows = page.getByRole("table", { name: /^Members of / }).locator("tbody").getByRole("row");
     this.newProjectButton = page.getByRole("button", { name: "New project", exact: true });
     this.newProjectDialog = new FormDialog(page, "New project");
+    this.inviteMemberButton = page.getByRole("button", { name: "Invite member", exact: true });
+    this.inviteMemberDialog = new FormDialog(page, "Invite a member");
+    this.openInvitationRows = page.getByRole("table", { name: "Open invitations" }).locator("tbody").getByRole("row");
+    this.tabs = page.getByRole("navigation", { name: "Tenant" });
   }
 
   async goto(slug: string, name: string): Promise<void> {
@@ -27,6 +36,15 @@ export class TenantPage {
 
   projectRow(name: string): Locator {
     return this.projectRows.filter({ has: this.page.getByRole("cell").filter({ hasText: name }) });
+  }
+
+  tab(label: string): Locator {
+    return this.tabs.getByRole("link", { name: label, exact: true });
+  }
+
+  async openInviteMember(): Promise<FormDialog> {
+    await openPopup(this.inviteMemberButton, this.inviteMemberDialog.root);
+    return this.inviteMemberDialog;
   }
 
   async openNewProject(): Promise<FormDialog> {

@@ -15,6 +15,18 @@ export const OIDC_CLIENT_ID = "allot-e2e";
 export const OIDC_CLIENT_SECRET = "allot-e2e-client-secret-not-for-production";
 export const ADMIN_GROUP = "allot-platform-admins";
 
+/**
+ * The file the portal reads its clock offset from (lib/clock.ts). It lies in
+ * the run's temporary data root, which playwright.config.ts creates in the
+ * runner and hands to every worker as E2E_DATA_ROOT: both sides resolve the
+ * same file, and it is deleted with the root at the end of the run.
+ */
+export function testClockFile(): string {
+  const root = process.env.E2E_DATA_ROOT;
+  if (!root) throw new Error("E2E_DATA_ROOT is not set: run the journeys through playwright.config.ts");
+  return path.join(root, "clock.json");
+}
+
 const ROOT = path.resolve(__dirname, "..", "..");
 export const AUTH_DIR = path.join(ROOT, "e2e", ".auth");
 export const SCREENSHOT_DIR = path.join(ROOT, "test-results", "screenshots");

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from "node:crypto";
 import http from "node:http";
+import { test } from "@playwright/test";
 import type { Account } from "oidc-provider";
 import { BASE_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ISSUER, OIDC_PORT } from "./env";
 
@@ -7,13 +8,16 @@ import { BASE_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ISSUER, OIDC_PORT } 
 export const IDP_ACCOUNTS = {
   "oidc-user-1": { email: "olivia@idp.example", name: "Olivia Idp", groups: ["allot-platform-admins", "ml-researchers"] },
   "oidc-user-2": { email: "noah@idp.example", name: "Noah Idp", groups: ["ml-researchers"] },
+  // People the tenancy journeys invite; they have no account in the portal until they first sign in.
+  "invitee-1": { email: "ines@idp.example", name: "Ines Invitee", groups: [] },
+  "collab-1": { email: "carl@university.example", name: "Carl Collaborator", groups: [] },
 } as const;
 
 type AccountId = keyof typeof IDP_ACCOUNTS;
 
 function findAccount(_ctx: unknown, id: string): Account | undefined {
   if (!Object.hasOwn(IDP_ACCOUNTS, id)) return undefined;
-  const person = IDP_ACCOUNTS[id as AccountId];
+  const person: { email: string; name: string; groups: readonly string[] } = IDP_ACCOUNTS[id as AccountId];
   return { accountId: id, claims: () => ({ sub: id, email: person.email, email_verified: true, name: person.name, groups: [...person.groups] }) };
 }
 
@@ -64,4 +68,21 @@ export async function startOidcProvider(): Promise<RunningProvider> {
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+/**
+ * Run the provider around the tests of the calling spec file: started before
+ * its first test, stopped after its last. Its port is fixed, so only one file
+ * may hold it at a time; the suite runs files one after another on one worker,
+ * and each file frees the port before the next starts.
+ */
+export function runOidcProviderForThisFile(): void {
+  let provider: RunningProvider | undefined;
+  test.beforeAll(async () => {
+    provider = await startOidcProvider();
+  });
+  test.afterAll(async () => {
+    await provider?.stop();
+    provider = undefined;
+  });
 }

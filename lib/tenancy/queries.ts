@@ -195,7 +195,7 @@ export async function projectDetail(ctx: CommandContext, tenantSlug: string, pro
     })),
     ...grantRows
       .filter((g) => g.expiresAt === null || g.expiresAt.getTime() > now.getTime())
-      .map(({ membershipId, ...g }) => ({ ...g, via: "project grant" as const, collaborator: membershipId === null })),
+      .map(({ membershipId, ...g }) => ({ ...g, via: "project grant" as const, collaborator: membershipId === null && g.kind === "user" })),
   ];
   access.sort((a, b) => a.displayName.localeCompare(b.displayName));
   return {
