@@ -1,0 +1,112 @@
+/**
+ * The desired state of one tenant as the cluster should see it: what the
+ * portal's database says, already resolved (effective quotas computed, expired
+ * grants and disabled tenants left out). Rendering turns it into Kubernetes
+ * objects without reading anything else, so the same input always gives the
+ * same objects.
+ */
+
+/** Extended resource names such as "nvidia.com/gpu" or a MIG profile "nvidia.com/mig-1g.10gb". */
+export type GpuResourceName = string;
+
+export interface Toleration {
+  key: string;
+  operator: "Equal" | "Exists";
+  value?: string;
+  effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+}
+
+export interface NodePool {
+  name: string;
+  nodeSelector: Record<string, string>;
+  tolerations: Toleration[];
+}
+
+export interface DesiredTenant {
+  slug: string;
+  name: string;
+  costCentre: string;
+  isolationTier: "shared" | "dedicated";
+  /** Required for the dedicated tier: the node pool its pods are pinned to. */
+  nodePool?: NodePool;
+  /** A sandboxing RuntimeClass (e.g. gVisor) the tenant's pods should use. */
+  runtimeClass?: string;
+  /**
+   * Workload identity annotations put on every service account, with
+   * placeholders {tenant}, {project}, {namespace} and {serviceAccount}, e.g.
+   * { "eks.amazonaws.com/role-arn": "arn:aws:iam::123:role/{tenant}-{serviceAccount}" }.
+   */
+  workloadIdentityTemplate?: Record<string, string>;
+}
+
+export interface EffectiveQuota {
+  cpuCores: number;
+  memoryBytes: number;
+  gpus: Record<GpuResourceName, number>;
+  storageBytes: number;
+  pvcCount: number;
+  /** Overrides of the object counts in RenderConfig.objectCounts. */
+  objectCounts?: Record<string, number>;
+}
+
+/**
+ * Roles as they reach a project (lib/auth/policy.ts): a plain tenant_member
+ * membership gives nothing on a project, so it renders no binding.
+ */
+export type BindingRole = "tenant_admin" | "tenant_member" | "tenant_viewer" | "project_member" | "project_viewer";
+
+export interface DesiredBinding {
+  principalKind: "user" | "service_account";
+  /** The user name as the API server's authenticator reports it (OIDC subject or email), or the service account name. */
+  subject: string;
+  role: BindingRole;
+}
+
+export interface DesiredServiceAccount {
+  name: string;
+}
+
+export interface DesiredProject {
+  slug: string;
+  /** Stored on the project row (lib/tenancy/slugs.ts namespaceFor), so renames never move it. */
+  namespace: string;
+  quota: EffectiveQuota;
+  /** PriorityClass names this project may use; high ones need a grant. */
+  allowedPriorityClasses?: string[];
+  bindings: DesiredBinding[];
+  serviceAccounts: DesiredServiceAccount[];
+}
+
+export interface RenderConfig {
+  labelPrefix: string;
+  /** Pinned so a cluster upgrade does not tighten the policy under running workloads. */
+  podSecurityVersion: string;
+  /** Platform-owned label on shared-service namespaces (model registry...); never empty. */
+  sharedServicesSelector?: Record<string, string>;
+  gatewayNamespace?: string;
+  monitoringNamespace?: string;
+  kubeDnsSelector: Record<string, string>;
+  highPriorityClasses: string[];
+  kueue: { enabled: boolean; apiVersion: "v1beta1" | "v1beta2"; cohort: string };
+  /** Human-friendly flavour names and node labels per GPU resource name (the GPU model of its node pool). */
+  gpuModels?: Record<GpuResourceName, { flavor: string; nodeLabels: Record<string, string> }>;
+  managedBy: string;
+  objectCounts: Record<string, number>;
+  containerDefaults: { request: { cpu: string; memory: string }; limit: { cpu: string; memory: string } };
+}
+
+export const DEFAULT_RENDER_CONFIG: RenderConfig = {
+  labelPrefix: "allot.dev",
+  podSecurityVersion: "v1.30",
+  kubeDnsSelector: { "k8s-app": "kube-dns" },
+  highPriorityClasses: [],
+  kueue: { enabled: false, apiVersion: "v1beta2", cohort: "allot" },
+  managedBy: "allot",
+  // LoadBalancer and NodePort services would publish a tenant outside the network policies.
+  objectCounts: { pods: 200, services: 20, configmaps: 100, secrets: 100, "services.loadbalancers": 0, "services.nodeports": 0 },
+  containerDefaults: { request: { cpu: "100m", memory: "128Mi" }, limit: { cpu: "1", memory: "1Gi" } },
+};
+
+export function renderConfig(overrides: Partial<RenderConfig> = {}): RenderConfig {
+  return { ...DEFAULT_RENDER_CONFIG, ...overrides };
+}

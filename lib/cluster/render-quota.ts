@@ -1,0 +1,68 @@
+import type { ILimitRange } from "kubernetes-models/v1/LimitRange";
+import type { IResourceQuota } from "kubernetes-models/v1/ResourceQuota";
+import type { DesiredProject, DesiredTenant, EffectiveQuota, RenderConfig } from "./desired-state";
+import { projectMeta } from "./meta";
+import { bytesQuantity, countQuantity, cpuQuantity, sortedEntries } from "./quantity";
+
+/** CPU, memory and GPUs: what a pod consumes, and what the priority-scoped quota gates. */
+function computeHard(quota: EffectiveQuota): Record<string, string> {
+  const hard: Record<string, string> = {
+    "requests.cpu": cpuQuantity(quota.cpuCores),
+    "limits.cpu": cpuQuantity(quota.cpuCores),
+    "requests.memory": bytesQuantity(quota.memoryBytes),
+    "limits.memory": bytesQuantity(quota.memoryBytes),
+  };
+  // Extended resources cannot be overcommitted, so quota knows them only as requests.
+  for (const [name, count] of sortedEntries(quota.gpus)) hard[`requests.${name}`] = countQuantity(count);
+  return hard;
+}
+
+export function renderResourceQuota(tenant: DesiredTenant, project: DesiredProject, config: RenderConfig): IResourceQuota {
+  const q = project.quota;
+  const hard: Record<string, string> = {
+    ...computeHard(q),
+    "requests.storage": bytesQuantity(q.storageBytes),
+    persistentvolumeclaims: countQuantity(q.pvcCount),
+  };
+  for (const [name, count] of sortedEntries({ ...config.objectCounts, ...q.objectCounts })) hard[name] = countQuantity(count);
+  return { apiVersion: "v1", kind: "ResourceQuota", metadata: projectMeta(config, tenant, project, "project-quota"), spec: { hard } };
+}
+
+/**
+ * High priority classes are listed under `limitedResources` in the API
+ * server's ResourceQuota admission config, so a pod may use one only where a
+ * quota scoped to it exists. Classes the project is not granted get a quota of
+ * zero (refused); granted ones get the project's own amounts. Without it one
+ * tenant could preempt another's serving pods.
+ */
+export function renderPriorityQuotas(tenant: DesiredTenant, project: DesiredProject, config: RenderConfig): IResourceQuota[] {
+  const high = [...new Set(config.highPriorityClasses)].sort();
+  const allowed = new Set(project.allowedPriorityClasses ?? []);
+  const granted = high.filter((c) => allowed.has(c));
+  const denied = high.filter((c) => !allowed.has(c));
+  const scoped = (name: string, classes: string[], hard: Record<string, string>): IResourceQuota => ({
+    apiVersion: "v1",
+    kind: "ResourceQuota",
+    metadata: projectMeta(config, tenant, project, name),
+    spec: { hard, scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: classes }] } },
+  });
+
+  const out: IResourceQuota[] = [];
+  if (denied.length > 0) {
+    const zero = Object.fromEntries(Object.keys(computeHard(project.quota)).map((k) => [k, "0"]));
+    out.push(scoped("high-priority-denied", denied, { pods: "0", ...zero }));
+  }
+  if (granted.length > 0) out.push(scoped("high-priority-granted", granted, computeHard(project.quota)));
+  return out;
+}
+
+/** Defaults for containers that state no requests or limits, so every pod is counted by the quota (and admitted by it). */
+export function renderLimitRange(tenant: DesiredTenant, project: DesiredProject, config: RenderConfig): ILimitRange {
+  const d = config.containerDefaults;
+  return {
+    apiVersion: "v1",
+    kind: "LimitRange",
+    metadata: projectMeta(config, tenant, project, "container-defaults"),
+    spec: { limits: [{ type: "Container", defaultRequest: { ...d.request }, default: { ...d.limit } }] },
+  };
+}

@@ -1,0 +1,74 @@
+import { LimitRange } from "kubernetes-models/v1/LimitRange";
+import { Namespace } from "kubernetes-models/v1/Namespace";
+import { ResourceQuota } from "kubernetes-models/v1/ResourceQuota";
+import { ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
+import { RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding";
+import { isKueueObject, kueueProblems } from "./kueue";
+import type { ClusterObject } from "./render-project";
+
+/** The kinds we render, each checked against the official OpenAPI schema kubernetes-models ships. */
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  "v1/Namespace": Namespace,
+  "v1/ResourceQuota": ResourceQuota,
+  "v1/LimitRange": LimitRange,
+  "v1/ServiceAccount": ServiceAccount,
+  "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
+  "rbac.authorization.k8s.io/v1/RoleBinding": RoleBinding,
+};
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+export class InvalidObjectError extends Error {
+  constructor(
+    readonly kind: string,
+    readonly objectName: string,
+    readonly problem: string,
+  ) {
+    super(`invalid ${kind} ${objectName}: ${problem}`);
+    this.name = "InvalidObjectError";
+  }
+}
+
+/** Rules the OpenAPI schema does not encode but the API server enforces: names and labels. */
+function metaProblems(o: ClusterObject): string[] {
+  const problems: string[] = [];
+  const name = o.metadata?.name ?? "";
+  const nameOk = o.kind === "Namespace" ? DNS_LABEL.test(name) && name.length <= 63 : DNS_SUBDOMAIN.test(name) && name.length <= 253;
+  if (!nameOk) problems.push(`metadata.name ${JSON.stringify(name)} is not a valid ${o.kind === "Namespace" ? "DNS-1123 label" : "DNS-1123 subdomain"}`);
+  for (const [key, value] of Object.entries(o.metadata?.labels ?? {})) {
+    const [prefix, label] = key.includes("/") ? [key.slice(0, key.indexOf("/")), key.slice(key.indexOf("/") + 1)] : [undefined, key];
+    if ((prefix !== undefined && !(DNS_SUBDOMAIN.test(prefix) && prefix.length <= 253)) || !LABEL_NAME.test(label) || label.length > 63)
+      problems.push(`label key ${JSON.stringify(key)} is invalid`);
+    if (!LABEL_VALUE.test(value) || value.length > 63) problems.push(`label ${key} value ${JSON.stringify(value)} is invalid`);
+  }
+  return problems;
+}
+
+/**
+ * Check every rendered object before it is stored or sent. An invalid object
+ * is a bug in rendering or in the configuration, so this throws, naming the
+ * object and the first problem, and nothing of the change is applied.
+ */
+export function validateObjects(objects: readonly ClusterObject[]): void {
+  for (const o of objects) {
+    const kind = String(o.kind);
+    const name = o.metadata?.name ?? "(unnamed)";
+    const problems = metaProblems(o);
+    if (isKueueObject(o)) {
+      problems.push(...kueueProblems(o));
+    } else {
+      const Model = MODELS[`${o.apiVersion}/${kind}`];
+      if (!Model) throw new InvalidObjectError(kind, name, `no schema for ${o.apiVersion} ${kind}`);
+      try {
+        new Model(o as never).validate();
+      } catch (e) {
+        problems.push(e instanceof Error ? e.message : String(e));
+      }
+    }
+    if (problems.length > 0) throw new InvalidObjectError(kind, name, problems.join("; "));
+  }
+}
