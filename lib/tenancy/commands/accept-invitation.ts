@@ -4,29 +4,35 @@ import { z } from "zod";
 import { invitations, memberships, projectGrants, projects, tenants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
-import { auditActorOf } from "@/lib/auth/context";
-import type { CommandContext } from "@/lib/auth/context";
+import { auditActorOf, type CommandContext } from "@/lib/auth/context";
+import type { Database } from "@/db/client";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { hashInvitationToken } from "../invitation-token";
+import { invitationProblem } from "../invitation-rules";
 
-/** What the accept page shows before the person confirms; null when the link is unusable. */
-export async function describeInvitation(db: Parameters<typeof findInvitation>[0], token: string) {
-  const row = await findInvitation(db, token);
-  if (!row) return null;
+/**
+ * What the accept page shows before the person confirms: the invitation, or
+ * the reason this person cannot accept it (by the same rule as the command).
+ */
+export async function describeInvitation(ctx: CommandContext, token: string) {
+  const row = await findInvitation(ctx.db, token);
+  if (!row) return { problem: "This invitation link is not valid. Check that you copied all of it.", invitation: null };
+  const problem = invitationProblem({ ...row.invitation, tenantStatus: row.tenantStatus }, ctx.actor.email, ctx.now);
+  if (problem) return { problem: problem.message, invitation: null };
+  const { invitation } = row;
   return {
-    email: row.invitation.email,
-    tenantName: row.tenantName,
-    projectName: row.projectName,
-    tenantRole: row.invitation.tenantRole,
-    projectRole: row.invitation.projectRole,
-    grantExpiresAt: row.invitation.grantExpiresAt,
-    expiresAt: row.invitation.expiresAt,
-    acceptedAt: row.invitation.acceptedAt,
-    revokedAt: row.invitation.revokedAt,
+    problem: null,
+    invitation: {
+      tenantName: row.tenantName,
+      projectName: row.projectName,
+      tenantRole: invitation.tenantRole,
+      projectRole: invitation.projectRole,
+      grantExpiresAt: invitation.grantExpiresAt,
+    },
   };
 }
 
-async function findInvitation(db: import("@/db/client").Database, token: string) {
+async function findInvitation(db: Database, token: string) {
   const [row] = await db
     .select({ invitation: invitations, tenantName: tenants.name, tenantSlug: tenants.slug, tenantStatus: tenants.status, projectName: projects.name, projectSlug: projects.slug })
     .from(invitations)
@@ -56,62 +62,55 @@ export const acceptInvitation = defineCommand({
 });
 
 async function acceptInTransaction(ctx: CommandContext, token: string) {
-    return ctx.db.transaction(async (tx) => {
-      const row = await findInvitation(tx, token);
-      if (!row) throw new AppError("not_found", "This invitation link is not valid.");
-      const { invitation } = row;
-      // Lock the invitation so two tabs accepting at once cannot both succeed.
-      await tx.select({ id: invitations.id }).from(invitations).where(eq(invitations.id, invitation.id)).for("update");
-      const [fresh] = await tx.select().from(invitations).where(eq(invitations.id, invitation.id));
-      // The addressee first: a forwarded link tells its holder nothing about the invitation's state.
-      if (ctx.actor.email?.toLowerCase() !== invitation.email) {
-        throw new AppError("forbidden", `This invitation is for another email address; you are signed in as ${ctx.actor.email ?? "a service account"}.`);
-      }
-      if (fresh!.acceptedAt) throw new AppError("conflict", "This invitation has already been used.");
-      if (fresh!.revokedAt) throw new AppError("conflict", "This invitation was withdrawn by a tenant admin.");
-      if (fresh!.expiresAt.getTime() <= ctx.now.getTime()) throw new AppError("conflict", "This invitation has expired. Ask the tenant admin for a new one.");
-      if (row.tenantStatus !== "active") throw new AppError("conflict", "This tenant is disabled.");
+  return ctx.db.transaction(async (tx) => {
+    const row = await findInvitation(tx, token);
+    if (!row) throw new AppError("not_found", "This invitation link is not valid.");
+    // Read it again under a row lock, so two tabs accepting at once cannot both succeed.
+    const [invitation] = await tx.select().from(invitations).where(eq(invitations.id, row.invitation.id)).for("update");
+    if (!invitation) throw new AppError("not_found", "This invitation link is not valid.");
+    const problem = invitationProblem({ ...invitation, tenantStatus: row.tenantStatus }, ctx.actor.email, ctx.now);
+    if (problem) throw new AppError(problem.code, problem.message);
 
-      let outcome: { tenantSlug: string; projectSlug: string | null };
-      if (invitation.projectId && invitation.projectRole) {
-        const [existing] = await tx
-          .select({ id: projectGrants.id })
-          .from(projectGrants)
-          .where(and(eq(projectGrants.projectId, invitation.projectId), eq(projectGrants.principalId, ctx.actor.principalId)));
-        if (existing) throw new AppError("conflict", "You already have access to this project.");
-        await tx.insert(projectGrants).values({
-          projectId: invitation.projectId,
-          principalId: ctx.actor.principalId,
-          role: invitation.projectRole,
-          expiresAt: invitation.grantExpiresAt,
-          grantedBy: invitation.invitedBy,
-          createdAt: ctx.now,
-        });
-        outcome = { tenantSlug: row.tenantSlug, projectSlug: row.projectSlug };
-      } else if (invitation.tenantRole) {
-        const [existing] = await tx
-          .select({ id: memberships.id })
-          .from(memberships)
-          .where(and(eq(memberships.tenantId, invitation.tenantId), eq(memberships.principalId, ctx.actor.principalId)));
-        if (existing) throw new AppError("conflict", "You are already a member of this tenant.");
-        await tx.insert(memberships).values({ tenantId: invitation.tenantId, principalId: ctx.actor.principalId, role: invitation.tenantRole, createdAt: ctx.now });
-        outcome = { tenantSlug: row.tenantSlug, projectSlug: null };
-      } else {
-        throw new Error(`invitation ${invitation.id} has neither a tenant role nor a project grant`);
-      }
-
-      await tx.update(invitations).set({ acceptedAt: ctx.now, acceptedBy: ctx.actor.principalId }).where(eq(invitations.id, invitation.id));
-      await recordAudit(tx, {
-        actor: auditActorOf(ctx.actor),
-        at: ctx.now,
-        tenantId: invitation.tenantId,
-        action: "invitation.accepted",
-        target: { type: "invitation", id: invitation.id },
-        after: invitation.projectId
-          ? { projectId: invitation.projectId, role: invitation.projectRole, expiresAt: invitation.grantExpiresAt }
-          : { role: invitation.tenantRole },
+    let outcome: { tenantSlug: string; projectSlug: string | null };
+    if (invitation.projectId && invitation.projectRole) {
+      const [existing] = await tx
+        .select({ id: projectGrants.id })
+        .from(projectGrants)
+        .where(and(eq(projectGrants.projectId, invitation.projectId), eq(projectGrants.principalId, ctx.actor.principalId)));
+      if (existing) throw new AppError("conflict", "You already have access to this project.");
+      await tx.insert(projectGrants).values({
+        projectId: invitation.projectId,
+        principalId: ctx.actor.principalId,
+        role: invitation.projectRole,
+        expiresAt: invitation.grantExpiresAt,
+        grantedBy: invitation.invitedBy,
+        createdAt: ctx.now,
       });
-      return outcome;
+      outcome = { tenantSlug: row.tenantSlug, projectSlug: row.projectSlug };
+    } else if (invitation.tenantRole) {
+      const [existing] = await tx
+        .select({ id: memberships.id })
+        .from(memberships)
+        .where(and(eq(memberships.tenantId, invitation.tenantId), eq(memberships.principalId, ctx.actor.principalId)));
+      if (existing) throw new AppError("conflict", "You are already a member of this tenant.");
+      await tx.insert(memberships).values({ tenantId: invitation.tenantId, principalId: ctx.actor.principalId, role: invitation.tenantRole, createdAt: ctx.now });
+      outcome = { tenantSlug: row.tenantSlug, projectSlug: null };
+    } else {
+      throw new Error(`invitation ${invitation.id} has neither a tenant role nor a project grant`);
+    }
+
+    await tx.update(invitations).set({ acceptedAt: ctx.now, acceptedBy: ctx.actor.principalId }).where(eq(invitations.id, invitation.id));
+    await recordAudit(tx, {
+      actor: auditActorOf(ctx.actor),
+      at: ctx.now,
+      tenantId: invitation.tenantId,
+      action: "invitation.accepted",
+      target: { type: "invitation", id: invitation.id },
+      after: invitation.projectId
+        ? { projectId: invitation.projectId, role: invitation.projectRole, expiresAt: invitation.grantExpiresAt }
+        : { role: invitation.tenantRole },
     });
+    return outcome;
+  });
 }
 

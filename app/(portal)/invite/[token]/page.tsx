@@ -13,25 +13,13 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
   const ctx = await currentContext();
   const { token } = await params;
   if (!ctx) redirect(`/sign-in?callbackUrl=${encodeURIComponent(`/invite/${token}`)}`);
-  const invitation = await describeInvitation(ctx.db, token);
-
-  const problem = !invitation
-    ? "This invitation link is not valid. Check that you copied all of it."
-    : invitation.acceptedAt
-      ? "This invitation has already been used."
-      : invitation.revokedAt
-        ? "This invitation was withdrawn by a tenant admin."
-        : invitation.expiresAt.getTime() <= ctx.now.getTime()
-          ? "This invitation has expired. Ask the tenant admin for a new one."
-          : invitation.email !== ctx.actor.email?.toLowerCase()
-            ? `This invitation is for ${invitation.email}, but you are signed in as ${ctx.actor.email ?? ctx.actor.displayName}. Sign out and sign in with that address.`
-            : null;
+  const { problem, invitation } = await describeInvitation(ctx, token);
 
   return (
     <>
       <PageHeader title="Invitation" />
       <Card>
-        {problem || !invitation ? (
+        {!invitation ? (
           <p role="alert" className="text-sm text-slate-700">
             {problem}
           </p>

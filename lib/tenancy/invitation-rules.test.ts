@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { invitationProblem, type InvitationState } from "./invitation-rules";
+
+const NOW = new Date("2026-12-02T12:00:00Z");
+const open: InvitationState = { email: "ann@example.com", acceptedAt: null, revokedAt: null, expiresAt: new Date("2026-12-09T12:00:00Z"), tenantStatus: "active" };
+
+describe("invitationProblem", () => {
+  it("lets the addressee accept an open invitation, whatever the case of their email", () => {
+    expect(invitationProblem(open, "Ann@Example.com", NOW)).toBeNull();
+  });
+
+  it("answers anyone else with forbidden before saying anything about the invitation's state", () => {
+    const used = { ...open, acceptedAt: NOW };
+    const problem = invitationProblem(used, "bob@example.com", NOW);
+    expect(problem?.code).toBe("forbidden");
+    expect(problem?.message).not.toContain("ann@example.com");
+    expect(problem?.message).not.toMatch(/used|withdrawn|expired/);
+  });
+
+  it.each([
+    [{ acceptedAt: NOW }, /already been used/],
+    [{ revokedAt: NOW }, /withdrawn/],
+    [{ expiresAt: NOW }, /expired/],
+    [{ tenantStatus: "disabled" as const }, /disabled/],
+  ])("refuses the addressee with conflict when %o", (change, message) => {
+    const problem = invitationProblem({ ...open, ...change }, "ann@example.com", NOW);
+    expect(problem?.code).toBe("conflict");
+    expect(problem?.message).toMatch(message);
+  });
+});
