@@ -57,24 +57,43 @@ export type TenantMember = {
   since: Date;
   disabled: boolean;
 };
-export type TenantDetail = {
+/** A tenant the actor may see, with what the actor may do there: enough for the tenant's header and tabs. */
+export type TenantAccess = {
   tenant: typeof tenants.$inferSelect;
   roles: RoleKey[];
-  members: TenantMember[];
-  /** Every project of the tenant, with whether the actor may open it. */
-  projects: (ProjectSummary & { canOpen: boolean; description: string; archived: boolean })[];
   canCreateProject: boolean;
   canManageMembers: boolean;
   canSeeAudit: boolean;
 };
 
-/** The tenant page, or null when the tenant does not exist or is out of the actor's reach. */
-export async function tenantDetail(ctx: CommandContext, tenantSlug: string): Promise<TenantDetail | null> {
+export type TenantDetail = TenantAccess & {
+  members: TenantMember[];
+  /** Every project of the tenant, with whether the actor may open it. */
+  projects: (ProjectSummary & { canOpen: boolean; description: string; archived: boolean })[];
+};
+
+/** The tenant and the actor's rights in it, or null when it does not exist or is out of reach. */
+export async function tenantAccess(ctx: CommandContext, tenantSlug: string): Promise<TenantAccess | null> {
   const { actor, now } = ctx;
   const [tenant] = await ctx.db.select().from(tenants).where(eq(tenants.slug, tenantSlug));
   if (!tenant) return null;
   const resource = { kind: "tenant", tenantId: tenant.id } as const;
   if (!can(actor, "tenant.view", resource, now)) return null;
+  return {
+    tenant,
+    roles: rolesOn(actor, resource, now),
+    canCreateProject: can(actor, "project.create", resource, now),
+    canManageMembers: can(actor, "tenant.members.manage", resource, now),
+    canSeeAudit: can(actor, "tenant.audit.view", resource, now),
+  };
+}
+
+/** The tenant page: its access, members and projects; null when out of reach. */
+export async function tenantDetail(ctx: CommandContext, tenantSlug: string): Promise<TenantDetail | null> {
+  const access = await tenantAccess(ctx, tenantSlug);
+  if (!access) return null;
+  const { actor, now } = ctx;
+  const { tenant } = access;
 
   const [memberRows, projectRows] = await Promise.all([
     ctx.db
@@ -97,8 +116,7 @@ export async function tenantDetail(ctx: CommandContext, tenantSlug: string): Pro
   ]);
 
   return {
-    tenant,
-    roles: rolesOn(actor, resource, now),
+    ...access,
     members: memberRows.map(({ disabledAt, ...m }) => ({ ...m, disabled: disabledAt !== null })),
     projects: projectRows.map((p) => {
       const projectResource = { kind: "project", tenantId: tenant.id, projectId: p.id } as const;
@@ -113,9 +131,6 @@ export async function tenantDetail(ctx: CommandContext, tenantSlug: string): Pro
         canOpen: can(actor, "project.view", projectResource, now),
       };
     }),
-    canCreateProject: can(actor, "project.create", resource, now),
-    canManageMembers: can(actor, "tenant.members.manage", resource, now),
-    canSeeAudit: can(actor, "tenant.audit.view", resource, now),
   };
 }
 

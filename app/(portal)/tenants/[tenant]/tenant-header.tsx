@@ -1,11 +1,11 @@
 import { TenantTabs } from "@/components/tenant-tabs";
 import { Badge, PageHeader } from "@/components/ui";
 import { primaryRoleLabel } from "@/lib/auth/role-labels";
-import type { TenantDetail } from "@/lib/tenancy/queries";
+import type { TenantAccess } from "@/lib/tenancy/queries";
 import type { ReactNode } from "react";
 
 /** Title and tabs shared by the tenant's pages. */
-export function TenantHeader({ detail, actions }: { detail: TenantDetail; actions?: ReactNode }) {
+export function TenantHeader({ detail, actions }: { detail: TenantAccess; actions?: ReactNode }) {
   const { tenant } = detail;
   const tabs: ("overview" | "collaborators" | "service-accounts" | "audit")[] = ["overview"];
   if (detail.canManageMembers) tabs.push("collaborators");

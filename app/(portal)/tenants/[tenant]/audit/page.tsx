@@ -3,7 +3,7 @@ import { AuditLog } from "@/components/audit-log";
 import { auditFilterFromSearchParams } from "@/lib/audit/filter-params";
 import { listAuditEvents } from "@/lib/audit/queries";
 import { currentContext } from "@/lib/auth/current-actor";
-import { tenantDetail } from "@/lib/tenancy/queries";
+import { tenantAccess } from "@/lib/tenancy/queries";
 import { TenantHeader } from "../tenant-header";
 
 export const metadata = { title: "Audit log" };
@@ -18,7 +18,7 @@ export default async function TenantAuditPage({
 }) {
   const ctx = await currentContext();
   if (!ctx) redirect("/sign-in");
-  const detail = await tenantDetail(ctx, (await params).tenant);
+  const detail = await tenantAccess(ctx, (await params).tenant);
   if (!detail?.canSeeAudit) notFound();
   // The tenant filter is fixed to this tenant, whatever the URL says.
   const { filter, raw } = auditFilterFromSearchParams(await searchParams, { limit: PAGE, tenant: detail.tenant.slug });

@@ -7,7 +7,7 @@ import { currentContext } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { dateInputValue } from "@/lib/format";
 import { tenantCollaborators } from "@/lib/tenancy/member-queries";
-import { tenantDetail } from "@/lib/tenancy/queries";
+import { tenantAccess } from "@/lib/tenancy/queries";
 import { extendCollaboratorAction, revokeProjectGrantAction } from "../actions";
 import { TenantHeader } from "../tenant-header";
 
@@ -17,7 +17,7 @@ const DAY = 86_400_000;
 export default async function CollaboratorsPage({ params }: { params: Promise<{ tenant: string }> }) {
   const ctx = await currentContext();
   if (!ctx) redirect("/sign-in");
-  const detail = await tenantDetail(ctx, (await params).tenant);
+  const detail = await tenantAccess(ctx, (await params).tenant);
   if (!detail?.canManageMembers) notFound();
   const { collaborators } = await tenantCollaborators(ctx, detail.tenant.slug);
   const maxDays = config().maxCollaboratorDays;

@@ -4,7 +4,7 @@ import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, formatDateTime } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { tenantServiceAccounts } from "@/lib/tenancy/service-account-queries";
-import { tenantDetail } from "@/lib/tenancy/queries";
+import { tenantAccess } from "@/lib/tenancy/queries";
 import {
   createServiceAccountAction,
   deleteServiceAccountAction,
@@ -26,7 +26,7 @@ const EXPIRY_FIELDS: FieldSpec[] = [
 export default async function ServiceAccountsPage({ params }: { params: Promise<{ tenant: string }> }) {
   const ctx = await currentContext();
   if (!ctx) redirect("/sign-in");
-  const detail = await tenantDetail(ctx, (await params).tenant);
+  const detail = await tenantAccess(ctx, (await params).tenant);
   if (!detail) notFound();
   const { accounts, canManage } = await tenantServiceAccounts(ctx, detail.tenant.slug);
   const t: FieldSpec = { kind: "hidden", name: "tenant", value: detail.tenant.slug };
