@@ -20,11 +20,12 @@ const tenantParams = z.object({ tenant: z.string().max(64) });
 const accountParams = tenantParams.extend({ serviceAccount: z.string().max(64) });
 const tokenParams = accountParams.extend({ prefix: z.string().max(32) });
 
+/** One service account of the tenant (with whether the caller may manage it), read in one query set. */
 async function oneAccount(ctx: CommandContext, params: z.infer<typeof accountParams>) {
-  const { accounts } = await tenantServiceAccounts(ctx, params.tenant);
+  const { accounts, canManage } = await tenantServiceAccounts(ctx, params.tenant);
   const account = accounts.find((a) => a.name === params.serviceAccount);
   if (!account) throw new AppError("not_found");
-  return account;
+  return { account, canManage };
 }
 
 export const listServiceAccounts = apiRoute({
@@ -57,7 +58,7 @@ export const getServiceAccount = apiRoute({
   tag: "Service accounts",
   params: accountParams,
   response: serviceAccountOut,
-  handler: (ctx, { params }) => oneAccount(ctx, params),
+  handler: async (ctx, { params }) => (await oneAccount(ctx, params)).account,
 });
 
 export const updateServiceAccountRoute = apiRoute({
@@ -72,7 +73,7 @@ export const updateServiceAccountRoute = apiRoute({
     if (body.description === undefined && body.disabled === undefined) throw new AppError("validation", "Send description and/or disabled.");
     if (body.description !== undefined) await executeCommand(updateServiceAccount, ctx, commandInput({ description: body.description }, params));
     if (body.disabled !== undefined) await executeCommand(setServiceAccountDisabled, ctx, commandInput({ disabled: body.disabled }, params));
-    return oneAccount(ctx, params);
+    return (await oneAccount(ctx, params)).account;
   },
 });
 
@@ -97,9 +98,9 @@ export const listTokens = apiRoute({
   params: accountParams,
   response: z.object({ tokens: z.array(tokenOut) }),
   async handler(ctx, { params }) {
-    const { canManage } = await tenantServiceAccounts(ctx, params.tenant);
+    const { account, canManage } = await oneAccount(ctx, params);
     if (!canManage) throw new AppError("forbidden");
-    return { tokens: (await oneAccount(ctx, params)).tokens };
+    return { tokens: account.tokens };
   },
 });
 
