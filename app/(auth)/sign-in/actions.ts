@@ -1,14 +1,9 @@
 "use server";
 
 import { z } from "zod";
+import { callbackPath, safeCallbackPath } from "@/lib/auth/callback-path";
 import { signIn } from "@/lib/auth/nextauth";
 import { DEMO_PERSONAS } from "@/lib/demo/personas";
-
-/** Only same-site paths: a callback URL must never send someone to another origin. */
-const callbackPath = z
-  .string()
-  .regex(/^\/(?![/\\])/)
-  .catch("/");
 
 const personaInput = z.object({
   persona: z.enum(DEMO_PERSONAS.map((p) => p.key) as [string, ...string[]]),
@@ -21,6 +16,6 @@ export async function signInAsPersona(formData: FormData): Promise<void> {
 }
 
 export async function signInWithOidc(formData: FormData): Promise<void> {
-  const redirectTo = callbackPath.parse(formData.get("callbackUrl") ?? "/");
+  const redirectTo = safeCallbackPath(formData.get("callbackUrl"));
   await signIn("oidc", { redirectTo });
 }

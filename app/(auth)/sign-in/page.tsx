@@ -1,5 +1,6 @@
 import { redirect } from "next/navigation";
 import { buttonClass } from "@/components/button-class";
+import { safeCallbackPath } from "@/lib/auth/callback-path";
 import { currentActor } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { DEMO_PERSONAS } from "@/lib/demo/personas";
@@ -17,7 +18,7 @@ type SearchParams = Promise<{ callbackUrl?: string; error?: string }>;
 
 export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {
   const { callbackUrl: rawCallback, error } = await searchParams;
-  const callbackUrl = rawCallback && /^\/(?![/\\])/.test(rawCallback) ? rawCallback : "/";
+  const callbackUrl = safeCallbackPath(rawCallback);
   if (await currentActor()) redirect(callbackUrl);
   const c = config();
 
