@@ -1,19 +1,15 @@
 import "server-only";
-import { eq } from "drizzle-orm";
-import { z } from "zod";
-import { projects, tenants } from "@/db/schema";
+import { projects } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { AppError, isUniqueViolation } from "@/lib/errors";
+import { descriptionInput, nameInput } from "../inputs";
+import { assertTenantActive, tenantBySlug } from "../lookup";
 import { namespaceFor, projectSlug } from "../slugs";
 import { onTenant, tenantAddress } from "../targets";
 
-export const createProjectInput = tenantAddress.extend({
-  name: z.string({ message: "is required" }).trim().min(2, "must be at least 2 characters").max(80, "must be at most 80 characters"),
-  slug: projectSlug,
-  description: z.string().trim().max(500, "must be at most 500 characters").default(""),
-});
+export const createProjectInput = tenantAddress.extend({ name: nameInput, slug: projectSlug, description: descriptionInput });
 
 export const createProject = defineCommand({
   name: "createProject",
@@ -22,8 +18,8 @@ export const createProject = defineCommand({
   async run(ctx, input, resource) {
     try {
       return await ctx.db.transaction(async (tx) => {
-        const [tenant] = await tx.select({ slug: tenants.slug, status: tenants.status }).from(tenants).where(eq(tenants.id, resource.tenantId));
-        if (tenant?.status !== "active") throw new AppError("conflict", "This tenant is disabled; projects cannot be added to it.");
+        const tenant = await tenantBySlug(tx, input.tenant);
+        assertTenantActive(tenant);
         const values = {
           tenantId: resource.tenantId,
           slug: input.slug,
