@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll } from "vitest";
 import type { Database } from "@/db/client";
 import { memberships, principals, projectGrants, projects, tenants } from "@/db/schema";
 import type { Actor } from "@/lib/auth/actor";
@@ -6,6 +7,8 @@ import type { CommandContext } from "@/lib/auth/context";
 import { loadActor } from "@/lib/auth/load-actor";
 import { findOrCreateUserByEmail } from "@/lib/auth/users";
 import { AppError } from "@/lib/errors";
+import { seedDemoData } from "@/db/seed";
+import { freshTestDatabase } from "./database";
 import { rowsOf } from "./fixtures";
 
 /**
@@ -14,6 +17,26 @@ import { rowsOf } from "./fixtures";
  * for any principal, and a fingerprint of every table a command may write, so
  * a refusal can be shown to have written nothing at all.
  */
+
+export type SeededDatabase = { handle: Awaited<ReturnType<typeof freshTestDatabase>>; db: Database; tenantId: Record<string, string> };
+
+/**
+ * The database of one test file: fresh, migrated and seeded with the demo data
+ * before its tests (filled in by a beforeAll registered here), closed after.
+ */
+export function seededDatabase(seededAt: Date): SeededDatabase {
+  const seeded = {} as SeededDatabase;
+  beforeAll(async () => {
+    seeded.handle = await freshTestDatabase();
+    seeded.db = seeded.handle.db;
+    await seedDemoData(seeded.db, seededAt);
+    seeded.tenantId = await tenantIdsBySlug(seeded.db);
+  });
+  afterAll(async () => {
+    await seeded.handle?.close();
+  });
+  return seeded;
+}
 
 export const SETUP_ACTOR = { principalId: null, label: "test:setup" } as const;
 export const DAY = 86_400_000;

@@ -1,8 +1,7 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { projects } from "@/db/schema";
-import { seedDemoData } from "@/db/seed";
 import { verifyAuditChainCommand } from "@/lib/audit/commands";
 import { auditFilterInput, listAuditEvents } from "@/lib/audit/queries";
 import type { z } from "zod";
@@ -11,7 +10,7 @@ import { executeCommand, type Command } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { loadActor } from "@/lib/auth/load-actor";
 import { authenticateToken } from "@/lib/auth/token-auth";
-import { databaseLabel, freshTestDatabase } from "@/test/database";
+import { databaseLabel } from "@/test/database";
 import { appErrorOf, contextOf } from "@/test/fixtures";
 import {
   addGrant,
@@ -19,13 +18,13 @@ import {
   disablePrincipal,
   fingerprint,
   newMember,
+  type Outcome,
   outcomeOf,
   projectIdOf,
-  tenantIdsBySlug,
+  seededDatabase,
   unique,
   uniqueEmail,
   userWithEmail,
-  type Outcome,
 } from "@/test/tenancy";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "../operator";
 import { acceptInvitation } from "./accept-invitation";
@@ -87,16 +86,13 @@ const PLATFORM_ACTION: Row = { priya: "ok", alex: "forbidden", bo: "forbidden", 
 // Accepting someone else's invitation: open to anyone signed in, refused by the command itself.
 const PLATFORM_ACTION_REFUSED_TO_ALL: Row = { ...PLATFORM_ACTION, priya: "forbidden" };
 
-let handle: Awaited<ReturnType<typeof freshTestDatabase>>;
+const seeded = seededDatabase(SEEDED_AT);
 let db: Database;
 let tenantId: Record<string, string>;
 let ctx: Record<Who, CommandContext>;
 
 beforeAll(async () => {
-  handle = await freshTestDatabase();
-  db = handle.db;
-  await seedDemoData(db, SEEDED_AT);
-  tenantId = await tenantIdsBySlug(db);
+  ({ db, tenantId } = seeded);
   // A service account of vision-lab holding a member role on detector-training, as its token presents it.
   await createServiceAccountAsOperator(db, { tenant: "vision-lab", name: "matrix-bot", description: "", projectRoles: [{ project: "detector-training", role: "member" }] }, SEEDED_AT);
   const { token } = await mintTokenAsOperator(db, "vision-lab", "matrix-bot", null, SEEDED_AT);
@@ -112,9 +108,6 @@ beforeAll(async () => {
     cleoExpired: await contextOf(db, "collaborator", CLEO_EXPIRES),
     bot: { actor: bot.actor, db, now: NOW },
   };
-});
-afterAll(async () => {
-  await handle?.close();
 });
 
 /** A service account of the tenant (made by the operator), and optionally a token of it. */

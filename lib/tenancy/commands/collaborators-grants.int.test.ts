@@ -1,15 +1,25 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { invitations, memberships, projectGrants } from "@/db/schema";
-import { seedDemoData } from "@/db/seed";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { authenticateToken } from "@/lib/auth/token-auth";
 import { config } from "@/lib/config";
-import { databaseLabel, freshTestDatabase } from "@/test/database";
+import { databaseLabel } from "@/test/database";
 import { appErrorOf, auditLog, contextOf, countOf, personaEmail, principalIdOf, type PersonaKey } from "@/test/fixtures";
-import { addGrant, contextFor, DAY, fingerprint, HOUR, newMember, projectIdOf, tenantIdsBySlug, uniqueEmail, userWithEmail } from "@/test/tenancy";
+import {
+  addGrant,
+  contextFor,
+  DAY,
+  fingerprint,
+  HOUR,
+  newMember,
+  projectIdOf,
+  seededDatabase,
+  uniqueEmail,
+  userWithEmail,
+} from "@/test/tenancy";
 import { hashInvitationToken } from "../invitation-token";
 import { tenantCollaborators } from "../member-queries";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "../operator";
@@ -28,18 +38,12 @@ const NOW = new Date("2026-12-02T12:00:00.000Z");
 const CLEO_EXPIRES = new Date(SEEDED_AT.getTime() + 60 * DAY);
 const later = (ms: number) => new Date(NOW.getTime() + ms);
 
-let handle: Awaited<ReturnType<typeof freshTestDatabase>>;
+const seeded = seededDatabase(SEEDED_AT);
 let db: Database;
 let tenantId: Record<string, string>;
 
-beforeAll(async () => {
-  handle = await freshTestDatabase();
-  db = handle.db;
-  await seedDemoData(db, SEEDED_AT);
-  tenantId = await tenantIdsBySlug(db);
-});
-afterAll(async () => {
-  await handle?.close();
+beforeAll(() => {
+  ({ db, tenantId } = seeded);
 });
 
 const as = (key: PersonaKey, now: Date = NOW): Promise<CommandContext> => contextOf(db, key, now);

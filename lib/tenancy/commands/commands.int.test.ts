@@ -1,32 +1,25 @@
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { projects, tenants } from "@/db/schema";
-import { seedDemoData } from "@/db/seed";
 import { verifyAuditChain } from "@/lib/audit/verify";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
-import { databaseLabel, freshTestDatabase } from "@/test/database";
+import { databaseLabel } from "@/test/database";
 import { appErrorOf, auditLog, contextOf, countOf, errorText, rejectionOf, type PersonaKey } from "@/test/fixtures";
+import { seededDatabase } from "@/test/tenancy";
 import { createProject } from "./create-project";
 import { createTenant } from "./create-tenant";
 
 const SEEDED_AT = new Date("2026-12-01T08:00:00.000Z");
 const NOW = new Date("2026-12-02T12:00:00.000Z");
 
-let handle: Awaited<ReturnType<typeof freshTestDatabase>>;
+const seeded = seededDatabase(SEEDED_AT);
 let db: Database;
 let tenantId: Record<string, string>;
 
-beforeAll(async () => {
-  handle = await freshTestDatabase();
-  db = handle.db;
-  await seedDemoData(db, SEEDED_AT);
-  const rows = await db.select({ id: tenants.id, slug: tenants.slug }).from(tenants);
-  tenantId = Object.fromEntries(rows.map((t) => [t.slug, t.id]));
-});
-afterAll(async () => {
-  await handle?.close();
+beforeAll(() => {
+  ({ db, tenantId } = seeded);
 });
 
 const as = (key: PersonaKey): Promise<CommandContext> => contextOf(db, key, NOW);

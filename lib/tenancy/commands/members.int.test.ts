@@ -1,15 +1,14 @@
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { invitations, memberships, projectGrants, serviceAccounts, tenants } from "@/db/schema";
-import { seedDemoData } from "@/db/seed";
 import { verifyAuditChain } from "@/lib/audit/verify";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import { authenticateToken } from "@/lib/auth/token-auth";
 import { config } from "@/lib/config";
-import { databaseLabel, freshTestDatabase } from "@/test/database";
+import { databaseLabel } from "@/test/database";
 import { appErrorOf, auditLog, contextOf, countOf, errorText, personaEmail, principalIdOf, rejectionOf, type PersonaKey } from "@/test/fixtures";
 import {
   addGrant,
@@ -20,7 +19,8 @@ import {
   newMember,
   projectIdOf,
   racingBehindLock,
-  tenantIdsBySlug,
+  type SeededDatabase,
+  seededDatabase,
   unique,
   uniqueEmail,
   userWithEmail,
@@ -45,18 +45,13 @@ const SEEDED_AT = new Date("2026-12-01T08:00:00.000Z");
 const NOW = new Date("2026-12-02T12:00:00.000Z");
 const later = (ms: number) => new Date(NOW.getTime() + ms);
 
-let handle: Awaited<ReturnType<typeof freshTestDatabase>>;
+const seeded = seededDatabase(SEEDED_AT);
+let handle: SeededDatabase["handle"];
 let db: Database;
 let tenantId: Record<string, string>;
 
-beforeAll(async () => {
-  handle = await freshTestDatabase();
-  db = handle.db;
-  await seedDemoData(db, SEEDED_AT);
-  tenantId = await tenantIdsBySlug(db);
-});
-afterAll(async () => {
-  await handle?.close();
+beforeAll(() => {
+  ({ handle, db, tenantId } = seeded);
 });
 
 const as = (key: PersonaKey, now: Date = NOW): Promise<CommandContext> => contextOf(db, key, now);

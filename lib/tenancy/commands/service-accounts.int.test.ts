@@ -1,16 +1,22 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { apiTokens, principals, projectGrants, serviceAccounts } from "@/db/schema";
-import { seedDemoData } from "@/db/seed";
 import { hashApiToken } from "@/lib/auth/api-token";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import { authenticateToken } from "@/lib/auth/token-auth";
-import { databaseLabel, freshTestDatabase } from "@/test/database";
+import { databaseLabel } from "@/test/database";
 import { appErrorOf, auditLog, contextOf, countOf, type PersonaKey } from "@/test/fixtures";
-import { DAY, fingerprint, HOUR, projectIdOf, tenantIdsBySlug, unique } from "@/test/tenancy";
+import {
+  DAY,
+  fingerprint,
+  HOUR,
+  projectIdOf,
+  seededDatabase,
+  unique,
+} from "@/test/tenancy";
 import { mintTokenAsOperator } from "../operator";
 import { tenantServiceAccounts } from "../service-account-queries";
 import { grantProjectRole } from "./project-access";
@@ -30,18 +36,12 @@ const SEEDED_AT = new Date("2026-12-01T08:00:00.000Z");
 const NOW = new Date("2026-12-02T12:00:00.000Z");
 const later = (ms: number) => new Date(NOW.getTime() + ms);
 
-let handle: Awaited<ReturnType<typeof freshTestDatabase>>;
+const seeded = seededDatabase(SEEDED_AT);
 let db: Database;
 let tenantId: Record<string, string>;
 
-beforeAll(async () => {
-  handle = await freshTestDatabase();
-  db = handle.db;
-  await seedDemoData(db, SEEDED_AT);
-  tenantId = await tenantIdsBySlug(db);
-});
-afterAll(async () => {
-  await handle?.close();
+beforeAll(() => {
+  ({ db, tenantId } = seeded);
 });
 
 const as = (key: PersonaKey, now: Date = NOW): Promise<CommandContext> => contextOf(db, key, now);
