@@ -4,11 +4,10 @@ import { executeCommand } from "@/lib/auth/command";
 import { extendCollaborator, inviteCollaborator } from "@/lib/tenancy/commands/collaborators";
 import { revokeProjectGrant } from "@/lib/tenancy/commands/project-access";
 import { tenantCollaborators } from "@/lib/tenancy/member-queries";
+import { projectParams, tenantParams } from "../params";
 import { apiRoute, commandInput } from "../route";
 import { collaboratorOut, grantOut, invitationOut, okOut } from "../schemas";
 
-const tenantParams = z.object({ tenant: z.string().max(64) });
-const projectParams = tenantParams.extend({ project: z.string().max(64) });
 const grantParams = projectParams.extend({ grantId: z.string() });
 
 export const listCollaborators = apiRoute({

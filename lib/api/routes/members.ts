@@ -5,10 +5,10 @@ import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from "
 import { AppError } from "@/lib/errors";
 import { openInvitations } from "@/lib/tenancy/member-queries";
 import { tenantDetail } from "@/lib/tenancy/queries";
+import { tenantParams } from "../params";
 import { apiRoute, commandInput } from "../route";
 import { invitationOut, memberOut, okOut } from "../schemas";
 
-const tenantParams = z.object({ tenant: z.string().max(64) });
 const memberParams = tenantParams.extend({ principalId: z.string() });
 
 export const listMembers = apiRoute({

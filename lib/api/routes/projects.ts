@@ -10,11 +10,10 @@ import { archiveProject, updateProject } from "@/lib/tenancy/commands/projects";
 import { visibleProjects } from "@/lib/tenancy/member-queries";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { ACCESS_CSV_COLUMNS } from "@/lib/tenancy/access-csv";
+import { projectParams, tenantParams } from "../params";
 import { apiRoute, commandInput } from "../route";
 import { accessEntryOut, grantOut, okOut, projectOut, roleList } from "../schemas";
 
-const tenantParams = z.object({ tenant: z.string().max(64) });
-const projectParams = tenantParams.extend({ project: z.string().max(64) });
 const projectWithRoles = projectOut.extend({ roles: roleList });
 
 export const listProjects = apiRoute({

@@ -13,10 +13,10 @@ import {
 } from "@/lib/tenancy/commands/service-accounts";
 import { tenantServiceAccounts } from "@/lib/tenancy/service-account-queries";
 import type { CommandContext } from "@/lib/auth/context";
+import { tenantParams } from "../params";
 import { apiRoute, commandInput } from "../route";
 import { newTokenOut, okOut, serviceAccountOut, tokenOut } from "../schemas";
 
-const tenantParams = z.object({ tenant: z.string().max(64) });
 const accountParams = tenantParams.extend({ serviceAccount: z.string().max(64) });
 const tokenParams = accountParams.extend({ prefix: z.string().max(32) });
 

@@ -9,10 +9,10 @@ import { createTenant } from "@/lib/tenancy/commands/create-tenant";
 import { setTenantStatus } from "@/lib/tenancy/commands/set-tenant-status";
 import { tenantBySlug } from "@/lib/tenancy/lookup";
 import { visibleTenantIds } from "@/lib/tenancy/member-queries";
+import { tenantParams } from "../params";
 import { apiRoute, commandInput } from "../route";
 import { roleList, tenantOut } from "../schemas";
 
-const tenantParams = z.object({ tenant: z.string().max(64) });
 const tenantWithRoles = tenantOut.extend({ roles: roleList });
 
 export const listTenants = apiRoute({
