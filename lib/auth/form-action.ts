@@ -1,5 +1,5 @@
 import "server-only";
-import { isRedirectError } from "next/dist/client/components/redirect-error";
+import { unstable_rethrow } from "next/navigation";
 import type { z } from "zod";
 import type { Resource } from "./actor";
 import { executeCommand, type Command } from "./command";
@@ -25,7 +25,7 @@ export function formAction<Schema extends z.ZodType, Target extends Resource, Re
       if (!ctx) return { status: "error", message: ERROR_MESSAGES.unauthenticated };
       result = await executeCommand(command, ctx, Object.fromEntries(formData));
     } catch (error) {
-      if (isRedirectError(error)) throw error;
+      unstable_rethrow(error); // redirect() and notFound() work by throwing: let them through
       if (error instanceof AppError) return { status: "error", message: error.message, fieldErrors: error.fields };
       const ref = reportUnexpectedError(error, `action ${command.name}`);
       return { status: "error", message: `Something went wrong. Reference ${ref}.` };
