@@ -62,6 +62,11 @@ export const PERMISSIONS = {
 export type Action = keyof typeof PERMISSIONS;
 export const ACTIONS = Object.keys(PERMISSIONS) as Action[];
 
+/** Whether something that expires (a grant, a token) still counts at `now`: it ends at the expiry instant. */
+export function inForce(expiresAt: Date | null, now: Date): boolean {
+  return expiresAt === null || expiresAt.getTime() > now.getTime();
+}
+
 /** The roles an actor holds on a resource at `now`, strongest first. */
 export function rolesOn(actor: Actor, resource: Resource, now: Date): RoleKey[] {
   const roles = new Set<RoleKey>();
@@ -80,7 +85,7 @@ export function rolesOn(actor: Actor, resource: Resource, now: Date): RoleKey[] 
         g.projectId === resource.projectId &&
         g.tenantId === resource.tenantId &&
         g.tenantStatus === "active" &&
-        (g.expiresAt === null || g.expiresAt.getTime() > now.getTime()),
+        inForce(g.expiresAt, now),
     );
     if (grant) roles.add(`project_${grant.role}`);
   }

@@ -5,6 +5,7 @@ import { apiTokens, principals } from "@/db/schema";
 import type { Actor } from "./actor";
 import { apiTokenMatches, apiTokenPrefix } from "./api-token";
 import { loadActor } from "./load-actor";
+import { inForce } from "./policy";
 
 export type TokenAuthentication =
   | { ok: true; actor: Actor; prefix: string }
@@ -24,7 +25,7 @@ export async function authenticateToken(db: Database, token: string, now: Date, 
     .where(eq(apiTokens.prefix, prefix));
   if (!row || !apiTokenMatches(token, row.token.hash)) return { ok: false, reason: "unknown", prefix };
   if (row.token.revokedAt) return { ok: false, reason: "revoked", prefix };
-  if (row.token.expiresAt && row.token.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: "expired", prefix };
+  if (!inForce(row.token.expiresAt, now)) return { ok: false, reason: "expired", prefix };
   if (row.disabledAt) return { ok: false, reason: "disabled", prefix };
   const actor = await loadActor(db, row.token.serviceAccountId, platformAdminEmails);
   if (!actor) return { ok: false, reason: "disabled", prefix };

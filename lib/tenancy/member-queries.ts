@@ -3,7 +3,7 @@ import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { invitations, memberships, principals, projectGrants, projects, serviceAccounts, users } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
-import { can } from "@/lib/auth/policy";
+import { can, inForce } from "@/lib/auth/policy";
 import { AppError } from "@/lib/errors";
 import { tenantBySlug } from "./lookup";
 
@@ -65,7 +65,7 @@ export async function tenantCollaborators(ctx: CommandContext, tenantSlug: strin
     tenant,
     collaborators: rows
       .filter((r) => r.membershipId === null)
-      .map(({ membershipId: _m, ...r }) => ({ ...r, expired: r.expiresAt !== null && r.expiresAt.getTime() <= ctx.now.getTime() })),
+      .map(({ membershipId: _m, ...r }) => ({ ...r, expired: !inForce(r.expiresAt, ctx.now) })),
   };
 }
 

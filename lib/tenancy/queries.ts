@@ -3,7 +3,7 @@ import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { memberships, principals, projectGrants, projects, tenants, users } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
-import { can, rolesOn, type RoleKey } from "@/lib/auth/policy";
+import { can, inForce, rolesOn, type RoleKey } from "@/lib/auth/policy";
 
 /**
  * Reads for the tenancy pages. Each narrows by the actor's own bindings in the
@@ -209,7 +209,7 @@ export async function projectDetail(ctx: CommandContext, tenantSlug: string, pro
       grantedBy: null,
     })),
     ...grantRows
-      .filter((g) => g.expiresAt === null || g.expiresAt.getTime() > now.getTime())
+      .filter((g) => inForce(g.expiresAt, now))
       .map(({ membershipId, ...g }) => ({ ...g, via: "project grant" as const, collaborator: membershipId === null && g.kind === "user" })),
   ];
   access.sort((a, b) => a.displayName.localeCompare(b.displayName));

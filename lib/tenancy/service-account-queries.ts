@@ -3,7 +3,7 @@ import { asc, desc, eq, inArray } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { apiTokens, principals, projectGrants, projects, serviceAccounts } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
-import { can } from "@/lib/auth/policy";
+import { can, inForce } from "@/lib/auth/policy";
 import { AppError } from "@/lib/errors";
 import { tenantBySlug } from "./lookup";
 
@@ -62,7 +62,7 @@ export async function tenantServiceAccounts(ctx: CommandContext, tenantSlug: str
             expiresAt: t.expiresAt,
             lastUsedAt: t.lastUsedAt,
             revokedAt: t.revokedAt,
-            state: t.revokedAt ? "revoked" : t.expiresAt && t.expiresAt.getTime() <= ctx.now.getTime() ? "expired" : "active",
+            state: t.revokedAt ? "revoked" : inForce(t.expiresAt, ctx.now) ? "active" : "expired",
           }),
         ),
     })),
