@@ -55,6 +55,43 @@ describe("operator CLI", { timeout: 180_000 }, () => {
     expect((await allot("mint-token", "--platform", "--service-account", "platform-bot", "--no-expiry")).stdout).toMatch(/^allot_\w{12}_/);
   });
 
+  it("renders every tenant's desired state to YAML, one folder per namespace, and replaces an earlier render", async () => {
+    const out = path.join(dataDir, "render");
+    const first = await allot("render", "--out", out);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^Rendered \d+ objects to /);
+    const folders = fs.readdirSync(out).sort();
+    expect(folders).toEqual([".allot-render", "language-models--chat-eval", "language-models--pretraining", "vision-lab--detector-training", "vision-lab--segmentation-research"]);
+    const quota = fs.readFileSync(path.join(out, "vision-lab--detector-training", "resourcequota-project-quota.yaml"), "utf8");
+    expect(quota).toMatch(/^---\napiVersion: v1\nkind: ResourceQuota\n/);
+    expect(quota).toMatch(/requests\.cpu: "4"/);
+    // The bootstrapped ci-bot holds a viewer grant: its ServiceAccount and binding are there.
+    expect(fs.readdirSync(path.join(out, "vision-lab--detector-training"))).toEqual(expect.arrayContaining(["serviceaccount-ci-bot.yaml"]));
+
+    fs.writeFileSync(path.join(out, "vision-lab--detector-training", "stale.yaml"), "left over");
+    expect((await allot("render", "--out", out)).code).toBe(0);
+    expect(fs.existsSync(path.join(out, "vision-lab--detector-training", "stale.yaml"))).toBe(false);
+    expect(fs.readFileSync(path.join(out, "vision-lab--detector-training", "resourcequota-project-quota.yaml"), "utf8")).toBe(quota);
+
+    const foreign = path.join(dataDir, "not-a-render");
+    fs.mkdirSync(foreign);
+    fs.writeFileSync(path.join(foreign, "precious.txt"), "keep me");
+    const refused = await allot("render", "--out", foreign);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/is not empty and holds no earlier render/);
+    expect(fs.readFileSync(path.join(foreign, "precious.txt"), "utf8")).toBe("keep me");
+  });
+
+  it("runs the reconcile worker once in record-only mode", async () => {
+    const worker = await allot("worker", "--once");
+    expect(worker.code).toBe(0);
+    expect(worker.stderr).toMatch(/record-only \(no cluster connected\)/);
+    expect(worker.stdout).toMatch(/^Processed [1-9]\d* changes\.$/m);
+    expect((await allot("worker", "--once")).stdout).toMatch(/^Processed 0 changes\.$/m);
+    expect((await allot("reconcile-all")).stdout).toMatch(/Queued a reconcile of 3 tenants/);
+    expect((await allot("worker", "--once")).stdout).toMatch(/^Processed [1-9]\d* changes\.$/m);
+  });
+
   it("refuses unclear requests with a usage message and a failing exit code", async () => {
     const noExpiry = await allot("mint-token", "--tenant", "vision-lab", "--service-account", "ci-bot");
     expect(noExpiry.code).not.toBe(0);

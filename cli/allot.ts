@@ -16,6 +16,10 @@ import { AppError } from "@/lib/errors";
 import { serviceAccountName } from "@/lib/tenancy/commands/service-accounts";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
 import { ConfigError, config } from "@/lib/config";
+import { queueReconcileOfEverything } from "@/lib/cluster/commands";
+import { renderAllToFiles, RenderDirectoryError, writeRender } from "@/lib/cluster/render-all";
+import { clusterRuntime, startReconcileLoop, workerIdentity } from "@/lib/cluster/runtime";
+import { reconcileDue } from "@/lib/cluster/worker";
 
 const USAGE = `Usage: npm run allot -- <command>
 
@@ -28,6 +32,11 @@ Commands:
   mint-token              --tenant <slug> | --platform, --service-account <name>, --expires-days <n> | --no-expiry
                           prints only the token (use npm run -s to silence npm's own header)
   verify-audit            check the audit log's hash chain
+  render --out <dir>      write the desired state of every tenant as YAML, one folder per namespace
+                          (_cluster/ for cluster-scoped objects), for review or a GitOps repository
+  worker [--once]         run the cluster reconcile worker (for scale-out, with ALLOT_CLUSTER_WORKER=0 on
+                          the portal); --once processes what is due and exits
+  reconcile-all           queue a reconcile of every tenant and project
   help                    show this message`;
 
 const DAY = 86_400_000;
@@ -44,6 +53,8 @@ function options(args: string[]) {
       "service-account": { type: "string" },
       "expires-days": { type: "string" },
       "no-expiry": { type: "boolean", default: false },
+      out: { type: "string" },
+      once: { type: "boolean", default: false },
     },
     strict: true,
   }).values;
@@ -129,6 +140,39 @@ async function main(argv: string[]): Promise<number> {
         console.error(`Audit chain BROKEN at event ${result.broken.seq}: ${result.broken.reason} (${result.events} events before it verified).`);
         return 1;
       }
+      case "render": {
+        const o = options(args);
+        if (!o.out) throw new UsageError("render needs --out <dir>");
+        await runMigrations(handle, c.database);
+        const files = await renderAllToFiles(handle.db, c.cluster, systemClock());
+        await writeRender(o.out, files);
+        console.log(`Rendered ${files.size} objects to ${o.out}.`);
+        return 0;
+      }
+      case "worker": {
+        const o = options(args);
+        await runMigrations(handle, c.database);
+        const runtime = clusterRuntime(c.cluster);
+        const reconciler = { db: handle.db, settings: c.cluster, client: runtime.client, clock: systemClock, workerId: workerIdentity("cli") };
+        console.error(`Reconcile worker ${reconciler.workerId}: ${runtime.mode === "live" ? `live, API server ${runtime.server}` : "record-only (no cluster connected)"}.`);
+        if (o.once) {
+          console.log(`Processed ${await reconcileDue(reconciler)} changes.`);
+          return 0;
+        }
+        const loop = startReconcileLoop(reconciler);
+        await new Promise<void>((resolve) => {
+          for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
+        });
+        console.error("Stopping after the current pass…");
+        await loop.stop();
+        return 0;
+      }
+      case "reconcile-all": {
+        await runMigrations(handle, c.database);
+        const result = await queueReconcileOfEverything(handle.db, systemClock());
+        console.log(`Queued a reconcile of ${result.tenants} tenants and their projects.`);
+        return 0;
+      }
       default:
         console.error(`Unknown command "${command}".\n\n${USAGE}`);
         return 2;
@@ -144,6 +188,7 @@ main(process.argv.slice(2)).then(
     if (error instanceof ConfigError) console.error(error.message);
     else if (error instanceof DataDirLockedError) console.error(error.message);
     else if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
+    else if (error instanceof RenderDirectoryError) console.error(error.message);
     else if (error instanceof AppError) console.error(error.message);
     else if (error instanceof ZodError) console.error(`Invalid argument: ${error.issues.map((i) => i.message).join("; ")}`);
     else console.error(error);

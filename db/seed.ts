@@ -4,6 +4,7 @@ import { DEMO_PERSONAS, type DemoPersona } from "@/lib/demo/personas";
 import { namespaceFor } from "@/lib/tenancy/slugs";
 import type { Database } from "./client";
 import { instanceSettings, memberships, platformAdmins, principals, projectGrants, projects, tenants, users } from "./schema";
+import { enqueueTenantChange } from "@/lib/cluster/outbox";
 
 const SEEDED_KEY = "demo_seeded_at";
 const SEED_LOCK_KEY = 7_418_003;
@@ -74,6 +75,9 @@ export async function seedDemoData(db: Database, now: Date): Promise<boolean> {
         createdAt: now,
       },
     ]);
+
+    // The demo cluster follows the seeded state like any other change (record-only by default).
+    for (const t of tenantRows) await enqueueTenantChange(tx, { tenantId: t.id, reason: "demo data seeded", at: now });
 
     await tx.insert(instanceSettings).values({ key: SEEDED_KEY, value: now.toISOString(), updatedAt: now });
     await recordAudit(tx, {

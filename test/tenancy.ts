@@ -115,6 +115,9 @@ export const WRITABLE_TABLES = [
   "project_grants",
   "invitations",
   "audit_events",
+  "cluster_changes",
+  "cluster_change_attempts",
+  "cluster_objects",
 ] as const;
 
 /** An md5 of each table's full contents: equal fingerprints mean nothing was inserted, changed or deleted. */

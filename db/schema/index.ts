@@ -2,3 +2,4 @@ export * from "./identity";
 export * from "./tenancy";
 export * from "./audit";
 export * from "./settings";
+export * from "./cluster";

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { principals } from "./identity";
 
 export const isolationTier = pgEnum("isolation_tier", ["shared", "dedicated"]);
@@ -16,6 +16,14 @@ export const tenants = pgTable(
     isolationTier: isolationTier("isolation_tier").notNull().default("shared"),
     costCentre: text("cost_centre").notNull().default(""),
     status: tenantStatus("status").notNull().default("active"),
+    /** A sandboxing RuntimeClass (e.g. gvisor) for the tenant's namespaces; set by platform admins. */
+    runtimeClass: text("runtime_class"),
+    /**
+     * Annotations put on every service account of the tenant for workload
+     * identity (AWS IRSA, GKE, Azure), with {tenant} {project} {namespace}
+     * {serviceAccount} placeholders. Never static credentials.
+     */
+    workloadIdentity: jsonb("workload_identity").$type<Record<string, string>>(),
     version: integer("version").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -45,9 +45,12 @@ export const PERMISSIONS = {
   "audit.view_all": { on: "platform", roles: ["platform_admin"] },
   "audit.verify": { on: "platform", roles: ["platform_admin"] },
   "invitation.accept": { on: "platform", roles: ["authenticated"] },
+  "cluster.view": { on: "platform", roles: ["platform_admin"] },
+  "cluster.manage": { on: "platform", roles: ["platform_admin"] },
   // Tenant
   "tenant.view": { on: "tenant", roles: TENANT_READERS },
   "tenant.disable": { on: "tenant", roles: ["platform_admin"] },
+  "tenant.cluster.manage": { on: "tenant", roles: ["platform_admin"] },
   "tenant.members.manage": { on: "tenant", roles: ADMINS },
   "tenant.audit.view": { on: "tenant", roles: ADMINS },
   "service_account.view": { on: "tenant", roles: TENANT_READERS },
@@ -57,6 +60,7 @@ export const PERMISSIONS = {
   "project.view": { on: "project", roles: PROJECT_READERS },
   "project.edit": { on: "project", roles: ADMINS },
   "project.access.manage": { on: "project", roles: ADMINS },
+  "project.cluster.view": { on: "project", roles: PROJECT_READERS },
 } as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RuleRole[] }>;
 
 export type Action = keyof typeof PERMISSIONS;

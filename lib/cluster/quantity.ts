@@ -29,3 +29,33 @@ export function countQuantity(n: number): string {
 export function sortedEntries<V>(record: Record<string, V>): [string, V][] {
   return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
+
+const SUFFIX_FACTORS: Record<string, number> = {
+  m: 1e-3,
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+const QUANTITY = /^([+]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+
+/**
+ * A Kubernetes quantity ("500m", "64Gi", "1.5", "2e3") as a number, or null
+ * when the text is not one (negative, empty, non-finite or malformed).
+ */
+export function parseQuantity(text: string): number | null {
+  const match = QUANTITY.exec(text.trim());
+  if (!match) return null;
+  const value = Number(match[1]) * SUFFIX_FACTORS[match[2] ?? ""]!;
+  return Number.isFinite(value) ? value : null;
+}

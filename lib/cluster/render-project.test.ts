@@ -27,8 +27,8 @@ describe.each(shapes)("renderProjectObjects: $name", ({ tenant, project, config 
   const objects = renderProjectObjects(tenant, project, config);
   const p = config.labelPrefix;
 
-  it("passes schema validation", () => {
-    expect(() => validateObjects(objects)).not.toThrow();
+  it("passes schema validation", async () => {
+    await expect(validateObjects(objects)).resolves.toBeUndefined();
   });
 
   it("is deterministic, so applying twice changes nothing", () => {
@@ -191,9 +191,9 @@ describe("renderProjectObjects: specifics", () => {
     expect(ns!.metadata!.annotations!["allot.dev/cost-centre"]).toBe("CC 4711 / R&D");
   });
 
-  it("honours a custom label prefix everywhere", () => {
+  it("honours a custom label prefix everywhere", async () => {
     const objects = renderTenant(sharedTenant, [noGpuProject], { ...fullConfig, labelPrefix: "ml.example.com", sharedServicesSelector: { "ml.example.com/shared-service": "true" } });
-    validateObjects(objects);
+    await validateObjects(objects);
     for (const o of objects) expect(o.metadata!.labels!["ml.example.com/tenant"]).toBe("acme");
     expect(JSON.stringify(objects)).not.toContain("allot.dev/");
   });

@@ -13,9 +13,9 @@ describe("renderTenantObjects", () => {
     expect(renderTenantObjects(dedicatedTenant, [migProject], renderConfig())).toEqual([]);
   });
 
-  it("sums the projects into the ClusterQueue's nominal quota, one flavour per GPU resource, in the cohort", () => {
+  it("sums the projects into the ClusterQueue's nominal quota, one flavour per GPU resource, in the cohort", async () => {
     const objects = renderTenantObjects(dedicatedTenant, [migProject, inference], fullConfig);
-    validateObjects(objects);
+    await validateObjects(objects);
     const queue = objects.find((o): o is ClusterQueue => o.kind === "ClusterQueue")!;
     expect(queue.metadata.name).toBe("tenant-vision");
     expect(queue.spec.cohortName).toBe("allot");
@@ -41,9 +41,9 @@ describe("renderTenantObjects", () => {
     for (const f of flavors) expect(f.spec.nodeLabels).toMatchObject({ "allot.dev/pool": "vision-a100" });
   });
 
-  it("leaves a shared tenant's flavours off any pool, and uses `cohort` for v1beta1", () => {
+  it("leaves a shared tenant's flavours off any pool, and uses `cohort` for v1beta1", async () => {
     const objects = renderTenantObjects(sharedTenant, [noGpuProject], { ...fullConfig, kueue: { enabled: true, apiVersion: "v1beta1", cohort: "ml" } });
-    validateObjects(objects);
+    await validateObjects(objects);
     expect(objects.map((o) => [o.apiVersion, o.kind, o.metadata.name])).toEqual([
       ["kueue.x-k8s.io/v1beta1", "ResourceFlavor", "acme-default"],
       ["kueue.x-k8s.io/v1beta1", "ClusterQueue", "tenant-acme"],
@@ -60,9 +60,9 @@ describe("renderTenantObjects", () => {
 });
 
 describe("renderTenant", () => {
-  it("orders cluster-scoped queue objects first, then projects by namespace, and is deterministic", () => {
+  it("orders cluster-scoped queue objects first, then projects by namespace, and is deterministic", async () => {
     const objects = renderTenant(dedicatedTenant, [migProject, inference], fullConfig);
-    validateObjects(objects);
+    await validateObjects(objects);
     const namespaces = objects.filter((o) => o.kind === "Namespace").map((o) => o.metadata!.name);
     expect(namespaces).toEqual(["vision--inference", "vision--training"]);
     expect(objects.findIndex((o) => o.kind === "ClusterQueue")).toBeLessThan(objects.findIndex((o) => o.kind === "Namespace"));

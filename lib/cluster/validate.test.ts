@@ -5,9 +5,9 @@ import { renderProjectObjects, renderTenant, type ClusterObject } from "./render
 import { InvalidObjectError, validateObjects } from "./validate";
 
 const rendered = () => renderTenant(dedicatedTenant, [migProject], fullConfig);
-const fails = (objects: ClusterObject[]) => {
+const fails = async (objects: ClusterObject[]) => {
   try {
-    validateObjects(objects);
+    await validateObjects(objects);
   } catch (e) {
     return e as InvalidObjectError;
   }
@@ -15,44 +15,44 @@ const fails = (objects: ClusterObject[]) => {
 };
 
 describe("validateObjects", () => {
-  it("accepts everything rendering produces", () => {
-    expect(() => validateObjects(rendered())).not.toThrow();
-    expect(() => validateObjects(renderProjectObjects(sharedTenant, noGpuProject, fullConfig))).not.toThrow();
+  it("accepts everything rendering produces", async () => {
+    await expect(validateObjects(rendered())).resolves.toBeUndefined();
+    await expect(validateObjects(renderProjectObjects(sharedTenant, noGpuProject, fullConfig))).resolves.toBeUndefined();
   });
 
-  it("refuses a schema-invalid object, naming its kind, name and the schema's message", () => {
+  it("refuses a schema-invalid object, naming its kind, name and the schema's message", async () => {
     const objects = rendered();
     const dns = objects.find((o) => o.kind === "NetworkPolicy" && o.metadata?.name === "allow-dns")!;
     (dns as { spec: { egress: { ports: { protocol: unknown }[] }[] } }).spec.egress[0]!.ports[0]!.protocol = 17;
-    const error = fails(objects);
+    const error = await fails(objects);
     expect(error).toBeInstanceOf(InvalidObjectError);
     expect(error.message).toMatch(/^invalid NetworkPolicy allow-dns: .*protocol must be string/);
     expect(error.kind).toBe("NetworkPolicy");
     expect(error.objectName).toBe("allow-dns");
   });
 
-  it("refuses a RoleBinding without its roleRef", () => {
+  it("refuses a RoleBinding without its roleRef", async () => {
     const rb = renderProjectObjects(sharedTenant, noGpuProject, fullConfig).find((o) => o.kind === "RoleBinding")!;
     const broken = { ...rb, roleRef: undefined } as unknown as ClusterObject;
-    expect(fails([broken]).message).toMatch(/^invalid RoleBinding admin-user-alice-acme-example-[0-9a-f]{8}: .*roleRef/);
+    expect((await fails([broken])).message).toMatch(/^invalid RoleBinding admin-user-alice-acme-example-[0-9a-f]{8}: .*roleRef/);
   });
 
-  it("refuses names and labels the API server would refuse", () => {
+  it("refuses names and labels the API server would refuse", async () => {
     const [ns] = renderProjectObjects(sharedTenant, noGpuProject, fullConfig);
-    expect(fails([{ ...ns!, metadata: { ...ns!.metadata, name: `${"a".repeat(60)}--etl` } }]).message).toMatch(/invalid Namespace a+--etl: .*DNS-1123 label/);
-    expect(fails([{ ...ns!, metadata: { ...ns!.metadata, labels: { "allot.dev/cost-centre": "CC 4711" } } }]).message).toMatch(/label allot.dev\/cost-centre value/);
+    expect((await fails([{ ...ns!, metadata: { ...ns!.metadata, name: `${"a".repeat(60)}--etl` } }])).message).toMatch(/invalid Namespace a+--etl: .*DNS-1123 label/);
+    expect((await fails([{ ...ns!, metadata: { ...ns!.metadata, labels: { "allot.dev/cost-centre": "CC 4711" } } }])).message).toMatch(/label allot.dev\/cost-centre value/);
   });
 
-  it("refuses kinds it has no schema for, such as a ClusterRoleBinding", () => {
+  it("refuses kinds it has no schema for, such as a ClusterRoleBinding", async () => {
     const crb = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "x" } } as unknown as ClusterObject;
-    expect(fails([crb]).message).toBe("invalid ClusterRoleBinding x: no schema for rbac.authorization.k8s.io/v1 ClusterRoleBinding");
+    expect((await fails([crb])).message).toBe("invalid ClusterRoleBinding x: no schema for rbac.authorization.k8s.io/v1 ClusterRoleBinding");
   });
 
-  it("checks Kueue objects' required fields and version-specific cohort field", () => {
+  it("checks Kueue objects' required fields and version-specific cohort field", async () => {
     const queue = rendered().find((o): o is ClusterQueue => o.kind === "ClusterQueue")!;
-    expect(fails([{ ...queue, spec: { ...queue.spec, cohort: "allot", cohortName: undefined } }]).message).toMatch(/invalid ClusterQueue tenant-vision: spec.cohort is v1beta1/);
-    expect(fails([{ ...queue, spec: { ...queue.spec, namespaceSelector: { matchLabels: {} } } }]).message).toMatch(/namespaceSelector/);
+    expect((await fails([{ ...queue, spec: { ...queue.spec, cohort: "allot", cohortName: undefined } }])).message).toMatch(/invalid ClusterQueue tenant-vision: spec.cohort is v1beta1/);
+    expect((await fails([{ ...queue, spec: { ...queue.spec, namespaceSelector: { matchLabels: {} } } }])).message).toMatch(/namespaceSelector/);
     const lq = rendered().find((o) => o.kind === "LocalQueue")!;
-    expect(fails([{ ...lq, spec: {} } as ClusterObject]).message).toMatch(/invalid LocalQueue default: spec.clusterQueue is required/);
+    expect((await fails([{ ...lq, spec: {} } as ClusterObject])).message).toMatch(/invalid LocalQueue default: spec.clusterQueue is required/);
   });
 });

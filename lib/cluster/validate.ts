@@ -1,21 +1,33 @@
-import { LimitRange } from "kubernetes-models/v1/LimitRange";
-import { Namespace } from "kubernetes-models/v1/Namespace";
-import { ResourceQuota } from "kubernetes-models/v1/ResourceQuota";
-import { ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
-import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
-import { RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding";
 import { isKueueObject, kueueProblems } from "./kueue";
 import type { ClusterObject } from "./render-project";
 
-/** The kinds we render, each checked against the official OpenAPI schema kubernetes-models ships. */
-const MODELS: Record<string, new (data: never) => { validate(): void }> = {
-  "v1/Namespace": Namespace,
-  "v1/ResourceQuota": ResourceQuota,
-  "v1/LimitRange": LimitRange,
-  "v1/ServiceAccount": ServiceAccount,
-  "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
-  "rbac.authorization.k8s.io/v1/RoleBinding": RoleBinding,
-};
+type Model = new (data: never) => { validate(): void };
+
+/**
+ * The kinds we render, each checked against the official OpenAPI schema
+ * kubernetes-models ships. The package is ESM-only, so it is loaded with a
+ * dynamic import (once): that also works where our code runs as CommonJS
+ * (the operator CLI under tsx).
+ */
+let models: Promise<Record<string, Model>> | undefined;
+function loadModels(): Promise<Record<string, Model>> {
+  models ??= Promise.all([
+    import("kubernetes-models/v1/Namespace"),
+    import("kubernetes-models/v1/ResourceQuota"),
+    import("kubernetes-models/v1/LimitRange"),
+    import("kubernetes-models/v1/ServiceAccount"),
+    import("kubernetes-models/networking.k8s.io/v1/NetworkPolicy"),
+    import("kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding"),
+  ]).then(([ns, rq, lr, sa, np, rb]) => ({
+    "v1/Namespace": ns.Namespace,
+    "v1/ResourceQuota": rq.ResourceQuota,
+    "v1/LimitRange": lr.LimitRange,
+    "v1/ServiceAccount": sa.ServiceAccount,
+    "networking.k8s.io/v1/NetworkPolicy": np.NetworkPolicy,
+    "rbac.authorization.k8s.io/v1/RoleBinding": rb.RoleBinding,
+  }));
+  return models;
+}
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -53,7 +65,8 @@ function metaProblems(o: ClusterObject): string[] {
  * is a bug in rendering or in the configuration, so this throws, naming the
  * object and the first problem, and nothing of the change is applied.
  */
-export function validateObjects(objects: readonly ClusterObject[]): void {
+export async function validateObjects(objects: readonly ClusterObject[]): Promise<void> {
+  const MODELS = await loadModels();
   for (const o of objects) {
     const kind = String(o.kind);
     const name = o.metadata?.name ?? "(unnamed)";

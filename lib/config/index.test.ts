@@ -46,4 +46,45 @@ describe("parseConfig", () => {
       "b@example.com",
     ]);
   });
+
+  describe("cluster settings", () => {
+    it("defaults to auto mode, the in-process worker, no Kueue and the starting project quota", () => {
+      const c = parseConfig({}).cluster;
+      expect(c).toMatchObject({ mode: "auto", inProcessWorker: true, maxAttempts: 8, driftIntervalMinutes: 10, userIdentity: "email", userPrefix: "" });
+      expect(c.defaultProjectQuota).toEqual({ cpuCores: 4, memoryBytes: 16 * 2 ** 30, storageBytes: 100 * 2 ** 30, pvcCount: 10 });
+      expect(c.render).toMatchObject({ labelPrefix: "allot.dev", podSecurityVersion: "v1.30", kueue: { enabled: false } });
+      expect(c.render.sharedServicesSelector).toBeUndefined();
+    });
+
+    it("reads label selectors, namespaces, priority classes, Kueue and quotas", () => {
+      const c = parseConfig({
+        ALLOT_SHARED_SERVICES_SELECTOR: "platform.example.com/shared=true, tier=infra",
+        ALLOT_GATEWAY_NAMESPACE: "ingress",
+        ALLOT_HIGH_PRIORITY_CLASSES: "serving-high, critical",
+        ALLOT_KUEUE: "1",
+        ALLOT_KUEUE_API_VERSION: "v1beta1",
+        ALLOT_DEFAULT_PROJECT_QUOTA: "cpu=500m,memory=2Gi,storage=10Gi,pvcs=3",
+        ALLOT_CLUSTER_USER_IDENTITY: "subject",
+        ALLOT_CLUSTER_USER_PREFIX: "oidc:",
+      }).cluster;
+      expect(c.render.sharedServicesSelector).toEqual({ "platform.example.com/shared": "true", tier: "infra" });
+      expect(c.render.gatewayNamespace).toBe("ingress");
+      expect(c.render.highPriorityClasses).toEqual(["serving-high", "critical"]);
+      expect(c.render.kueue).toMatchObject({ enabled: true, apiVersion: "v1beta1" });
+      expect(c.defaultProjectQuota).toEqual({ cpuCores: 0.5, memoryBytes: 2 * 2 ** 30, storageBytes: 10 * 2 ** 30, pvcCount: 3 });
+      expect(c).toMatchObject({ userIdentity: "subject", userPrefix: "oidc:" });
+    });
+
+    it.each([
+      ["ALLOT_SHARED_SERVICES_SELECTOR", ",", /ALLOT_SHARED_SERVICES_SELECTOR must name at least one label/],
+      ["ALLOT_SHARED_SERVICES_SELECTOR", "no-equals-sign", /ALLOT_SHARED_SERVICES_SELECTOR must be a comma-separated list of key=value labels/],
+      ["ALLOT_GATEWAY_NAMESPACE", "Not_A_Namespace", /ALLOT_GATEWAY_NAMESPACE must be a Kubernetes namespace name/],
+      ["ALLOT_DEFAULT_PROJECT_QUOTA", "cpu=-1", /ALLOT_DEFAULT_PROJECT_QUOTA must be cpu=/],
+      ["ALLOT_DEFAULT_PROJECT_QUOTA", "gpus=4", /bad part: "gpus=4"/],
+      ["ALLOT_CLUSTER_MODE", "yolo", /ALLOT_CLUSTER_MODE must be auto or record-only/],
+      ["ALLOT_CLUSTER_MAX_ATTEMPTS", "0", /ALLOT_CLUSTER_MAX_ATTEMPTS must be at least 1/],
+    ])("refuses %s=%j with a message naming it", (name, value, message) => {
+      expect(() => parseConfig({ [name]: value })).toThrow(message);
+    });
+  });
 });

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { renderConfig, type RenderConfig } from "@/lib/cluster/desired-state";
+import { parseQuantity } from "@/lib/cluster/quantity";
 
 /**
  * All configuration, read once from the environment and validated. A bad value
@@ -22,6 +24,43 @@ const postgresUrl = z
   .refine((v) => /^postgres(ql)?:\/\/.+/.test(v), { message: "must be a postgres:// or postgresql:// URL" });
 
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http:// or https:// URL" });
+
+/** "key=value,key2=value2" as a label map; keys and values as Kubernetes labels allow. */
+const labelMap = z
+  .string()
+  .transform((raw) => raw.split(",").map((pair) => pair.trim()).filter(Boolean))
+  .pipe(
+    z
+      .array(z.string().regex(/^[A-Za-z0-9][-A-Za-z0-9_./]*=[-A-Za-z0-9_.]*$/, "must be a comma-separated list of key=value labels"))
+      .min(1, "must name at least one label: an empty selector would match every namespace"),
+  )
+  .transform((pairs) => Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)])));
+
+const nameList = z
+  .string()
+  .transform((raw) => raw.split(",").map((n) => n.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a comma-separated list of Kubernetes names")));
+
+const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a Kubernetes namespace name");
+
+/** "cpu=4,memory=16Gi,storage=100Gi,pvcs=10": the quota every new project starts with. */
+const projectQuota = z
+  .string()
+  .transform((raw, ctx) => {
+    const quota = { cpuCores: 0, memoryBytes: 0, storageBytes: 0, pvcCount: 0 };
+    const keys: Record<string, keyof typeof quota> = { cpu: "cpuCores", memory: "memoryBytes", storage: "storageBytes", pvcs: "pvcCount" };
+    for (const pair of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
+      const [key, value = ""] = pair.split("=", 2).map((s) => s.trim());
+      const field = keys[key!];
+      const amount = parseQuantity(value);
+      if (!field || amount === null) {
+        ctx.addIssue({ code: "custom", message: `must be cpu=…,memory=…,storage=…,pvcs=… with Kubernetes quantities (bad part: "${pair}")` });
+        return z.NEVER;
+      }
+      quota[field] = field === "cpuCores" ? amount : Math.round(amount);
+    }
+    return quota;
+  });
 
 const envSchema = z.object({
   DATABASE_URL: postgresUrl.optional(),
@@ -61,6 +100,22 @@ const envSchema = z.object({
     .optional(),
   SMTP_FROM: z.string().min(3, "must be a sender address, e.g. Allot <allot@example.com>").default("Allot <allot@localhost>"),
   ALLOT_TEST_CLOCK_FILE: z.string().min(1).optional(),
+  ALLOT_CLUSTER_MODE: z.enum(["auto", "record-only"], { message: "must be auto or record-only" }).default("auto"),
+  ALLOT_CLUSTER_WORKER: flag.default(true),
+  ALLOT_CLUSTER_MAX_ATTEMPTS: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(100, "must be at most 100").default(8),
+  ALLOT_DRIFT_INTERVAL_MINUTES: z.coerce.number({ message: "must be a number of minutes" }).int("must be a whole number").min(0, "must be 0 (off) or more").default(10),
+  ALLOT_LABEL_PREFIX: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS subdomain such as allot.dev").default("allot.dev"),
+  ALLOT_POD_SECURITY_VERSION: z.string().regex(/^(v1\.\d+|latest)$/, "must be a Kubernetes minor version such as v1.30").default("v1.30"),
+  ALLOT_SHARED_SERVICES_SELECTOR: labelMap.optional(),
+  ALLOT_GATEWAY_NAMESPACE: dnsLabel.optional(),
+  ALLOT_MONITORING_NAMESPACE: dnsLabel.optional(),
+  ALLOT_HIGH_PRIORITY_CLASSES: nameList.default([]),
+  ALLOT_KUEUE: flag.default(false),
+  ALLOT_KUEUE_API_VERSION: z.enum(["v1beta1", "v1beta2"], { message: "must be v1beta1 or v1beta2" }).default("v1beta2"),
+  ALLOT_KUEUE_COHORT: dnsLabel.default("allot"),
+  ALLOT_CLUSTER_USER_IDENTITY: z.enum(["email", "subject"], { message: "must be email or subject" }).default("email"),
+  ALLOT_CLUSTER_USER_PREFIX: z.string().default(""),
+  ALLOT_DEFAULT_PROJECT_QUOTA: projectQuota.default({ cpuCores: 4, memoryBytes: 16 * 2 ** 30, storageBytes: 100 * 2 ** 30, pvcCount: 10 }),
 });
 
 export type AllotConfig = {
@@ -79,7 +134,23 @@ export type AllotConfig = {
   publicUrl: string | undefined;
   /** Tests only: a file holding a clock offset, so expiry can be tested without sleeping. */
   testClockFile: string | undefined;
+  cluster: ClusterSettings;
 };
+
+/** How the portal renders and applies desired state (lib/cluster). */
+export interface ClusterSettings {
+  /** record-only forces plans even where a cluster is reachable. */
+  mode: "auto" | "record-only";
+  /** Run the reconcile worker inside the server process. */
+  inProcessWorker: boolean;
+  maxAttempts: number;
+  driftIntervalMinutes: number;
+  render: RenderConfig;
+  /** Which identity RoleBindings name users by: as the API server's OIDC authenticator reports them. */
+  userIdentity: "email" | "subject";
+  userPrefix: string;
+  defaultProjectQuota: { cpuCores: number; memoryBytes: number; storageBytes: number; pvcCount: number };
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -96,7 +167,7 @@ function withoutEmpty(env: Record<string, string | undefined>) {
 export function parseConfig(env: Record<string, string | undefined>): AllotConfig {
   const parsed = envSchema.safeParse(withoutEmpty(env));
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`));
+    throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0])} ${i.message}`));
   }
   const e = parsed.data;
   const oidcParts = { OIDC_ISSUER: e.OIDC_ISSUER, OIDC_CLIENT_ID: e.OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET };
@@ -130,6 +201,24 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
     publicUrl: e.AUTH_URL,
     testClockFile: e.ALLOT_TEST_CLOCK_FILE,
+    cluster: {
+      mode: e.ALLOT_CLUSTER_MODE,
+      inProcessWorker: e.ALLOT_CLUSTER_WORKER,
+      maxAttempts: e.ALLOT_CLUSTER_MAX_ATTEMPTS,
+      driftIntervalMinutes: e.ALLOT_DRIFT_INTERVAL_MINUTES,
+      userIdentity: e.ALLOT_CLUSTER_USER_IDENTITY,
+      userPrefix: e.ALLOT_CLUSTER_USER_PREFIX,
+      defaultProjectQuota: e.ALLOT_DEFAULT_PROJECT_QUOTA,
+      render: renderConfig({
+        labelPrefix: e.ALLOT_LABEL_PREFIX,
+        podSecurityVersion: e.ALLOT_POD_SECURITY_VERSION,
+        sharedServicesSelector: e.ALLOT_SHARED_SERVICES_SELECTOR,
+        gatewayNamespace: e.ALLOT_GATEWAY_NAMESPACE,
+        monitoringNamespace: e.ALLOT_MONITORING_NAMESPACE,
+        highPriorityClasses: e.ALLOT_HIGH_PRIORITY_CLASSES,
+        kueue: { enabled: e.ALLOT_KUEUE, apiVersion: e.ALLOT_KUEUE_API_VERSION, cohort: e.ALLOT_KUEUE_COHORT },
+      }),
+    },
   };
 }
 

@@ -2,6 +2,8 @@ import { databaseHandle } from "@/db/client";
 import { prepareDatabase } from "@/db/prepare";
 import { systemClock } from "@/lib/clock";
 import { ConfigError, config } from "@/lib/config";
+import { startInProcessWorker } from "@/lib/cluster/in-process";
+import { clusterRuntime } from "@/lib/cluster/runtime";
 
 export async function startServer(): Promise<void> {
   let c;
@@ -23,6 +25,13 @@ export async function startServer(): Promise<void> {
     const { seeded } = await prepareDatabase(databaseHandle(), c, systemClock());
     const where = c.database.kind === "postgres" ? "PostgreSQL" : `embedded PGlite in ${c.database.dataDir}`;
     console.log(`[allot] database ready (${where})${seeded ? ", demo data seeded" : ""}`);
+    if (c.cluster.inProcessWorker) {
+      startInProcessWorker(databaseHandle().db, c.cluster, systemClock);
+      const runtime = clusterRuntime(c.cluster);
+      console.log(`[allot] cluster: ${runtime.mode === "live" ? `live, API server ${runtime.server}` : "record-only (no cluster connected): changes are stored as plans"}; reconcile worker running in this process`);
+    } else {
+      console.log("[allot] cluster: reconcile worker not started here (ALLOT_CLUSTER_WORKER=0); run `npm run allot -- worker`");
+    }
     console.log(`[allot] sign-in: ${[c.oidc ? `OIDC (${c.oidc.issuer})` : null, c.demoSignIn ? "demo personas" : null].filter(Boolean).join(" and ") || "none configured"}`);
   } catch (error) {
     console.error("[allot] could not prepare the database:", error);

@@ -6,6 +6,7 @@ import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { insertServiceAccount, issueToken } from "./commands/service-accounts";
 import { tenantBySlug } from "./lookup";
+import { enqueueProjectChange } from "@/lib/cluster/outbox";
 
 /**
  * Operator bootstrap from the CLI (trusted: it holds the database credentials),
@@ -35,6 +36,7 @@ export async function createServiceAccountAsOperator(db: Database, spec: Service
       if (!project) throw new AppError("not_found", `No project "${slug}" in tenant ${tenant!.slug}.`);
       const [grant] = await tx.insert(projectGrants).values({ projectId: project.id, principalId: account.principalId, role, createdAt: now }).returning();
       await recordAudit(tx, { actor: CLI, at: now, tenantId: tenant!.id, action: "project_grant.created", target: { type: "project_grant", id: grant!.id }, after: { projectId: project.id, principalId: account.principalId, role } });
+      await enqueueProjectChange(tx, { tenantId: tenant!.id, projectId: project.id, reason: "project role granted", at: now });
     }
     return account;
   });

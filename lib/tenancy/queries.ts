@@ -64,6 +64,8 @@ export type TenantAccess = {
   canCreateProject: boolean;
   canManageMembers: boolean;
   canSeeAudit: boolean;
+  /** Platform admins set the tenant's runtime class and workload identity. */
+  canManageCluster: boolean;
 };
 
 export type TenantDetail = TenantAccess & {
@@ -85,6 +87,7 @@ export async function tenantAccess(ctx: CommandContext, tenantSlug: string): Pro
     canCreateProject: can(actor, "project.create", resource, now),
     canManageMembers: can(actor, "tenant.members.manage", resource, now),
     canSeeAudit: can(actor, "tenant.audit.view", resource, now),
+    canManageCluster: can(actor, "tenant.cluster.manage", resource, now),
   };
 }
 

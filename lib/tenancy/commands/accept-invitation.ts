@@ -9,6 +9,7 @@ import type { Database } from "@/db/client";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { hashInvitationToken } from "../invitation-token";
 import { invitationProblem } from "../invitation-rules";
+import { enqueueProjectChange, enqueueTenantChange } from "@/lib/cluster/outbox";
 
 /**
  * What the accept page shows before the person confirms: the invitation, or
@@ -100,6 +101,9 @@ async function acceptInTransaction(ctx: CommandContext, token: string) {
     }
 
     await tx.update(invitations).set({ acceptedAt: ctx.now, acceptedBy: ctx.actor.principalId }).where(eq(invitations.id, invitation.id));
+    const change = { tenantId: invitation.tenantId, reason: "invitation accepted", at: ctx.now };
+    if (invitation.projectId) await enqueueProjectChange(tx, { ...change, projectId: invitation.projectId });
+    else await enqueueTenantChange(tx, change);
     await recordAudit(tx, {
       actor: auditActorOf(ctx.actor),
       at: ctx.now,

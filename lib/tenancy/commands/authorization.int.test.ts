@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { projects } from "@/db/schema";
+import { projects, tenants } from "@/db/schema";
 import { verifyAuditChainCommand } from "@/lib/audit/commands";
 import { auditFilterInput, listAuditEvents } from "@/lib/audit/queries";
 import type { z } from "zod";
@@ -44,6 +44,8 @@ import {
   updateServiceAccount,
 } from "./service-accounts";
 import { setTenantStatus } from "./set-tenant-status";
+import { setTenantClusterSettings } from "./tenant-cluster-settings";
+import { reconcileEverything, reconcileTarget } from "@/lib/cluster/commands";
 
 /**
  * Who may run which command, on their own tenant and on the other one: every
@@ -81,6 +83,11 @@ const PLATFORM_ON_TENANT: Record<TenantSlug, Row> = {
   "vision-lab": { priya: "ok", alex: "forbidden", bo: "not_found", dana: "forbidden", vic: "not_found", cleo: "not_found", cleoExpired: "not_found", bot: "not_found" },
   "language-models": { priya: "ok", alex: "not_found", bo: "forbidden", dana: "not_found", vic: "forbidden", cleo: "not_found", cleoExpired: "not_found", bot: "not_found" },
 };
+// Cluster commands name the tenant by id and act on the platform: refusals are forbidden, as for any platform action.
+const PLATFORM_ON_TENANT_BY_ID: Record<TenantSlug, Row> = {
+  "vision-lab": { priya: "ok", alex: "forbidden", bo: "forbidden", dana: "forbidden", vic: "forbidden", cleo: "forbidden", cleoExpired: "forbidden", bot: "forbidden" },
+  "language-models": { priya: "ok", alex: "forbidden", bo: "forbidden", dana: "forbidden", vic: "forbidden", cleo: "forbidden", cleoExpired: "forbidden", bot: "forbidden" },
+};
 // Platform actions: anyone signed in can see the platform exists, so refusals are forbidden.
 const PLATFORM_ACTION: Row = { priya: "ok", alex: "forbidden", bo: "forbidden", dana: "forbidden", vic: "forbidden", cleo: "forbidden", cleoExpired: "forbidden", bot: "forbidden" };
 // Accepting someone else's invitation: open to anyone signed in, refused by the command itself.
@@ -109,6 +116,11 @@ beforeAll(async () => {
     bot: { actor: bot.actor, db, now: NOW },
   };
 });
+
+async function tenantRow(slug: TenantSlug) {
+  const [row] = await db.select().from(tenants).where(eq(tenants.slug, slug));
+  return row!;
+}
 
 /** A service account of the tenant (made by the operator), and optionally a token of it. */
 async function serviceAccountIn(tenant: TenantSlug, withToken = false) {
@@ -192,6 +204,16 @@ const CASES: Case[] = [
     },
   },
   {
+    command: runner(setTenantClusterSettings),
+    expected: PLATFORM_ON_TENANT,
+    input: async (tenant) => ({ tenant, runtimeClass: "gvisor", workloadIdentity: "", version: (await tenantRow(tenant)).version }),
+  },
+  {
+    command: runner(reconcileTarget),
+    expected: PLATFORM_ON_TENANT_BY_ID,
+    input: (tenant) => Promise.resolve({ tenantId: tenantId[tenant] }),
+  },
+  {
     command: runner(setTenantStatus),
     expected: PLATFORM_ON_TENANT,
     input: (tenant) => Promise.resolve({ tenant, status: "disabled" }),
@@ -204,6 +226,7 @@ const CASES: Case[] = [
 const PLATFORM_CASES: { command: Runner; input: () => Record<string, unknown> }[] = [
   { command: runner(createTenant), input: () => ({ name: "Matrix tenant", slug: unique("matrix") }) },
   { command: runner(verifyAuditChainCommand), input: () => ({}) },
+  { command: runner(reconcileEverything), input: () => ({}) },
 ];
 
 /**

@@ -12,6 +12,7 @@ import { invitationPath, newInvitationToken } from "../invitation-token";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
 import { onProject, projectAddress } from "../targets";
 import { sendInvitationMail } from "./members";
+import { enqueueProjectChange } from "@/lib/cluster/outbox";
 
 const DAY = 86_400_000;
 
@@ -116,6 +117,7 @@ export const extendCollaborator = defineCommand({
         before: { expiresAt: grant.expiresAt },
         after: { expiresAt: input.expiresAt },
       });
+      await enqueueProjectChange(tx, { tenantId, projectId, reason: "collaborator expiry changed", at: ctx.now });
       return updated;
     });
   },

@@ -8,6 +8,7 @@ import { descriptionInput, nameInput } from "../inputs";
 import { assertTenantActive, tenantBySlug } from "../lookup";
 import { namespaceFor, projectSlug } from "../slugs";
 import { onTenant, tenantAddress } from "../targets";
+import { enqueueProjectChange } from "@/lib/cluster/outbox";
 
 export const createProjectInput = tenantAddress.extend({ name: nameInput, slug: projectSlug, description: descriptionInput });
 
@@ -29,6 +30,7 @@ export const createProject = defineCommand({
           createdAt: ctx.now,
         };
         const [project] = await tx.insert(projects).values(values).returning();
+        await enqueueProjectChange(tx, { tenantId: resource.tenantId, projectId: project!.id, reason: "project created", at: ctx.now });
         await recordAudit(tx, {
           actor: auditActorOf(ctx.actor),
           at: ctx.now,

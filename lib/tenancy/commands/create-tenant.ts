@@ -8,6 +8,7 @@ import { findOrCreateUserByEmail } from "@/lib/auth/users";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { emailInput, nameInput } from "../inputs";
 import { tenantSlug } from "../slugs";
+import { enqueueTenantChange } from "@/lib/cluster/outbox";
 
 /** "a@x.io, b@y.io" from a form, or an array from the API. */
 const emailList = z.preprocess(
@@ -49,6 +50,7 @@ export const createTenant = defineCommand({
             after: { email, role: "tenant_admin" },
           });
         }
+        await enqueueTenantChange(tx, { tenantId: tenant!.id, reason: "tenant created", at: ctx.now });
         return tenant!;
       });
     } catch (error) {

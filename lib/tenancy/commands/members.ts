@@ -12,6 +12,7 @@ import { emailInput, tenantRoleInput, uuidInput, versionInput } from "../inputs"
 import { invitationPath, newInvitationToken } from "../invitation-token";
 import { assertTenantActive, tenantBySlug } from "../lookup";
 import { onTenant, tenantAddress } from "../targets";
+import { enqueueTenantChange } from "@/lib/cluster/outbox";
 
 const DAY = 86_400_000;
 
@@ -115,6 +116,7 @@ export const changeMemberRole = defineCommand({
         before: { role: membership.role },
         after: { role: input.role },
       });
+      await enqueueTenantChange(tx, { tenantId, reason: "member role changed", at: ctx.now });
       return updated;
     });
   },
@@ -156,6 +158,7 @@ export const removeMember = defineCommand({
         target: { type: "principal", id: input.principalId },
         before: { role: membership.role, projectGrants: removedGrants, invitationsWithdrawn: withdrawn.map((i) => i.id) },
       });
+      await enqueueTenantChange(tx, { tenantId, reason: "member removed", at: ctx.now });
       return { removed: true, projectGrantsRemoved: removedGrants.length };
     });
   },

@@ -8,6 +8,7 @@ import { AppError, isUniqueViolation } from "@/lib/errors";
 import { futureInstant, projectRoleInput, uuidInput } from "../inputs";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
 import { onProject, projectAddress } from "../targets";
+import { enqueueProjectChange } from "@/lib/cluster/outbox";
 
 
 /**
@@ -61,6 +62,7 @@ export const grantProjectRole = defineCommand({
           before: existing ? { role: existing.role, expiresAt: existing.expiresAt } : null,
           after: { projectId, principalId: input.principalId, ...values },
         });
+        await enqueueProjectChange(tx, { tenantId, projectId, reason: existing ? "project role changed" : "project role granted", at: ctx.now });
         return grant!;
       });
     } catch (error) {
@@ -90,6 +92,7 @@ export const revokeProjectGrant = defineCommand({
         target: { type: "project_grant", id: removed.id },
         before: { projectId, principalId: removed.principalId, role: removed.role, expiresAt: removed.expiresAt },
       });
+      await enqueueProjectChange(tx, { tenantId, projectId, reason: "project role revoked", at: ctx.now });
       return { revoked: true };
     });
   },

@@ -8,6 +8,7 @@ import { AppError } from "@/lib/errors";
 import { descriptionInput, nameInput, versionInput } from "../inputs";
 import { assertProjectOpen, projectBySlugs } from "../lookup";
 import { onProject, projectAddress } from "../targets";
+import { enqueueProjectChange } from "@/lib/cluster/outbox";
 
 
 /** Rename or re-describe a project. The slug and namespace never change. */
@@ -61,6 +62,7 @@ export const archiveProject = defineCommand({
         target: { type: "project", id: projectId },
         after: { archivedAt: ctx.now },
       });
+      await enqueueProjectChange(tx, { tenantId, projectId, reason: "project archived", at: ctx.now });
       return archived!;
     });
   },

@@ -11,6 +11,7 @@ import { AppError, isUniqueViolation } from "@/lib/errors";
 import { checkbox, descriptionInput } from "../inputs";
 import { assertTenantActive, serviceAccountByName, tenantBySlug } from "../lookup";
 import { onTenant, tenantAddress } from "../targets";
+import { enqueueTenantChange } from "@/lib/cluster/outbox";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -109,6 +110,7 @@ export const setServiceAccountDisabled = defineCommand({
         action: input.disabled ? "service_account.disabled" : "service_account.enabled",
         target: { type: "principal", id: account.principalId },
       });
+      await enqueueTenantChange(tx, { tenantId, reason: `service account ${input.disabled ? "disabled" : "enabled"}`, at: ctx.now });
       return { name: account.name, disabled: principal!.disabledAt !== null };
     });
   },
@@ -131,6 +133,7 @@ export const deleteServiceAccount = defineCommand({
         target: { type: "principal", id: account.principalId },
         before: { name: account.name, description: account.description },
       });
+      await enqueueTenantChange(tx, { tenantId, reason: "service account deleted", at: ctx.now });
       return { deleted: true };
     });
   },

@@ -7,6 +7,7 @@ import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { tenantBySlug } from "../lookup";
 import { onTenant, tenantAddress } from "../targets";
+import { enqueueTenantChange } from "@/lib/cluster/outbox";
 
 /**
  * Disable or re-enable a tenant. Disabling deletes nothing: the policy simply
@@ -34,6 +35,7 @@ export const setTenantStatus = defineCommand({
         before: { status: tenant.status },
         after: { status: input.status },
       });
+      await enqueueTenantChange(tx, { tenantId, reason: `tenant ${input.status === "disabled" ? "disabled" : "enabled"}`, at: ctx.now });
       return updated!;
     });
   },

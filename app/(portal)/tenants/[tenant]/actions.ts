@@ -10,6 +10,7 @@ import { createProject } from "@/lib/tenancy/commands/create-project";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from "@/lib/tenancy/commands/members";
 import { grantProjectRole, revokeProjectGrant } from "@/lib/tenancy/commands/project-access";
 import { archiveProject, updateProject } from "@/lib/tenancy/commands/projects";
+import { setTenantClusterSettings } from "@/lib/tenancy/commands/tenant-cluster-settings";
 import {
   createServiceAccount,
   deleteServiceAccount,
@@ -72,3 +73,5 @@ export const deleteServiceAccountAction = formAction(deleteServiceAccount, refre
 export const mintTokenAction = formAction(mintToken, tokenReveal);
 export const rotateTokenAction = formAction(rotateToken, tokenReveal);
 export const revokeTokenAction = formAction(revokeToken, refresh);
+
+export const setTenantClusterSettingsAction = formAction(setTenantClusterSettings, () => refresh());

@@ -4,10 +4,11 @@ import { ActionDialog } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
+import { config } from "@/lib/config";
 import { primaryRoleLabel } from "@/lib/auth/role-labels";
 import { openInvitations } from "@/lib/tenancy/member-queries";
 import { tenantDetail } from "@/lib/tenancy/queries";
-import { changeMemberRoleAction, createProjectAction, inviteMemberAction, removeMemberAction, revokeInvitationAction } from "./actions";
+import { changeMemberRoleAction, createProjectAction, inviteMemberAction, removeMemberAction, revokeInvitationAction, setTenantClusterSettingsAction } from "./actions";
 import { TenantHeader } from "./tenant-header";
 
 const TENANT_ROLE_LABEL = { tenant_admin: "Tenant admin", member: "Member", viewer: "Viewer" } as const;
@@ -29,6 +30,7 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
   const { tenant, members, projects } = detail;
   const invitations = detail.canManageMembers ? await openInvitations(ctx, tenant.slug) : [];
   const t = { kind: "hidden" as const, name: "tenant", value: tenant.slug };
+  const labelPrefix = config().cluster.render.labelPrefix;
 
   return (
     <>
@@ -142,6 +144,61 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
             </DataTable>
           )}
         </Card>
+
+        {detail.canManageCluster && (
+          <Card
+            title="Cluster settings"
+            description="How this tenant's namespaces run. Changing them reconciles every project of the tenant."
+            actions={
+              <ActionDialog
+                triggerLabel="Edit cluster settings"
+                triggerKind="secondary"
+                title="Cluster settings"
+                description="Workload identity lets pods federate to a cloud identity through their service account token; no credentials are stored."
+                submitLabel="Save settings"
+                action={setTenantClusterSettingsAction}
+                fields={[
+                  t,
+                  { kind: "hidden", name: "version", value: String(tenant.version) },
+                  {
+                    kind: "text",
+                    name: "runtimeClass",
+                    label: "Runtime class",
+                    defaultValue: tenant.runtimeClass ?? "",
+                    placeholder: "gvisor",
+                    hint: `Set as the ${labelPrefix}/runtime-class label on every namespace, for the admission policy that sets runtimeClassName. Empty for none.`,
+                  },
+                  {
+                    kind: "textarea",
+                    name: "workloadIdentity",
+                    label: "Workload identity annotations",
+                    defaultValue: Object.entries(tenant.workloadIdentity ?? {})
+                      .map(([k, v]) => `${k}=${v}`)
+                      .join("\n"),
+                    hint: "One annotation per line, key=value, put on every service account. Placeholders: {tenant} {project} {namespace} {serviceAccount}. E.g. eks.amazonaws.com/role-arn=arn:aws:iam::123456789012:role/{tenant}-{serviceAccount}",
+                  },
+                ]}
+              />
+            }
+          >
+            <dl className="grid grid-cols-1 gap-3 text-sm sm:grid-cols-[12rem_1fr]">
+              <dt className="text-slate-500">Isolation tier</dt>
+              <dd>{tenant.isolationTier === "dedicated" ? `Dedicated: pods pinned to nodes labelled and tainted ${labelPrefix}/dedicated-tenant=${tenant.slug}` : "Shared node pools"}</dd>
+              <dt className="text-slate-500">Runtime class</dt>
+              <dd className="font-mono text-xs">{tenant.runtimeClass ?? "none"}</dd>
+              <dt className="text-slate-500">Workload identity</dt>
+              <dd className="font-mono text-xs">
+                {tenant.workloadIdentity && Object.keys(tenant.workloadIdentity).length > 0
+                  ? Object.entries(tenant.workloadIdentity).map(([k, v]) => (
+                      <div key={k}>
+                        {k}={v}
+                      </div>
+                    ))
+                  : "none"}
+              </dd>
+            </dl>
+          </Card>
+        )}
 
         {detail.canManageMembers && (
           <Card title="Open invitations" description="Sent and not yet accepted. Links expire; a used link stops working.">

@@ -1,0 +1,143 @@
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { memberships, principals, projectGrants, projects, serviceAccounts, tenants, users } from "@/db/schema";
+import { inForce } from "@/lib/auth/policy";
+import type { ClusterSettings } from "@/lib/config";
+import type { DesiredBinding, DesiredProject, DesiredTenant, EffectiveQuota, NodePool } from "./desired-state";
+
+/** A project as rendered, with the row it came from. */
+export interface LoadedProject extends DesiredProject {
+  id: string;
+  /** Archived, or its tenant disabled: fenced and emptied of access (see closedProject). */
+  closed: boolean;
+  /** The next instant a grant in force here runs out: the cluster must follow then too. */
+  nextExpiry: Date | null;
+}
+
+export interface LoadedTenant {
+  id: string;
+  tenant: DesiredTenant;
+  projects: LoadedProject[];
+}
+
+/**
+ * Dedicated tenants' nodes carry this label and taint (value: the tenant slug),
+ * set when the platform team builds the pool; the namespace pins pods to them.
+ */
+export function dedicatedNodePool(settings: ClusterSettings, slug: string): NodePool {
+  const key = `${settings.render.labelPrefix}/dedicated-tenant`;
+  return { name: `${slug}-dedicated`, nodeSelector: { [key]: slug }, tolerations: [{ key, operator: "Equal", value: slug, effect: "NoSchedule" }] };
+}
+
+/** Until quota grants exist (quota requests), every project holds the platform's starting quota. */
+function effectiveQuota(settings: ClusterSettings): EffectiveQuota {
+  return { ...settings.defaultProjectQuota, gpus: {} };
+}
+
+/**
+ * An archived project, or any project of a disabled tenant, keeps its
+ * namespace (workloads and data are not destroyed by a click) but takes no new
+ * work: its quota admits nothing and nobody is bound into it.
+ */
+function closedProject(project: DesiredProject, settings: ClusterSettings): DesiredProject {
+  const zeroCounts = Object.fromEntries(Object.keys(settings.render.objectCounts).map((k) => [k, 0]));
+  return {
+    ...project,
+    quota: { cpuCores: 0, memoryBytes: 0, gpus: {}, storageBytes: 0, pvcCount: 0, objectCounts: { ...zeroCounts, pods: 0 } },
+    allowedPriorityClasses: [],
+    bindings: [],
+    serviceAccounts: [],
+  };
+}
+
+/**
+ * Read one tenant's desired state from the database (inside the caller's
+ * transaction, so it is one consistent snapshot). Expired grants and disabled
+ * principals are left out, so rendering needs no clock.
+ */
+export async function loadDesiredTenant(db: Database, tenantId: string, settings: ClusterSettings, now: Date): Promise<LoadedTenant | null> {
+  const [row] = await db.select().from(tenants).where(eq(tenants.id, tenantId));
+  if (!row) return null;
+  const tenantActive = row.status === "active";
+  const tenant: DesiredTenant = {
+    slug: row.slug,
+    name: row.name,
+    costCentre: row.costCentre,
+    isolationTier: row.isolationTier,
+    ...(row.isolationTier === "dedicated" ? { nodePool: dedicatedNodePool(settings, row.slug) } : {}),
+    ...(row.runtimeClass ? { runtimeClass: row.runtimeClass } : {}),
+    ...(row.workloadIdentity && Object.keys(row.workloadIdentity).length > 0 ? { workloadIdentityTemplate: row.workloadIdentity } : {}),
+  };
+
+  const projectRows = await db.select().from(projects).where(eq(projects.tenantId, tenantId)).orderBy(asc(projects.namespace));
+  const projectIds = projectRows.map((p) => p.id);
+
+  const [memberRows, grantRows] = await Promise.all([
+    db
+      .select({ role: memberships.role, email: users.email, subject: users.oidcSubject })
+      .from(memberships)
+      .innerJoin(principals, eq(principals.id, memberships.principalId))
+      .innerJoin(users, eq(users.principalId, memberships.principalId))
+      .where(and(eq(memberships.tenantId, tenantId), isNull(principals.disabledAt))),
+    projectIds.length === 0
+      ? Promise.resolve([])
+      : db
+          .select({
+            projectId: projectGrants.projectId,
+            role: projectGrants.role,
+            expiresAt: projectGrants.expiresAt,
+            kind: principals.kind,
+            email: users.email,
+            subject: users.oidcSubject,
+            accountName: serviceAccounts.name,
+          })
+          .from(projectGrants)
+          .innerJoin(principals, eq(principals.id, projectGrants.principalId))
+          .leftJoin(users, eq(users.principalId, projectGrants.principalId))
+          .leftJoin(serviceAccounts, eq(serviceAccounts.principalId, projectGrants.principalId))
+          .where(and(inArray(projectGrants.projectId, projectIds), isNull(principals.disabledAt))),
+  ]);
+
+  const clusterUser = (u: { email: string | null; subject: string | null }): string | null => {
+    const id = settings.userIdentity === "subject" ? u.subject : u.email;
+    return id ? `${settings.userPrefix}${id}` : null;
+  };
+
+  const tenantBindings: DesiredBinding[] = [];
+  for (const m of memberRows) {
+    const subject = clusterUser(m);
+    if (!subject) continue; // never signed in through OIDC: the cluster cannot know them by subject yet
+    const role = m.role === "tenant_admin" ? "tenant_admin" : m.role === "viewer" ? "tenant_viewer" : "tenant_member";
+    tenantBindings.push({ principalKind: "user", subject, role });
+  }
+
+  const loaded = projectRows.map((p): LoadedProject => {
+    let nextExpiry: Date | null = null;
+    const bindings: DesiredBinding[] = [...tenantBindings];
+    const accounts = new Set<string>();
+    for (const g of grantRows) {
+      if (g.projectId !== p.id || !inForce(g.expiresAt, now)) continue;
+      if (g.expiresAt && (nextExpiry === null || g.expiresAt < nextExpiry)) nextExpiry = g.expiresAt;
+      const role = g.role === "member" ? "project_member" : "project_viewer";
+      if (g.kind === "service_account" && g.accountName) {
+        accounts.add(g.accountName);
+        bindings.push({ principalKind: "service_account", subject: g.accountName, role });
+      } else if (g.kind === "user") {
+        const subject = clusterUser(g);
+        if (subject) bindings.push({ principalKind: "user", subject, role });
+      }
+    }
+    const desired: DesiredProject = {
+      slug: p.slug,
+      namespace: p.namespace,
+      quota: effectiveQuota(settings),
+      allowedPriorityClasses: [],
+      bindings,
+      serviceAccounts: [...accounts].sort().map((name) => ({ name })),
+    };
+    const closed = !tenantActive || p.archivedAt !== null;
+    return { ...(closed ? closedProject(desired, settings) : desired), id: p.id, closed, nextExpiry: closed ? null : nextExpiry };
+  });
+
+  return { id: row.id, tenant, projects: loaded };
+}

@@ -1,0 +1,19 @@
+import type { Database } from "@/db/client";
+import type { Clock } from "@/lib/clock";
+import type { ClusterSettings } from "@/lib/config";
+import { clusterRuntime, startReconcileLoop, workerIdentity, type ReconcileLoop } from "./runtime";
+
+const globalForWorker = globalThis as unknown as { allotReconcileLoop?: ReconcileLoop };
+
+/** Start the reconcile worker inside the server process (the default; ALLOT_CLUSTER_WORKER=0 leaves it to `allot worker`). */
+export function startInProcessWorker(db: Database, settings: ClusterSettings, clock: Clock): ReconcileLoop {
+  if (globalForWorker.allotReconcileLoop) return globalForWorker.allotReconcileLoop;
+  const runtime = clusterRuntime(settings);
+  globalForWorker.allotReconcileLoop = startReconcileLoop({ db, settings, client: runtime.client, clock, workerId: workerIdentity("server") });
+  return globalForWorker.allotReconcileLoop;
+}
+
+/** Nudge the in-process worker after an admin asks for a reconcile, so the page shows the result without waiting for the next poll. */
+export function wakeWorker(): void {
+  globalForWorker.allotReconcileLoop?.wake();
+}

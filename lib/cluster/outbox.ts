@@ -1,0 +1,75 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { clusterChanges, projects } from "@/db/schema";
+import { config } from "@/lib/config";
+
+const kueueEnabled = () => config().cluster.render.kueue.enabled;
+
+/** Coalesced changes keep this many of their newest reasons. */
+const MAX_REASONS = 20;
+
+export const projectTarget = (projectId: string) => `project:${projectId}`;
+export const tenantTarget = (tenantId: string) => `tenant:${tenantId}`;
+
+interface Enqueue {
+  tenantId: string;
+  /** Omit for the tenant's cluster-scoped objects (Kueue flavours and ClusterQueue). */
+  projectId?: string;
+  reason: string;
+  at: Date;
+  /** Not before this instant: a grant's expiry, scheduled ahead. */
+  notBefore?: Date;
+}
+
+/**
+ * Ask for a target to be reconciled. Call it inside the transaction that
+ * changes the desired state, so the change and its cluster change commit
+ * together or not at all. A target has at most one pending change: asking
+ * again while one waits only adds the reason (the worker renders whatever the
+ * database says when it runs, so nothing is lost by coalescing).
+ */
+export async function enqueueClusterChange(db: Database, e: Enqueue): Promise<void> {
+  const targetKey = e.projectId ? projectTarget(e.projectId) : tenantTarget(e.tenantId);
+  await db
+    .insert(clusterChanges)
+    .values({
+      tenantId: e.tenantId,
+      projectId: e.projectId ?? null,
+      targetKey,
+      reasons: [e.reason],
+      status: "pending",
+      nextAttemptAt: e.notBefore ?? e.at,
+      createdAt: e.at,
+      updatedAt: e.at,
+    })
+    .onConflictDoUpdate({
+      target: clusterChanges.targetKey,
+      targetWhere: sql`${clusterChanges.status} = 'pending'`,
+      set: {
+        // jsonb arrays: append, then keep the newest MAX_REASONS.
+        reasons: sql`(select coalesce(jsonb_agg(r order by i), '[]'::jsonb) from jsonb_array_elements(${clusterChanges.reasons} || excluded.reasons) with ordinality as t(r, i) where i > jsonb_array_length(${clusterChanges.reasons} || excluded.reasons) - ${MAX_REASONS})`,
+        nextAttemptAt: sql`least(${clusterChanges.nextAttemptAt}, excluded.next_attempt_at)`,
+        updatedAt: sql`excluded.updated_at`,
+      },
+    });
+}
+
+/** A project's namespace changed; with Kueue the tenant's ClusterQueue sums its projects, so it follows too. */
+export async function enqueueProjectChange(db: Database, e: Enqueue & { projectId: string }): Promise<void> {
+  await enqueueClusterChange(db, e);
+  if (kueueEnabled()) await enqueueClusterChange(db, { tenantId: e.tenantId, reason: e.reason, at: e.at });
+}
+
+/**
+ * Something that reaches every project of a tenant changed (a membership, the
+ * tenant's status or settings): one change per project and one for the
+ * tenant's cluster-scoped objects.
+ */
+export async function enqueueTenantChange(db: Database, e: Omit<Enqueue, "projectId" | "notBefore">, options: { includeArchived?: boolean } = {}): Promise<void> {
+  const rows = await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(options.includeArchived ? eq(projects.tenantId, e.tenantId) : and(eq(projects.tenantId, e.tenantId), isNull(projects.archivedAt)));
+  for (const p of rows) await enqueueClusterChange(db, { ...e, projectId: p.id });
+  if (kueueEnabled()) await enqueueClusterChange(db, e);
+}

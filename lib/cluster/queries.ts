@@ -1,0 +1,102 @@
+import { and, asc, desc, eq, inArray, ne, sql } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { clusterChangeAttempts, clusterChanges, clusterObjects, projects, tenants } from "@/db/schema";
+
+/** Apply order of the kinds we render, for listing objects the way they are applied. */
+const KIND_ORDER = ["ResourceFlavor", "ClusterQueue", "Namespace", "ResourceQuota", "LimitRange", "NetworkPolicy", "ServiceAccount", "RoleBinding", "LocalQueue"];
+const kindRank = sql<number>`array_position(array[${sql.join(
+  KIND_ORDER.map((k) => sql`${k}`),
+  sql`, `,
+)}]::text[], ${clusterObjects.kind})`;
+
+export type ClusterObjectRow = typeof clusterObjects.$inferSelect;
+export type ClusterChangeRow = typeof clusterChanges.$inferSelect;
+
+/** A project's objects as last rendered, in apply order, with what is known of each on the cluster. */
+export async function projectClusterObjects(db: Database, projectId: string): Promise<ClusterObjectRow[]> {
+  return db.select().from(clusterObjects).where(eq(clusterObjects.projectId, projectId)).orderBy(kindRank, asc(clusterObjects.name));
+}
+
+/** The newest changes of one project, newest first. */
+export async function projectClusterChanges(db: Database, projectId: string, limit = 5): Promise<ClusterChangeRow[]> {
+  return db.select().from(clusterChanges).where(eq(clusterChanges.projectId, projectId)).orderBy(desc(clusterChanges.id)).limit(limit);
+}
+
+export type ChangeStatus = ClusterChangeRow["status"];
+export const CHANGE_STATUSES: readonly ChangeStatus[] = ["pending", "applying", "applied", "recorded", "failed", "superseded"];
+
+export interface ChangeListItem extends ClusterChangeRow {
+  tenantSlug: string;
+  projectSlug: string | null;
+  namespace: string | null;
+  attemptLog: (typeof clusterChangeAttempts.$inferSelect)[];
+}
+
+/** Changes for the platform cluster page, newest first, with their targets and every attempt. */
+export async function listClusterChanges(db: Database, filter: { status?: ChangeStatus; limit?: number } = {}): Promise<ChangeListItem[]> {
+  const rows = await db
+    .select({ change: clusterChanges, tenantSlug: tenants.slug, projectSlug: projects.slug, namespace: projects.namespace })
+    .from(clusterChanges)
+    .innerJoin(tenants, eq(tenants.id, clusterChanges.tenantId))
+    .leftJoin(projects, eq(projects.id, clusterChanges.projectId))
+    .where(filter.status ? eq(clusterChanges.status, filter.status) : undefined)
+    .orderBy(desc(clusterChanges.id))
+    .limit(filter.limit ?? 100);
+  const ids = rows.map((r) => r.change.id);
+  const attempts = ids.length
+    ? await db.select().from(clusterChangeAttempts).where(inArray(clusterChangeAttempts.changeId, ids)).orderBy(asc(clusterChangeAttempts.id))
+    : [];
+  return rows.map((r) => ({
+    ...r.change,
+    tenantSlug: r.tenantSlug,
+    projectSlug: r.projectSlug,
+    namespace: r.namespace,
+    attemptLog: attempts.filter((a) => a.changeId === r.change.id),
+  }));
+}
+
+/** How many changes are in each status: the summary line of the cluster page. */
+export async function changeCounts(db: Database): Promise<Record<ChangeStatus, number>> {
+  const rows = await db.select({ status: clusterChanges.status, n: sql<number>`count(*)::int` }).from(clusterChanges).groupBy(clusterChanges.status);
+  const counts = Object.fromEntries(CHANGE_STATUSES.map((s) => [s, 0])) as Record<ChangeStatus, number>;
+  for (const r of rows) counts[r.status] = Number(r.n);
+  return counts;
+}
+
+export interface DriftedObject extends ClusterObjectRow {
+  tenantSlug: string;
+  projectSlug: string | null;
+}
+
+/** Objects whose live state differs from what the portal applied, or that are gone. */
+export async function driftedObjects(db: Database): Promise<DriftedObject[]> {
+  const rows = await db
+    .select({ object: clusterObjects, tenantSlug: tenants.slug, projectSlug: projects.slug })
+    .from(clusterObjects)
+    .innerJoin(tenants, eq(tenants.id, clusterObjects.tenantId))
+    .leftJoin(projects, eq(projects.id, clusterObjects.projectId))
+    .where(eq(clusterObjects.status, "drifted"))
+    .orderBy(asc(tenants.slug), asc(clusterObjects.namespace), kindRank, asc(clusterObjects.name));
+  return rows.map((r) => ({ ...r.object, tenantSlug: r.tenantSlug, projectSlug: r.projectSlug }));
+}
+
+export async function clusterChangeById(db: Database, id: number): Promise<ChangeListItem | null> {
+  const [row] = await db
+    .select({ change: clusterChanges, tenantSlug: tenants.slug, projectSlug: projects.slug, namespace: projects.namespace })
+    .from(clusterChanges)
+    .innerJoin(tenants, eq(tenants.id, clusterChanges.tenantId))
+    .leftJoin(projects, eq(projects.id, clusterChanges.projectId))
+    .where(eq(clusterChanges.id, id));
+  if (!row) return null;
+  const attemptLog = await db.select().from(clusterChangeAttempts).where(eq(clusterChangeAttempts.changeId, id)).orderBy(asc(clusterChangeAttempts.id));
+  return { ...row.change, tenantSlug: row.tenantSlug, projectSlug: row.projectSlug, namespace: row.namespace, attemptLog };
+}
+
+/** Every object the portal owns for a tenant (cluster-scoped ones first), for `render`-like downloads. */
+export async function tenantClusterObjects(db: Database, tenantId: string, options: { projectLevelOnly?: boolean } = {}): Promise<ClusterObjectRow[]> {
+  return db
+    .select()
+    .from(clusterObjects)
+    .where(and(eq(clusterObjects.tenantId, tenantId), options.projectLevelOnly ? ne(clusterObjects.namespace, "") : undefined))
+    .orderBy(sql`${clusterObjects.projectId} is not null`, asc(clusterObjects.namespace), kindRank, asc(clusterObjects.name));
+}

@@ -1,0 +1,56 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { asc } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { tenants } from "@/db/schema";
+import type { ClusterSettings } from "@/lib/config";
+import { loadDesiredTenant } from "./desired-from-db";
+import type { ClusterObject } from "./render-project";
+import { renderTarget, targetOf } from "./targets";
+import { manifestsToYaml } from "./yaml";
+
+/** Folder for cluster-scoped objects (Kueue flavours and queues); namespaces are DNS labels, so it cannot clash. */
+export const CLUSTER_SCOPED_DIR = "_cluster";
+const MARKER = ".allot-render";
+
+/**
+ * The desired state of every tenant as files: one folder per namespace, one
+ * file per object, plus `_cluster/` for cluster-scoped objects. Paths and
+ * contents depend only on the database, so re-rendering an unchanged state
+ * gives identical files (a clean Git diff).
+ */
+export async function renderAllToFiles(db: Database, settings: ClusterSettings, now: Date): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const add = (o: ClusterObject) => {
+    const folder = o.metadata?.namespace ?? (o.kind === "Namespace" ? o.metadata!.name! : CLUSTER_SCOPED_DIR);
+    files.set(path.posix.join(folder, `${o.kind.toLowerCase()}-${o.metadata!.name}.yaml`), manifestsToYaml([o]));
+  };
+  for (const { id } of await db.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.slug))) {
+    const loaded = await loadDesiredTenant(db, id, settings, now);
+    if (!loaded) continue;
+    for (const o of await renderTarget(targetOf(loaded, null)!, settings.render)) add(o);
+    for (const p of loaded.projects) for (const o of await renderTarget(targetOf(loaded, p.id)!, settings.render)) add(o);
+  }
+  return files;
+}
+
+export class RenderDirectoryError extends Error {}
+
+/**
+ * Write the files under `dir`, replacing an earlier render there (recognised
+ * by its marker file) so objects no longer desired disappear too. A directory
+ * holding anything else is refused rather than overwritten.
+ */
+export async function writeRender(dir: string, files: Map<string, string>): Promise<void> {
+  const existing = await fs.readdir(dir).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? null : Promise.reject(e)));
+  if (existing && existing.length > 0) {
+    if (!existing.includes(MARKER)) throw new RenderDirectoryError(`${dir} is not empty and holds no earlier render (${MARKER} missing); choose an empty or new directory.`);
+    for (const entry of existing) if (entry !== ".git") await fs.rm(path.join(dir, entry), { recursive: true, force: true });
+  }
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(path.join(dir, MARKER), "Rendered by `allot render`; this directory is replaced on every render.\n");
+  for (const [file, content] of files) {
+    await fs.mkdir(path.join(dir, path.dirname(file)), { recursive: true });
+    await fs.writeFile(path.join(dir, file), content);
+  }
+}

@@ -1,0 +1,104 @@
+import os from "node:os";
+import type { ClusterSettings } from "@/lib/config";
+import { checkDrift } from "./drift-check";
+import { clusterConnection, kubeClientFromConfig, type ClusterClient } from "./kube-client";
+import { reconcileDue, type ReconcilerOptions } from "./worker";
+
+export interface ClusterRuntime {
+  mode: "live" | "record-only";
+  /** The API server URL in live mode. */
+  server: string | null;
+  client: ClusterClient | null;
+}
+
+const globalForCluster = globalThis as unknown as { allotClusterRuntime?: ClusterRuntime };
+
+/**
+ * Live when KUBECONFIG or an in-cluster service account is present (and
+ * ALLOT_CLUSTER_MODE is not record-only); otherwise record-only: changes are
+ * rendered, validated and stored as plans, and nothing is sent anywhere.
+ */
+export function clusterRuntime(settings: ClusterSettings, env: NodeJS.ProcessEnv = process.env): ClusterRuntime {
+  if (globalForCluster.allotClusterRuntime) return globalForCluster.allotClusterRuntime;
+  const connection = settings.mode === "record-only" ? ({ mode: "record-only" } as const) : clusterConnection(env);
+  globalForCluster.allotClusterRuntime =
+    connection.mode === "live"
+      ? { mode: "live", server: connection.server, client: kubeClientFromConfig(connection.kubeConfig) }
+      : { mode: "record-only", server: null, client: null };
+  return globalForCluster.allotClusterRuntime;
+}
+
+export const workerIdentity = (role: string) => `${role}@${os.hostname()}:${process.pid}`;
+
+export interface ReconcileLoop {
+  /** Run a pass now instead of at the next tick (after an admin asks). */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The worker loop: every pollMs, take and process due changes; every
+ * driftIntervalMinutes (live mode), read back what the cluster holds. One
+ * pass at a time; errors are logged and the loop goes on (the database may
+ * be briefly away, the cluster too).
+ */
+export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log?: (message: string, error?: unknown) => void }): ReconcileLoop {
+  const pollMs = o.pollMs ?? 1000;
+  const log = o.log ?? ((m, e) => (e ? console.error(`[allot] ${m}`, e) : console.log(`[allot] ${m}`)));
+  const driftEveryMs = o.settings.driftIntervalMinutes * 60_000;
+  let lastDrift = Date.now();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const pass = async () => {
+    try {
+      await reconcileDue(o);
+      if (o.client && driftEveryMs > 0 && Date.now() - lastDrift >= driftEveryMs) {
+        lastDrift = Date.now();
+        const r = await checkDrift({ db: o.db, client: o.client, clock: o.clock });
+        if (r.drifted + r.missing > 0) log(`drift: ${r.drifted} drifted and ${r.missing} missing of ${r.checked} objects`);
+      }
+    } catch (error) {
+      log("reconcile pass failed; trying again shortly", error);
+    }
+  };
+  // One pass at a time: a wake during a pass asks for another pass right after it.
+  let busy = false;
+  let again = false;
+  const tick = async () => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      do {
+        again = false;
+        running = pass();
+        await running;
+      } while (again && !stopped);
+    } finally {
+      busy = false;
+    }
+    schedule(pollMs);
+  };
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void tick(), delay);
+    timer.unref();
+  };
+  schedule(0);
+  return {
+    wake() {
+      if (busy) again = true;
+      else schedule(0);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

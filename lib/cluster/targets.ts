@@ -1,0 +1,74 @@
+import type { DesiredTenant, RenderConfig } from "./desired-state";
+import type { ObjectRef } from "./kube-client";
+import type { LoadedProject, LoadedTenant } from "./desired-from-db";
+import { renderProjectObjects, type ClusterObject } from "./render-project";
+import { renderTenantObjects } from "./render-tenant";
+import { validateObjects } from "./validate";
+
+/**
+ * What one cluster change covers: a project's namespace and everything in it,
+ * or a tenant's cluster-scoped objects. Each target knows how to find the
+ * objects the portal owns there, so ones no longer desired can be deleted.
+ */
+export type Target = { kind: "project"; tenant: DesiredTenant; project: LoadedProject } | { kind: "tenant"; tenant: DesiredTenant; projects: LoadedProject[] };
+
+/** Where owned objects of a target are listed: the kinds, and the label selector that picks this target's. */
+export type { ObjectRef };
+
+export interface OwnedScope {
+  namespace?: string;
+  labelSelector: string;
+  kinds: { apiVersion: string; kind: string }[];
+}
+
+export function targetOf(loaded: LoadedTenant, projectId: string | null): Target | null {
+  if (projectId === null) return { kind: "tenant", tenant: loaded.tenant, projects: loaded.projects };
+  const project = loaded.projects.find((p) => p.id === projectId);
+  return project ? { kind: "project", tenant: loaded.tenant, project } : null;
+}
+
+/** The objects a target should have, in apply order, validated against the Kubernetes schemas (throws InvalidObjectError). */
+export async function renderTarget(target: Target, config: RenderConfig): Promise<ClusterObject[]> {
+  const objects = target.kind === "project" ? renderProjectObjects(target.tenant, target.project, config) : renderTenantObjects(target.tenant, target.projects, config);
+  await validateObjects(objects);
+  return objects;
+}
+
+export function ownedScope(target: Target, config: RenderConfig): OwnedScope {
+  const managed = `app.kubernetes.io/managed-by=${config.managedBy}`;
+  const tenant = `${config.labelPrefix}/tenant=${target.tenant.slug}`;
+  const kueue = `kueue.x-k8s.io/${config.kueue.apiVersion}`;
+  if (target.kind === "tenant") {
+    return {
+      labelSelector: `${managed},${tenant},!${config.labelPrefix}/project`,
+      kinds: [
+        { apiVersion: kueue, kind: "ClusterQueue" },
+        { apiVersion: kueue, kind: "ResourceFlavor" },
+      ],
+    };
+  }
+  // The Namespace itself is never deleted by the portal: that would delete workloads and data.
+  return {
+    namespace: target.project.namespace,
+    labelSelector: `${managed},${tenant},${config.labelPrefix}/project=${target.project.slug}`,
+    kinds: [
+      { apiVersion: kueue, kind: "LocalQueue" },
+      { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding" },
+      { apiVersion: "v1", kind: "ServiceAccount" },
+      { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy" },
+      { apiVersion: "v1", kind: "LimitRange" },
+      { apiVersion: "v1", kind: "ResourceQuota" },
+    ],
+  };
+}
+
+export function refOf(o: { apiVersion: string; kind: string; metadata?: { name?: string; namespace?: string } }): ObjectRef {
+  const ref: ObjectRef = { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata?.name ?? "" };
+  if (o.metadata?.namespace) ref.namespace = o.metadata.namespace;
+  return ref;
+}
+
+/** One key per object: kind, namespace and name (our kinds are unique by kind across API groups). */
+export const identityOf = (r: { kind: string; namespace?: string | null; name: string }) => `${r.kind}/${r.namespace ?? ""}/${r.name}`;
+
+export const describeRef = (r: ObjectRef) => `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;

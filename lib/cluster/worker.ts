@@ -1,0 +1,296 @@
+import { and, asc, eq, gte, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { clusterChangeAttempts, clusterChanges, clusterObjects } from "@/db/schema";
+import type { Clock } from "@/lib/clock";
+import type { ClusterSettings } from "@/lib/config";
+import { applyTarget, ObjectApplyError } from "./apply";
+import { loadDesiredTenant } from "./desired-from-db";
+import { toClusterApiError, type ClusterClient } from "./kube-client";
+import { enqueueClusterChange } from "./outbox";
+import type { ClusterObject } from "./render-project";
+import { identityOf, ownedScope, refOf, renderTarget, targetOf, type ObjectRef, type Target } from "./targets";
+import { InvalidObjectError } from "./validate";
+
+export interface ReconcilerOptions {
+  db: Database;
+  settings: ClusterSettings;
+  /** null: record-only mode, nothing is sent anywhere. */
+  client: ClusterClient | null;
+  clock: Clock;
+  /** Names this worker in claims and attempts (host and pid in production). */
+  workerId: string;
+  /** How long a claim holds before another worker may take the change over (a crashed worker's). */
+  leaseMs?: number;
+  /** Backoff after the first failure; doubles per attempt up to maxBackoffMs. */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Changes taken per claim. */
+  batchSize?: number;
+  /** Changes applied at once by this worker. */
+  concurrency?: number;
+  random?: () => number;
+}
+
+type Change = typeof clusterChanges.$inferSelect;
+type Outcome = { status: "applied" } | { status: "recorded" } | { status: "retry"; error: string; delayMs: number } | { status: "failed"; error: string };
+
+const DEFAULT_LEASE_MS = 5 * 60_000;
+
+/**
+ * Take due changes, oldest first, with FOR UPDATE SKIP LOCKED so any number of
+ * workers (one per replica, or the CLI) share the queue without taking the same
+ * change twice. A change whose claim lapsed (its worker died mid-apply) is due
+ * again. One target is worked on by one worker at a time: a target with a live
+ * claim is skipped, and an abandoned older change is superseded by a newer one.
+ */
+export async function claimDueChanges(o: ReconcilerOptions): Promise<Change[]> {
+  const now = o.clock();
+  const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
+  const limit = o.batchSize ?? 20;
+  return o.db.transaction(async (tx) => {
+    const due = await tx
+      .select()
+      .from(clusterChanges)
+      .where(
+        or(
+          and(eq(clusterChanges.status, "pending"), lte(clusterChanges.nextAttemptAt, now)),
+          and(eq(clusterChanges.status, "applying"), lt(clusterChanges.claimedUntil, now)),
+        ),
+      )
+      .orderBy(asc(clusterChanges.id))
+      .limit(limit * 2)
+      .for("update", { skipLocked: true });
+    if (due.length === 0) return [];
+
+    const busy = new Set(
+      (
+        await tx
+          .select({ targetKey: clusterChanges.targetKey })
+          .from(clusterChanges)
+          .where(
+            and(
+              eq(clusterChanges.status, "applying"),
+              gte(clusterChanges.claimedUntil, now),
+              inArray(
+                clusterChanges.targetKey,
+                due.map((c) => c.targetKey),
+              ),
+            ),
+          )
+      ).map((r) => r.targetKey),
+    );
+    const newestPerTarget = new Map<string, Change>();
+    const superseded: number[] = [];
+    for (const c of due) {
+      if (busy.has(c.targetKey)) continue;
+      const seen = newestPerTarget.get(c.targetKey);
+      if (seen) superseded.push(seen.id);
+      newestPerTarget.set(c.targetKey, c);
+    }
+    if (superseded.length > 0) {
+      await tx.update(clusterChanges).set({ status: "superseded", claimedBy: null, claimedUntil: null, finishedAt: now, updatedAt: now }).where(inArray(clusterChanges.id, superseded));
+    }
+    const chosen = [...newestPerTarget.values()].slice(0, limit);
+    if (chosen.length === 0) return [];
+    return tx
+      .update(clusterChanges)
+      .set({
+        status: "applying",
+        claimedBy: o.workerId,
+        claimedUntil: new Date(now.getTime() + leaseMs),
+        attempts: sql`${clusterChanges.attempts} + 1`,
+        mode: o.client ? "live" : "record-only",
+        updatedAt: now,
+      })
+      .where(
+        inArray(
+          clusterChanges.id,
+          chosen.map((c) => c.id),
+        ),
+      )
+      .returning();
+  });
+}
+
+/** Exponential backoff with jitter (half fixed, half random), never sooner than the server asked. */
+export function backoffMs(attempt: number, o: Pick<ReconcilerOptions, "baseBackoffMs" | "maxBackoffMs" | "random">, retryAfterMs?: number): number {
+  const base = o.baseBackoffMs ?? 1000;
+  const cap = o.maxBackoffMs ?? 5 * 60_000;
+  const ceiling = Math.min(cap, base * 2 ** Math.max(0, attempt - 1));
+  const jittered = ceiling / 2 + (o.random ?? Math.random)() * (ceiling / 2);
+  return Math.round(Math.max(jittered, retryAfterMs ?? 0));
+}
+
+/** Upsert the target's objects with a status, and forget owned rows of the target that are no longer desired. */
+async function recordObjects(db: Database, change: Change, objects: readonly ClusterObject[], status: "planned" | "applying" | "applied", now: Date) {
+  await db.transaction(async (tx) => {
+    if (objects.length > 0) {
+      await tx
+        .insert(clusterObjects)
+        .values(
+          objects.map((o) => {
+            const ref = refOf(o);
+            return {
+              tenantId: change.tenantId,
+              projectId: change.projectId,
+              apiVersion: ref.apiVersion,
+              kind: ref.kind,
+              namespace: ref.namespace ?? "",
+              name: ref.name,
+              manifest: o as unknown as Record<string, unknown>,
+              status,
+              lastChangeId: change.id,
+              error: null,
+              drift: null,
+              appliedAt: status === "applied" ? now : null,
+              updatedAt: now,
+            };
+          }),
+        )
+        .onConflictDoUpdate({
+          target: [clusterObjects.kind, clusterObjects.namespace, clusterObjects.name],
+          set: {
+            tenantId: sql`excluded.tenant_id`,
+            projectId: sql`excluded.project_id`,
+            apiVersion: sql`excluded.api_version`,
+            manifest: sql`excluded.manifest`,
+            status: sql`excluded.status`,
+            lastChangeId: sql`excluded.last_change_id`,
+            error: sql`null`,
+            drift: status === "applying" ? sql`${clusterObjects.drift}` : sql`null`,
+            appliedAt: status === "applied" ? sql`excluded.applied_at` : sql`${clusterObjects.appliedAt}`,
+            updatedAt: sql`excluded.updated_at`,
+          },
+        });
+    }
+    if (status === "applying") return;
+    const desired = new Set(objects.map((o) => identityOf(refOf(o))));
+    const rows = await tx
+      .select({ id: clusterObjects.id, kind: clusterObjects.kind, namespace: clusterObjects.namespace, name: clusterObjects.name })
+      .from(clusterObjects)
+      .where(and(eq(clusterObjects.tenantId, change.tenantId), change.projectId ? eq(clusterObjects.projectId, change.projectId) : isNull(clusterObjects.projectId)));
+    const gone = rows.filter((r) => !desired.has(identityOf(r))).map((r) => r.id);
+    if (gone.length > 0) await tx.delete(clusterObjects).where(inArray(clusterObjects.id, gone));
+  });
+}
+
+/** Objects recorded for the target that the new render no longer has: what record-only mode says would be deleted. */
+async function recordedButUndesired(db: Database, change: Change, objects: readonly ClusterObject[]): Promise<ObjectRef[]> {
+  const desired = new Set(objects.map((o) => identityOf(refOf(o))));
+  const rows = await db
+    .select({ apiVersion: clusterObjects.apiVersion, kind: clusterObjects.kind, namespace: clusterObjects.namespace, name: clusterObjects.name })
+    .from(clusterObjects)
+    .where(and(eq(clusterObjects.tenantId, change.tenantId), change.projectId ? eq(clusterObjects.projectId, change.projectId) : isNull(clusterObjects.projectId)));
+  return rows.filter((r) => !desired.has(identityOf(r))).map((r) => refOf({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.name, namespace: r.namespace || undefined } }));
+}
+
+async function loadTarget(o: ReconcilerOptions, change: Change, now: Date): Promise<Target | null> {
+  const loaded = await loadDesiredTenant(o.db, change.tenantId, o.settings, now);
+  return loaded ? targetOf(loaded, change.projectId) : null;
+}
+
+/** Do one claimed change: render, validate, then apply (live) or store the plan (record-only). */
+export async function processChange(o: ReconcilerOptions, change: Change): Promise<Outcome> {
+  const startedAt = o.clock();
+  const [attempt] = await o.db
+    .insert(clusterChangeAttempts)
+    .values({ changeId: change.id, attempt: change.attempts, worker: o.workerId, startedAt })
+    .returning({ id: clusterChangeAttempts.id });
+
+  let outcome: Outcome;
+  let objects: ClusterObject[] = [];
+  let deletions: ObjectRef[] = [];
+  let target: Target | null = null;
+  try {
+    target = await loadTarget(o, change, startedAt);
+    if (!target) throw new InvalidObjectError("target", change.targetKey, "its tenant or project no longer exists");
+    objects = await renderTarget(target, o.settings.render);
+    if (!o.client) {
+      deletions = await recordedButUndesired(o.db, change, objects);
+      await recordObjects(o.db, change, objects, "planned", o.clock());
+      outcome = { status: "recorded" };
+    } else {
+      await recordObjects(o.db, change, objects, "applying", o.clock());
+      deletions = await applyTarget(o.client, objects, ownedScope(target, o.settings.render));
+      await recordObjects(o.db, change, objects, "applied", o.clock());
+      outcome = { status: "applied" };
+    }
+  } catch (error) {
+    outcome = failureOutcome(o, change, error);
+  }
+
+  return finishChange(o, change, attempt!.id, outcome, objects, deletions, target);
+}
+
+async function finishChange(o: ReconcilerOptions, change: Change, attemptId: number, outcome: Outcome, objects: ClusterObject[], deletions: ObjectRef[], target: Target | null): Promise<Outcome> {
+  const now = o.clock();
+  await o.db.transaction(async (tx) => {
+    await tx
+      .update(clusterChangeAttempts)
+      .set({ finishedAt: now, outcome: outcome.status, error: "error" in outcome ? outcome.error : null })
+      .where(eq(clusterChangeAttempts.id, attemptId));
+    // Only the worker still holding the claim may finish the change: a slow
+    // worker whose lease lapsed must not overwrite its successor's result.
+    const mine = and(eq(clusterChanges.id, change.id), eq(clusterChanges.status, "applying"), eq(clusterChanges.claimedBy, o.workerId));
+    const common = { objects: objects as unknown as Record<string, unknown>[], deletions, claimedBy: null, claimedUntil: null, updatedAt: now };
+    if (outcome.status === "applied" || outcome.status === "recorded") {
+      await tx.update(clusterChanges).set({ ...common, status: outcome.status, lastError: null, finishedAt: now }).where(mine);
+    } else if (outcome.status === "failed") {
+      await tx.update(clusterChanges).set({ ...common, status: "failed", lastError: outcome.error, finishedAt: now }).where(mine);
+    } else {
+      // Back to pending, unless a newer change for the target is already
+      // waiting: that one renders the same (or newer) state, so this one is done.
+      const [newer] = await tx
+        .select({ id: clusterChanges.id })
+        .from(clusterChanges)
+        .where(and(eq(clusterChanges.targetKey, change.targetKey), eq(clusterChanges.status, "pending")));
+      await tx
+        .update(clusterChanges)
+        .set(
+          newer
+            ? { ...common, status: "superseded", lastError: outcome.error, finishedAt: now }
+            : { ...common, status: "pending", lastError: outcome.error, nextAttemptAt: new Date(now.getTime() + outcome.delayMs) },
+        )
+        .where(mine);
+    }
+    if (outcome.status !== "applied" && outcome.status !== "recorded" && objects.length > 0) {
+      await tx
+        .update(clusterObjects)
+        .set({ status: outcome.status === "failed" ? "failed" : "applying", error: outcome.error, updatedAt: now })
+        .where(and(eq(clusterObjects.lastChangeId, change.id)));
+    }
+  });
+
+  // A grant that runs out later must leave the cluster then: schedule it now.
+  if ((outcome.status === "applied" || outcome.status === "recorded") && target?.kind === "project" && target.project.nextExpiry) {
+    await enqueueClusterChange(o.db, { tenantId: change.tenantId, projectId: change.projectId!, reason: "access expires", at: now, notBefore: target.project.nextExpiry });
+  }
+  return outcome;
+}
+
+function failureOutcome(o: ReconcilerOptions, change: Change, error: unknown): Outcome {
+  if (error instanceof InvalidObjectError) {
+    // A bug in rendering, not a cluster problem: retrying renders the same thing.
+    return { status: "failed", error: `Rendering produced an invalid object, nothing was sent: ${error.message}` };
+  }
+  const e = error instanceof ObjectApplyError ? error.apiError : toClusterApiError(error);
+  const message = error instanceof ObjectApplyError ? error.message : e.message;
+  if (!e.retryable) return { status: "failed", error: message };
+  if (change.attempts >= o.settings.maxAttempts) return { status: "failed", error: `${message} (gave up after ${change.attempts} attempts)` };
+  return { status: "retry", error: message, delayMs: backoffMs(change.attempts, o, e.retryAfterMs) };
+}
+
+/** Claim and process due changes until none are due. Returns how many were processed. */
+export async function reconcileDue(o: ReconcilerOptions): Promise<number> {
+  let processed = 0;
+  for (;;) {
+    const claimed = await claimDueChanges(o);
+    if (claimed.length === 0) return processed;
+    const queue = [...claimed];
+    const lanes = Array.from({ length: Math.min(o.concurrency ?? 4, queue.length) }, async () => {
+      for (let c = queue.shift(); c; c = queue.shift()) await processChange(o, c);
+    });
+    await Promise.all(lanes);
+    processed += claimed.length;
+  }
+}
