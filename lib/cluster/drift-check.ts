@@ -27,7 +27,7 @@ export async function checkDrift(o: { db: Database; client: ClusterClient; clock
     .where(o.projectId ? and(statuses, eq(clusterObjects.projectId, o.projectId)) : statuses);
   for (const row of rows) {
     const live = await o.client.read({ apiVersion: row.apiVersion, kind: row.kind, name: row.name, ...(row.namespace ? { namespace: row.namespace } : {}) });
-    const drift = live === null ? ("missing" as const) : ownedFieldDrift(row.manifest, live as unknown as Record<string, unknown>);
+    const drift = live === null ? ("missing" as const) : ownedFieldDrift(row.manifest, live);
     const drifted = drift === "missing" || drift.length > 0;
     report.checked++;
     if (drift === "missing") report.missing++;
