@@ -218,8 +218,13 @@ describe(`worker, live against the stand-in API server (${databaseLabel()})`, ()
   });
 
   it("finds drifted and missing objects, and a reconcile puts them back", async () => {
-    await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, projectId: await projectIdOf(db, "vision-lab", "tracking"), reason: "heal", at: NOW });
+    const tracking = await projectIdOf(db, "vision-lab", "tracking");
+    const failedBefore = await lastChange(projectTarget(tracking));
+    expect(failedBefore.status).toBe("failed"); // the 403 above
+    await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, projectId: tracking, reason: "heal", at: NOW });
     await drain();
+    // The success settles the older failure: it is no longer offered for retry.
+    expect((await db.select().from(clusterChanges).where(eq(clusterChanges.id, failedBefore.id)))[0]!.status).toBe("superseded");
     const ns = "vision-lab--detector-training";
     const quota = api.get("v1", "ResourceQuota", ns, "project-quota")!;
     api.put({ ...quota, spec: { hard: { ...(quota as unknown as { spec: { hard: Record<string, string> } }).spec.hard, "requests.cpu": "64" } } });

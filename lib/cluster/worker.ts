@@ -234,7 +234,14 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
     const mine = and(eq(clusterChanges.id, change.id), eq(clusterChanges.status, "applying"), eq(clusterChanges.claimedBy, o.workerId));
     const common = { objects: objects as unknown as Record<string, unknown>[], deletions, claimedBy: null, claimedUntil: null, updatedAt: now };
     if (outcome.status === "applied" || outcome.status === "recorded") {
-      await tx.update(clusterChanges).set({ ...common, status: outcome.status, lastError: null, finishedAt: now }).where(mine);
+      const [done] = await tx.update(clusterChanges).set({ ...common, status: outcome.status, lastError: null, finishedAt: now }).where(mine).returning({ id: clusterChanges.id });
+      // Older failures of this target are settled by this success: nothing left to retry there.
+      if (done) {
+        await tx
+          .update(clusterChanges)
+          .set({ status: "superseded", updatedAt: now })
+          .where(and(eq(clusterChanges.targetKey, change.targetKey), eq(clusterChanges.status, "failed"), lt(clusterChanges.id, change.id)));
+      }
     } else if (outcome.status === "failed") {
       await tx.update(clusterChanges).set({ ...common, status: "failed", lastError: outcome.error, finishedAt: now }).where(mine);
     } else {

@@ -113,11 +113,12 @@ export class ObjectStore {
   /** Objects of a type, in one namespace or all, ordered by namespace and name. */
   list(type: ResourceType, namespace: string | undefined, selector: LabelSelector): StoredObject[] {
     const found: StoredObject[] = [];
+    // Filter on the stored object and copy only the matches: a list must not cost a copy of the whole store.
     for (const entry of this.entries.values()) {
-      const o = this.view(type, entry.object);
-      if (splitApiVersion(show(entry.object.apiVersion)).group !== type.group || o.kind !== type.kind) continue;
-      if (namespace !== undefined && o.metadata.namespace !== namespace) continue;
-      if (selector(o.metadata.labels)) found.push(o);
+      const stored = entry.object as unknown as StoredObject;
+      if (splitApiVersion(show(entry.object.apiVersion)).group !== type.group || stored.kind !== type.kind) continue;
+      if (namespace !== undefined && stored.metadata.namespace !== namespace) continue;
+      if (selector(stored.metadata.labels)) found.push(this.view(type, entry.object));
     }
     return found.sort((a, b) => compareKeys(a, b));
   }
