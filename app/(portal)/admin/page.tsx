@@ -23,6 +23,9 @@ export default async function AdminPage() {
         subtitle="Every tenant on the platform."
         actions={
           <>
+            <Link href="/admin/cluster" className={buttonClass()}>
+              Cluster
+            </Link>
             <Link href="/admin/audit" className={buttonClass()}>
               Audit log
             </Link>

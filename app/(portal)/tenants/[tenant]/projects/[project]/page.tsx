@@ -1,10 +1,13 @@
 import { notFound, redirect } from "next/navigation";
 import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
+import { ClusterObjects } from "@/components/cluster-objects";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
-import { isCollaboratorOn } from "@/lib/auth/policy";
+import { can, isCollaboratorOn } from "@/lib/auth/policy";
+import { projectClusterChanges, projectClusterObjects } from "@/lib/cluster/queries";
+import { clusterRuntime } from "@/lib/cluster/runtime";
 import { primaryRoleLabel } from "@/lib/auth/role-labels";
 import { config } from "@/lib/config";
 import { dateInputValue } from "@/lib/format";
@@ -40,6 +43,11 @@ export default async function ProjectPage({ params }: { params: Params }) {
     { kind: "hidden", name: "project", value: project.slug },
   ];
   const maxDays = config().maxCollaboratorDays;
+  const showCluster = can(ctx.actor, "project.cluster.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now);
+  const [clusterObjects, [latestChange]] = showCluster
+    ? await Promise.all([projectClusterObjects(ctx.db, project.id), projectClusterChanges(ctx.db, project.id, 1)])
+    : [[], []];
+  const cluster = clusterRuntime(config().cluster);
 
   return (
     <>
@@ -174,7 +182,19 @@ export default async function ProjectPage({ params }: { params: Params }) {
           </DataTable>
         )}
       </Card>
-      <p className="mt-6 text-xs text-slate-500">Quota, cluster objects and spend for this project are not available yet.</p>
+      {showCluster && (
+        <div className="mt-6">
+          <ClusterObjects
+            mode={cluster.mode}
+            server={cluster.server}
+            namespace={project.namespace}
+            objects={clusterObjects}
+            latestChange={latestChange ?? null}
+            yamlHref={`/tenants/${tenant.slug}/projects/${project.slug}/cluster.yaml`}
+          />
+        </div>
+      )}
+      <p className="mt-6 text-xs text-slate-500">Quota and spend for this project are not available yet.</p>
     </>
   );
 }

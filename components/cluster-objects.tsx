@@ -1,0 +1,136 @@
+import type { ClusterChangeRow, ClusterObjectRow } from "@/lib/cluster/queries";
+import { storedManifestsToYaml } from "@/lib/server/manifest-yaml";
+import { buttonClass } from "./button-class";
+import { ChangeStatusBadge, DriftList, ObjectStatusBadge, plural, truncate } from "./cluster-status";
+import { Cell, DataTable } from "./table";
+import { Card, EmptyState, formatDateTime } from "./ui";
+
+export type ClusterObjectView = Pick<ClusterObjectRow, "id" | "kind" | "name" | "status" | "manifest" | "drift" | "error" | "updatedAt">;
+export type ClusterChangeView = Pick<ClusterChangeRow, "id" | "status" | "attempts" | "lastError" | "createdAt" | "finishedAt">;
+
+/**
+ * What a project becomes on the cluster: its objects in apply order, each with
+ * its YAML, and the newest change. In record-only mode these are plans.
+ */
+export function ClusterObjects({
+  mode,
+  server,
+  namespace,
+  objects,
+  latestChange,
+  yamlHref,
+}: {
+  mode: "live" | "record-only";
+  server: string | null;
+  namespace: string;
+  objects: ClusterObjectView[];
+  latestChange: ClusterChangeView | null;
+  yamlHref: string;
+}) {
+  return (
+    <Card
+      title="Cluster objects"
+      description={
+        mode === "live" ? (
+          <>
+            Applied to <code className="font-mono text-xs">{server ?? "the connected cluster"}</code>
+          </>
+        ) : (
+          "Plans of what this project becomes on the cluster."
+        )
+      }
+      actions={
+        <a href={yamlHref} className={buttonClass()} download>
+          Download YAML
+        </a>
+      }
+    >
+      {mode === "record-only" && (
+        <p role="note" className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          No cluster connected: these are plans, not live objects. Download the YAML to apply them with kubectl or a GitOps tool.
+        </p>
+      )}
+      <LatestChange change={latestChange} />
+      {objects.length === 0 ? (
+        <EmptyState title="Nothing rendered yet">The worker renders this project within a few seconds of a change.</EmptyState>
+      ) : (
+        <DataTable caption={`Cluster objects of ${namespace}`} columns={["Kind", "Name", "Status", "Last change"]}>
+          {objects.map((o) => (
+            <ObjectRows key={o.id} object={o} />
+          ))}
+        </DataTable>
+      )}
+    </Card>
+  );
+}
+
+/**
+ * One object: its line, and under it a disclosure the width of the table with
+ * its YAML (and its error or drift). Two rows, so the YAML is not squeezed into
+ * a column; the line above has no divider, so they read as one.
+ */
+function ObjectRows({ object: o }: { object: ClusterObjectView }) {
+  const failed = o.status === "failed" && o.error;
+  const drifted = o.status === "drifted";
+  return (
+    <>
+      <tr className="border-b-0">
+        <Cell className="whitespace-nowrap pb-1 font-medium">{o.kind}</Cell>
+        <Cell className="whitespace-nowrap pb-1 font-mono text-xs">{o.name}</Cell>
+        <Cell className="pb-1">
+          <ObjectStatusBadge status={o.status} />
+        </Cell>
+        <Cell className="whitespace-nowrap pb-1 text-slate-600">{formatDateTime(o.updatedAt)}</Cell>
+      </tr>
+      <tr>
+        <td colSpan={4} className="px-5 pb-2.5">
+          <details>
+            <summary className="cursor-pointer text-xs font-medium text-brand-700">
+              {failed ? "Error and YAML" : drifted ? "Drift and YAML" : "YAML"}
+              <span className="sr-only">
+                {" "}
+                of {o.kind} {o.name}
+              </span>
+            </summary>
+            {/* No wider than the table its other rows make: a long line scrolls inside the YAML box instead of widening the page. */}
+            <div className="mt-2 w-0 min-w-full space-y-2">
+              {failed && (
+                <p className="whitespace-pre-wrap rounded-md bg-red-50 px-3 py-2 text-xs text-red-800">
+                  <span className="font-medium">Error: </span>
+                  {o.error}
+                </p>
+              )}
+              {drifted && (
+                <div className="rounded-md bg-amber-50 px-3 py-2">
+                  <p className="mb-1 text-xs font-medium text-amber-900">Differs on the cluster</p>
+                  <DriftList drift={o.drift} />
+                </div>
+              )}
+              <pre className="max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100">
+                {storedManifestsToYaml([o.manifest]).replace(/^---\n/, "")}
+              </pre>
+            </div>
+          </details>
+        </td>
+      </tr>
+    </>
+  );
+}
+
+function LatestChange({ change }: { change: ClusterChangeView | null }) {
+  if (!change) return <p className="mb-4 text-sm text-slate-600">No cluster change for this project yet.</p>;
+  const waiting = change.status === "pending" || change.status === "applying";
+  return (
+    <p className="mb-4 text-sm text-slate-700" data-testid="latest-cluster-change">
+      Latest change <span className="font-mono text-xs">#{change.id}</span> <ChangeStatusBadge status={change.status} /> · {plural(change.attempts, "attempt")} ·{" "}
+      {change.finishedAt ? `finished ${formatDateTime(change.finishedAt)}` : `asked ${formatDateTime(change.createdAt)}`}
+      {waiting && <span className="text-slate-500"> · the worker takes it within seconds</span>}
+      {change.lastError && (
+        <>
+          {" "}
+          · <span className="text-red-700">last error: {truncate(change.lastError, 200)}</span>
+        </>
+      )}
+    </p>
+  );
+}
