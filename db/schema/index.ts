@@ -3,3 +3,4 @@ export * from "./tenancy";
 export * from "./audit";
 export * from "./settings";
 export * from "./cluster";
+export * from "./quota";

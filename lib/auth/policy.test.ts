@@ -58,7 +58,7 @@ type SubjectName = keyof typeof subjects;
 const ALL_TENANTS: ResourceName[] = ["tenantA", "tenantB", "tenantOff"];
 const ALL_PROJECTS: ResourceName[] = ["projectA1", "projectA2", "projectB1", "projectA1InB", "projectOff"];
 /** Any signed-in principal may try to accept an invitation; the command then checks it is addressed to them. */
-const ACCEPT = { "invitation.accept": ["platform"] } satisfies Partial<Record<Action, ResourceName[]>>;
+const ACCEPT = { "invitation.accept": ["platform"], "capacity.view": ["platform"], "tenant_request.create": ["platform"] } satisfies Partial<Record<Action, ResourceName[]>>;
 
 /** The expected matrix, written out by hand: everything not listed must be refused. */
 const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
@@ -70,7 +70,11 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "audit.verify": ["platform"],
     "cluster.view": ["platform"],
     "cluster.manage": ["platform"],
+    "capacity.manage": ["platform"],
+    "quota.decide": ["platform"],
+    "tenant_request.decide": ["platform"],
     "tenant.view": ALL_TENANTS,
+    "tenant.quota.view": ALL_TENANTS,
     "tenant.disable": ALL_TENANTS,
     "tenant.cluster.manage": ALL_TENANTS,
     "tenant.members.manage": ALL_TENANTS,
@@ -82,6 +86,8 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "project.edit": ALL_PROJECTS,
     "project.access.manage": ALL_PROJECTS,
     "project.cluster.view": ALL_PROJECTS,
+    "project.quota.view": ALL_PROJECTS,
+    "project.quota.request": ALL_PROJECTS,
   },
   tenantAdminA: {
     ...ACCEPT,
@@ -95,6 +101,9 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "project.edit": ["projectA1", "projectA2"],
     "project.access.manage": ["projectA1", "projectA2"],
     "project.cluster.view": ["projectA1", "projectA2"],
+    "project.quota.view": ["projectA1", "projectA2"],
+    "project.quota.request": ["projectA1", "projectA2"],
+    "tenant.quota.view": ["tenantA"],
   },
   memberAWithGrantOnA1: {
     ...ACCEPT,
@@ -102,6 +111,9 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "service_account.view": ["tenantA"],
     "project.view": ["projectA1"],
     "project.cluster.view": ["projectA1"],
+    "project.quota.view": ["projectA1"],
+    "project.quota.request": ["projectA1"],
+    "tenant.quota.view": ["tenantA"],
   },
   viewerA: {
     ...ACCEPT,
@@ -109,8 +121,16 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "service_account.view": ["tenantA"],
     "project.view": ["projectA1", "projectA2"],
     "project.cluster.view": ["projectA1", "projectA2"],
+    "project.quota.view": ["projectA1", "projectA2"],
+    "tenant.quota.view": ["tenantA"],
   },
-  collaboratorOnA1: { ...ACCEPT, "project.view": ["projectA1"], "project.cluster.view": ["projectA1"] },
+  collaboratorOnA1: {
+    ...ACCEPT,
+    "project.view": ["projectA1"],
+    "project.cluster.view": ["projectA1"],
+    "project.quota.view": ["projectA1"],
+    "project.quota.request": ["projectA1"],
+  },
   expiredCollaboratorOnA1: { ...ACCEPT },
   collaboratorExpiringNow: { ...ACCEPT },
   tenantAdminB: {
@@ -125,6 +145,9 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "project.edit": ["projectB1", "projectA1InB"],
     "project.access.manage": ["projectB1", "projectA1InB"],
     "project.cluster.view": ["projectB1", "projectA1InB"],
+    "project.quota.view": ["projectB1", "projectA1InB"],
+    "project.quota.request": ["projectB1", "projectA1InB"],
+    "tenant.quota.view": ["tenantB"],
   },
   adminOfDisabledTenant: { ...ACCEPT },
   nobody: { ...ACCEPT },

@@ -46,6 +46,11 @@ export const PERMISSIONS = {
   "audit.verify": { on: "platform", roles: ["platform_admin"] },
   "invitation.accept": { on: "platform", roles: ["authenticated"] },
   "cluster.view": { on: "platform", roles: ["platform_admin"] },
+  "capacity.view": { on: "platform", roles: ["authenticated"] },
+  "capacity.manage": { on: "platform", roles: ["platform_admin"] },
+  "quota.decide": { on: "platform", roles: ["platform_admin"] },
+  "tenant_request.create": { on: "platform", roles: ["authenticated"] },
+  "tenant_request.decide": { on: "platform", roles: ["platform_admin"] },
   "cluster.manage": { on: "platform", roles: ["platform_admin"] },
   // Tenant
   "tenant.view": { on: "tenant", roles: TENANT_READERS },
@@ -56,11 +61,14 @@ export const PERMISSIONS = {
   "service_account.view": { on: "tenant", roles: TENANT_READERS },
   "service_account.manage": { on: "tenant", roles: ADMINS },
   "project.create": { on: "tenant", roles: ADMINS },
+  "tenant.quota.view": { on: "tenant", roles: TENANT_READERS },
   // Project
   "project.view": { on: "project", roles: PROJECT_READERS },
   "project.edit": { on: "project", roles: ADMINS },
   "project.access.manage": { on: "project", roles: ADMINS },
   "project.cluster.view": { on: "project", roles: PROJECT_READERS },
+  "project.quota.view": { on: "project", roles: PROJECT_READERS },
+  "project.quota.request": { on: "project", roles: ["platform_admin", "tenant_admin", "project_member"] },
 } as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RuleRole[] }>;
 
 export type Action = keyof typeof PERMISSIONS;
@@ -115,4 +123,15 @@ export function can(actor: Actor, action: Action, resource: Resource, now: Date)
 /** True when the actor's only way into this project is a grant, not a membership. */
 export function isCollaboratorOn(actor: Actor, tenantId: string): boolean {
   return !actor.memberships.some((m) => m.tenantId === tenantId);
+}
+
+/**
+ * Separation of duties for decisions on requests: nobody decides a request
+ * they made, or one for a tenant they administer. Returns why not, or null.
+ */
+export function decisionConflict(actor: Actor, request: { requestedBy: string | null; tenantId: string }, now: Date): string | null {
+  if (request.requestedBy !== null && request.requestedBy === actor.principalId) return "You made this request; another platform admin must decide it.";
+  const adminsTenant = rolesOn({ ...actor, isPlatformAdmin: false }, { kind: "tenant", tenantId: request.tenantId }, now).includes("tenant_admin");
+  if (adminsTenant) return "You are a tenant admin of this tenant; a platform admin from outside it must decide.";
+  return null;
 }

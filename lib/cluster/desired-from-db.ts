@@ -3,14 +3,16 @@ import type { Database } from "@/db/client";
 import { memberships, principals, projectGrants, projects, serviceAccounts, tenants, users } from "@/db/schema";
 import { inForce } from "@/lib/auth/policy";
 import type { ClusterSettings } from "@/lib/config";
-import type { DesiredBinding, DesiredProject, DesiredTenant, EffectiveQuota, NodePool } from "./desired-state";
+import { effectiveQuotaAt, nextGrantBoundary } from "@/lib/quota/effective";
+import { grantsOfProjects, knownGpuResources } from "@/lib/quota/store";
+import type { DesiredBinding, DesiredProject, DesiredTenant, NodePool } from "./desired-state";
 
 /** A project as rendered, with the row it came from. */
 export interface LoadedProject extends DesiredProject {
   id: string;
   /** Archived, or its tenant disabled: fenced and emptied of access (see closedProject). */
   closed: boolean;
-  /** The next instant a grant in force here runs out: the cluster must follow then too. */
+  /** The next instant access or quota here changes by itself (a grant ends or starts): the cluster must follow then too. */
   nextExpiry: Date | null;
 }
 
@@ -29,10 +31,6 @@ export function dedicatedNodePool(settings: ClusterSettings, slug: string): Node
   return { name: `${slug}-dedicated`, nodeSelector: { [key]: slug }, tolerations: [{ key, operator: "Equal", value: slug, effect: "NoSchedule" }] };
 }
 
-/** Until quota grants exist (quota requests), every project holds the platform's starting quota. */
-function effectiveQuota(settings: ClusterSettings): EffectiveQuota {
-  return { ...settings.defaultProjectQuota, gpus: {} };
-}
 
 /**
  * An archived project, or any project of a disabled tenant, keeps its
@@ -43,7 +41,7 @@ function closedProject(project: DesiredProject, settings: ClusterSettings): Desi
   const zeroCounts = Object.fromEntries(Object.keys(settings.render.objectCounts).map((k) => [k, 0]));
   return {
     ...project,
-    quota: { cpuCores: 0, memoryBytes: 0, gpus: {}, storageBytes: 0, pvcCount: 0, objectCounts: { ...zeroCounts, pods: 0 } },
+    quota: { cpuCores: 0, memoryBytes: 0, gpus: Object.fromEntries(Object.keys(project.quota.gpus).map((r) => [r, 0])), storageBytes: 0, pvcCount: 0, objectCounts: { ...zeroCounts, pods: 0 } },
     allowedPriorityClasses: [],
     bindings: [],
     serviceAccounts: [],
@@ -72,7 +70,7 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
   const projectRows = await db.select().from(projects).where(eq(projects.tenantId, tenantId)).orderBy(asc(projects.namespace));
   const projectIds = projectRows.map((p) => p.id);
 
-  const [memberRows, grantRows] = await Promise.all([
+  const [memberRows, grantRows, quotaGrantsByProject, gpuResources] = await Promise.all([
     db
       .select({ role: memberships.role, email: users.email, subject: users.oidcSubject })
       .from(memberships)
@@ -96,6 +94,8 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
           .leftJoin(users, eq(users.principalId, projectGrants.principalId))
           .leftJoin(serviceAccounts, eq(serviceAccounts.principalId, projectGrants.principalId))
           .where(and(inArray(projectGrants.projectId, projectIds), isNull(principals.disabledAt))),
+    grantsOfProjects(db, projectIds),
+    knownGpuResources(db),
   ]);
 
   const clusterUser = (u: { email: string | null; subject: string | null }): string | null => {
@@ -127,10 +127,14 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
         if (subject) bindings.push({ principalKind: "user", subject, role });
       }
     }
+    // The starting quota plus quota grants in force; the next grant boundary is a change too.
+    const quotaSpans = quotaGrantsByProject.get(p.id) ?? [];
+    const boundary = nextGrantBoundary(quotaSpans, now);
+    if (boundary && (nextExpiry === null || boundary < nextExpiry)) nextExpiry = boundary;
     const desired: DesiredProject = {
       slug: p.slug,
       namespace: p.namespace,
-      quota: effectiveQuota(settings),
+      quota: effectiveQuotaAt(settings.defaultProjectQuota, quotaSpans, now, gpuResources),
       allowedPriorityClasses: [],
       bindings,
       serviceAccounts: [...accounts].sort().map((name) => ({ name })),

@@ -28,9 +28,9 @@ interface Enqueue {
  * again while one waits only adds the reason (the worker renders whatever the
  * database says when it runs, so nothing is lost by coalescing).
  */
-export async function enqueueClusterChange(db: Database, e: Enqueue): Promise<void> {
+export async function enqueueClusterChange(db: Database, e: Enqueue): Promise<number> {
   const targetKey = e.projectId ? projectTarget(e.projectId) : tenantTarget(e.tenantId);
-  await db
+  const [row] = await db
     .insert(clusterChanges)
     .values({
       tenantId: e.tenantId,
@@ -51,13 +51,16 @@ export async function enqueueClusterChange(db: Database, e: Enqueue): Promise<vo
         nextAttemptAt: sql`least(${clusterChanges.nextAttemptAt}, excluded.next_attempt_at)`,
         updatedAt: sql`excluded.updated_at`,
       },
-    });
+    })
+    .returning({ id: clusterChanges.id });
+  return row!.id;
 }
 
 /** A project's namespace changed; with Kueue the tenant's ClusterQueue sums its projects, so it follows too. */
-export async function enqueueProjectChange(db: Database, e: Enqueue & { projectId: string }): Promise<void> {
-  await enqueueClusterChange(db, e);
+export async function enqueueProjectChange(db: Database, e: Enqueue & { projectId: string }): Promise<number> {
+  const id = await enqueueClusterChange(db, e);
   if (kueueEnabled()) await enqueueClusterChange(db, { tenantId: e.tenantId, reason: e.reason, at: e.at });
+  return id;
 }
 
 /**

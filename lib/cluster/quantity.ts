@@ -56,6 +56,7 @@ const QUANTITY = /^([+]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(m|k|M|G|T|P|E|Ki|M
 export function parseQuantity(text: string): number | null {
   const match = QUANTITY.exec(text.trim());
   if (!match) return null;
-  const value = Number(match[1]) * SUFFIX_FACTORS[match[2] ?? ""]!;
+  // Divide for milli: 13 * 0.001 is 0.013000000000000001 in binary floating point, 13 / 1000 is 0.013.
+  const value = match[2] === "m" ? Number(match[1]) / 1000 : Number(match[1]) * SUFFIX_FACTORS[match[2] ?? ""]!;
   return Number.isFinite(value) ? value : null;
 }

@@ -1,5 +1,7 @@
 import os from "node:os";
 import type { ClusterSettings } from "@/lib/config";
+import { deliverDueWebhooks } from "@/lib/notify/webhooks";
+import { sweepQuotaTimeouts } from "@/lib/quota/expiry";
 import { checkDrift } from "./drift-check";
 import { clusterConnection, kubeClientFromConfig, type ClusterClient } from "./kube-client";
 import { reconcileDue, type ReconcilerOptions } from "./worker";
@@ -53,7 +55,10 @@ export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log
 
   const pass = async () => {
     try {
+      // Time-bound quota first: an ended grant's cluster change is then due in this same pass.
+      await sweepQuotaTimeouts(o.db, o.clock());
       await reconcileDue(o);
+      await deliverDueWebhooks(o.db, o.clock());
       if (o.client && driftEveryMs > 0 && Date.now() - lastDrift >= driftEveryMs) {
         lastDrift = Date.now();
         const r = await checkDrift({ db: o.db, client: o.client, clock: o.clock });

@@ -3,6 +3,7 @@ import type { Database } from "@/db/client";
 import { clusterChangeAttempts, clusterChanges, clusterObjects } from "@/db/schema";
 import type { Clock } from "@/lib/clock";
 import type { ClusterSettings } from "@/lib/config";
+import { followClusterChange } from "@/lib/quota/follow";
 import { applyTarget, ObjectApplyError } from "./apply";
 import { loadDesiredTenant } from "./desired-from-db";
 import { toClusterApiError, type ClusterClient } from "./kube-client";
@@ -260,6 +261,9 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
         )
         .where(mine);
     }
+    // Quota requests approved before this change was taken follow it (live mode only).
+    if (outcome.status === "applied") await followClusterChange(tx, { projectId: change.projectId, claimedAt: change.updatedAt }, outcome, now);
+    if (outcome.status === "failed") await followClusterChange(tx, { projectId: change.projectId, claimedAt: change.updatedAt }, outcome, now);
     if (outcome.status !== "applied" && outcome.status !== "recorded" && objects.length > 0) {
       await tx
         .update(clusterObjects)

@@ -115,6 +115,7 @@ const envSchema = z.object({
   ALLOT_KUEUE_COHORT: dnsLabel.default("allot"),
   ALLOT_CLUSTER_USER_IDENTITY: z.enum(["email", "subject"], { message: "must be email or subject" }).default("email"),
   ALLOT_CLUSTER_USER_PREFIX: z.string().default(""),
+  ALLOT_CURRENCY: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 currency code such as USD or EUR").default("USD"),
   ALLOT_DEFAULT_PROJECT_QUOTA: projectQuota.default({ cpuCores: 4, memoryBytes: 16 * 2 ** 30, storageBytes: 100 * 2 ** 30, pvcCount: 10 }),
 });
 
@@ -134,6 +135,8 @@ export type AllotConfig = {
   publicUrl: string | undefined;
   /** Tests only: a file holding a clock offset, so expiry can be tested without sleeping. */
   testClockFile: string | undefined;
+  /** The one currency of the rate card and every cost shown. */
+  currency: string;
   cluster: ClusterSettings;
 };
 
@@ -201,6 +204,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
     publicUrl: e.AUTH_URL,
     testClockFile: e.ALLOT_TEST_CLOCK_FILE,
+    currency: e.ALLOT_CURRENCY,
     cluster: {
       mode: e.ALLOT_CLUSTER_MODE,
       inProcessWorker: e.ALLOT_CLUSTER_WORKER,

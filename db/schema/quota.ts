@@ -1,0 +1,234 @@
+import { sql } from "drizzle-orm";
+import { bigint, boolean, check, doublePrecision, index, integer, jsonb, numeric, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { clusterChanges } from "./cluster";
+import { principals } from "./identity";
+import { projects, tenants } from "./tenancy";
+
+/**
+ * A pool of identical nodes. GPU pools name the GPU model people ask for
+ * ("H100", or a MIG profile such as "A100 1g.10gb") and the extended resource
+ * the device plugin advertises ("nvidia.com/gpu", "nvidia.com/mig-1g.10gb").
+ * gpusPerNode counts that resource per node (MIG instances for MIG pools).
+ */
+export const nodePools = pgTable(
+  "node_pools",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    gpuModel: text("gpu_model"),
+    gpuResource: text("gpu_resource"),
+    gpusPerNode: integer("gpus_per_node").notNull().default(0),
+    nodeCount: integer("node_count").notNull(),
+    /** Autoscaling bounds; capacity counts maxNodes when set (what the pool can grow to). */
+    minNodes: integer("min_nodes"),
+    maxNodes: integer("max_nodes"),
+    cpuPerNode: doublePrecision("cpu_per_node").notNull(),
+    memoryBytesPerNode: bigint("memory_bytes_per_node", { mode: "number" }).notNull(),
+    dedicatedTenantId: uuid("dedicated_tenant_id").references(() => tenants.id),
+    version: integer("version").notNull().default(1),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("node_pools_name_unique").on(t.name),
+    check("node_pools_gpu_pair", sql`(${t.gpuModel} is null) = (${t.gpuResource} is null)`),
+    check("node_pools_counts", sql`${t.nodeCount} >= 0 and ${t.gpusPerNode} >= 0 and ${t.cpuPerNode} >= 0 and ${t.memoryBytesPerNode} >= 0`),
+  ],
+);
+
+/**
+ * The rate card: a price per unit for a resource from an instant on. History
+ * is kept (rows are never updated): the price in force at time t is the row
+ * with the latest effective_from <= t. Resource keys: "gpu:<model>", "cpu",
+ * "memory", "storage", "inference".
+ */
+export const rates = pgTable(
+  "rates",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    resource: text("resource").notNull(),
+    /** Exact decimal: money is never a float in storage. */
+    unitPrice: numeric("unit_price", { precision: 18, scale: 6 }).notNull(),
+    effectiveFrom: timestamp("effective_from", { withTimezone: true }).notNull(),
+    createdBy: uuid("created_by").references(() => principals.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("rates_resource_from_unique").on(t.resource, t.effectiveFrom), check("rates_price_nonnegative", sql`${t.unitPrice} >= 0`)],
+);
+
+export const quotaRequestStatus = pgEnum("quota_request_status", [
+  "pending",
+  "approved",
+  "auto_approved",
+  "rejected",
+  "cancelled",
+  "expired",
+  "applied",
+  "apply_failed",
+]);
+
+/** What a data scientist asks for on one project: amounts added to its quota, permanently or until endsAt. */
+export const quotaRequests = pgTable(
+  "quota_requests",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id),
+    requestedBy: uuid("requested_by").references(() => principals.id, { onDelete: "set null" }),
+    gpuModel: text("gpu_model"),
+    gpuCount: integer("gpu_count").notNull().default(0),
+    cpuCores: doublePrecision("cpu_cores").notNull().default(0),
+    memoryBytes: bigint("memory_bytes", { mode: "number" }).notNull().default(0),
+    storageBytes: bigint("storage_bytes", { mode: "number" }).notNull().default(0),
+    /** Null: permanent. */
+    endsAt: timestamp("ends_at", { withTimezone: true }),
+    justification: text("justification").notNull(),
+    status: quotaRequestStatus("status").notNull().default("pending"),
+    /** Estimated monthly cost at the rate card when asked (for sorting and the second-approval rule). */
+    monthlyCost: numeric("monthly_cost", { precision: 18, scale: 2 }).notNull().default("0"),
+    /** Set when a first platform admin approved a request that needs a second one. */
+    firstApprovedBy: uuid("first_approved_by").references(() => principals.id, { onDelete: "set null" }),
+    firstApprovedAt: timestamp("first_approved_at", { withTimezone: true }),
+    decidedBy: uuid("decided_by").references(() => principals.id, { onDelete: "set null" }),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+    /** The reason of a rejection (shown to the requester), or a note on an approval with changes. */
+    decisionNote: text("decision_note"),
+    /** What was granted, when it differs from what was asked (approve with changes). */
+    granted: jsonb("granted").$type<{ gpuCount: number; cpuCores: number; memoryBytes: number; storageBytes: number; endsAt: string | null }>(),
+    clusterChangeId: bigint("cluster_change_id", { mode: "number" }).references(() => clusterChanges.id),
+    version: integer("version").notNull().default(1),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("quota_requests_status_idx").on(t.status, t.createdAt),
+    index("quota_requests_project_idx").on(t.projectId, t.createdAt),
+    check("quota_requests_amounts", sql`${t.gpuCount} >= 0 and ${t.cpuCores} >= 0 and ${t.memoryBytes} >= 0 and ${t.storageBytes} >= 0`),
+    check("quota_requests_gpu_model", sql`(${t.gpuCount} = 0) or (${t.gpuModel} is not null)`),
+  ],
+);
+
+/** The timeline of a request: created, auto-approved, first approval, decided, applied, expired… */
+export const quotaRequestEvents = pgTable(
+  "quota_request_events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    requestId: uuid("request_id")
+      .notNull()
+      .references(() => quotaRequests.id),
+    at: timestamp("at", { withTimezone: true }).notNull(),
+    actorPrincipalId: uuid("actor_principal_id").references(() => principals.id, { onDelete: "set null" }),
+    /** Who, as shown at the time ("system:auto-approval" for rules). */
+    actorLabel: text("actor_label").notNull(),
+    kind: text("kind").notNull(),
+    detail: jsonb("detail").$type<Record<string, unknown>>(),
+  },
+  (t) => [index("quota_request_events_request_idx").on(t.requestId, t.id)],
+);
+
+/**
+ * Quota a project holds on top of the platform's starting quota, from an
+ * approved request. The effective quota at time t is the starting quota plus
+ * every grant with startsAt <= t < endsAt.
+ */
+export const quotaGrants = pgTable(
+  "quota_grants",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id),
+    requestId: uuid("request_id").references(() => quotaRequests.id),
+    gpuModel: text("gpu_model"),
+    gpuResource: text("gpu_resource"),
+    gpuCount: integer("gpu_count").notNull().default(0),
+    cpuCores: doublePrecision("cpu_cores").notNull().default(0),
+    memoryBytes: bigint("memory_bytes", { mode: "number" }).notNull().default(0),
+    storageBytes: bigint("storage_bytes", { mode: "number" }).notNull().default(0),
+    startsAt: timestamp("starts_at", { withTimezone: true }).notNull(),
+    endsAt: timestamp("ends_at", { withTimezone: true }),
+    /** Set when the tenant admins were warned that this grant ends soon (warned once). */
+    expiryWarnedAt: timestamp("expiry_warned_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("quota_grants_project_idx").on(t.projectId), index("quota_grants_ends_idx").on(t.endsAt).where(sql`${t.endsAt} is not null`)],
+);
+
+export const tenantRequestStatus = pgEnum("tenant_request_status", ["pending", "approved", "rejected", "cancelled"]);
+
+/** Onboarding by request: anyone signed in asks for a tenant; its approval creates everything. */
+export const tenantRequests = pgTable(
+  "tenant_requests",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    requestedBy: uuid("requested_by").references(() => principals.id, { onDelete: "set null" }),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    costCentre: text("cost_centre").notNull().default(""),
+    isolationTier: text("isolation_tier").notNull().default("shared"),
+    firstAdmins: jsonb("first_admins").$type<string[]>().notNull(),
+    projectName: text("project_name").notNull(),
+    projectSlug: text("project_slug").notNull(),
+    /** The first project's quota on top of the starting quota. */
+    quota: jsonb("quota").$type<{ gpuModel: string | null; gpuCount: number; cpuCores: number; memoryBytes: number; storageBytes: number }>().notNull(),
+    justification: text("justification").notNull(),
+    status: tenantRequestStatus("status").notNull().default("pending"),
+    decidedBy: uuid("decided_by").references(() => principals.id, { onDelete: "set null" }),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+    decisionNote: text("decision_note"),
+    tenantId: uuid("tenant_id").references(() => tenants.id),
+    version: integer("version").notNull().default(1),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("tenant_requests_status_idx").on(t.status, t.createdAt)],
+);
+
+/** In-app notices: decisions, expiries, warnings. */
+export const notifications = pgTable(
+  "notifications",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    principalId: uuid("principal_id")
+      .notNull()
+      .references(() => principals.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    title: text("title").notNull(),
+    body: text("body").notNull().default(""),
+    link: text("link"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    readAt: timestamp("read_at", { withTimezone: true }),
+  },
+  (t) => [index("notifications_principal_idx").on(t.principalId, t.createdAt)],
+);
+
+/** Outgoing webhooks (Slack-compatible JSON, HMAC-signed) on request events. */
+export const webhooks = pgTable("webhooks", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  url: text("url").notNull(),
+  /** HMAC-SHA256 key; shown once when created. */
+  secret: text("secret").notNull(),
+  events: jsonb("events").$type<string[]>().notNull(),
+  active: boolean("active").notNull().default(true),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    webhookId: uuid("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    event: text("event").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    status: text("status").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    lastError: text("last_error"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+  },
+  (t) => [index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt)],
+);

@@ -1,0 +1,30 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { memberships, notifications, platformAdmins } from "@/db/schema";
+
+export interface Notice {
+  kind: string;
+  title: string;
+  body?: string;
+  /** A path in the portal, e.g. the request's page. */
+  link?: string;
+}
+
+/** In-app notices for people, written in the caller's transaction so a notice exists only if what it reports does. */
+export async function notify(db: Database, principalIds: readonly (string | null | undefined)[], notice: Notice, at: Date): Promise<void> {
+  const ids = [...new Set(principalIds.filter((p): p is string => Boolean(p)))];
+  if (ids.length === 0) return;
+  await db.insert(notifications).values(ids.map((principalId) => ({ principalId, kind: notice.kind, title: notice.title, body: notice.body ?? "", link: notice.link ?? null, createdAt: at })));
+}
+
+export async function tenantAdminIds(db: Database, tenantId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: memberships.principalId })
+    .from(memberships)
+    .where(and(eq(memberships.tenantId, tenantId), inArray(memberships.role, ["tenant_admin"])));
+  return rows.map((r) => r.id);
+}
+
+export async function platformAdminIds(db: Database): Promise<string[]> {
+  return (await db.select({ id: platformAdmins.principalId }).from(platformAdmins)).map((r) => r.id);
+}

@@ -1,0 +1,316 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/db/client";
+import { projects, quotaGrants, quotaRequestEvents, quotaRequests, tenants } from "@/db/schema";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
+import { defineCommand } from "@/lib/auth/command";
+import { auditActorOf } from "@/lib/auth/context";
+import { decisionConflict } from "@/lib/auth/policy";
+import { enqueueProjectChange } from "@/lib/cluster/outbox";
+import { config } from "@/lib/config";
+import { AppError } from "@/lib/errors";
+import { notify, tenantAdminIds } from "@/lib/notify/in-app";
+import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
+import { futureInstant, uuidInput } from "@/lib/tenancy/inputs";
+import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/tenancy/lookup";
+import { onProject, projectAddress } from "@/lib/tenancy/targets";
+import { amountFields, amountProblems, amountsOf, type QuotaAmounts } from "../amounts";
+import { assessRequest, UnknownGpuModelError } from "../assess";
+import { loadPools } from "../store";
+
+type RequestRow = typeof quotaRequests.$inferSelect;
+const SYSTEM: AuditActor = { principalId: null, label: "system:auto-approval" };
+
+const justificationInput = z
+  .string({ message: "is required" })
+  .trim()
+  .min(10, "say in a sentence what the resources are for (at least 10 characters)")
+  .max(2000, "must be at most 2000 characters");
+
+export const requestPath = (tenantSlug: string, projectSlug: string, id: string) => `/tenants/${tenantSlug}/projects/${projectSlug}/quota/requests/${id}`;
+
+async function addEvent(db: Database, requestId: string, actor: AuditActor, kind: string, at: Date, detail?: Record<string, unknown>) {
+  await db.insert(quotaRequestEvents).values({ requestId, at, actorPrincipalId: actor.principalId, actorLabel: actor.label, kind, detail: detail ?? null });
+}
+
+const describeAmounts = (a: QuotaAmounts) =>
+  [
+    a.gpuCount > 0 ? `${a.gpuCount} × ${a.gpuModel}` : null,
+    a.cpuCores > 0 ? `${a.cpuCores} cores` : null,
+    a.memoryBytes > 0 ? `${Math.round((a.memoryBytes / 2 ** 30) * 10) / 10} GiB memory` : null,
+    a.storageBytes > 0 ? `${Math.round((a.storageBytes / 2 ** 30) * 10) / 10} GiB storage` : null,
+  ]
+    .filter(Boolean)
+    .join(", ");
+
+/**
+ * Turn a request into a grant and enqueue the project's cluster change, in
+ * the caller's transaction: the grant and the change commit together.
+ */
+async function grantAndApply(tx: Database, request: RequestRow, amounts: QuotaAmounts, endsAt: Date | null, gpuResource: string | null, at: Date): Promise<number> {
+  await tx.insert(quotaGrants).values({
+    projectId: request.projectId,
+    requestId: request.id,
+    gpuModel: amounts.gpuCount > 0 ? amounts.gpuModel : null,
+    gpuResource: amounts.gpuCount > 0 ? gpuResource : null,
+    gpuCount: amounts.gpuCount,
+    cpuCores: amounts.cpuCores,
+    memoryBytes: amounts.memoryBytes,
+    storageBytes: amounts.storageBytes,
+    startsAt: at,
+    endsAt,
+    createdAt: at,
+  });
+  return enqueueProjectChange(tx, { tenantId: request.tenantId, projectId: request.projectId, reason: "quota request approved", at });
+}
+
+const amountsOfRequest = (r: RequestRow): QuotaAmounts => ({ gpuModel: r.gpuModel, gpuCount: r.gpuCount, cpuCores: r.cpuCores, memoryBytes: r.memoryBytes, storageBytes: r.storageBytes });
+
+async function slugsOf(db: Database, r: RequestRow) {
+  const [row] = await db
+    .select({ tenant: tenants.slug, project: projects.slug, projectName: projects.name })
+    .from(projects)
+    .innerJoin(tenants, eq(tenants.id, projects.tenantId))
+    .where(eq(projects.id, r.projectId));
+  return row!;
+}
+
+/** Tell the requester and the tenant admins about a decision, in-app and to subscribed webhooks. */
+async function announceDecision(tx: Database, r: RequestRow, outcome: string, at: Date, note?: string | null) {
+  const s = await slugsOf(tx, r);
+  const link = requestPath(s.tenant, s.project, r.id);
+  const title = `Quota request for ${s.projectName} ${outcome}`;
+  await notify(tx, [r.requestedBy, ...(await tenantAdminIds(tx, r.tenantId))], { kind: "quota_request.decided", title, body: note ?? "", link }, at);
+  await enqueueWebhookEvent(tx, "request.decided", { text: `${title}${note ? `: ${note}` : ""}`, requestId: r.id, tenant: s.tenant, project: s.project, outcome }, at);
+}
+
+export const createQuotaRequest = defineCommand({
+  name: "createQuotaRequest",
+  input: projectAddress.extend({ ...amountFields, endsAt: futureInstant.optional(), justification: justificationInput }),
+  target: onProject("project.quota.request"),
+  async run(ctx, input, { tenantId, projectId }) {
+    const amounts = amountsOf(input);
+    const problems = amountProblems(amounts);
+    if (problems) throw new AppError("validation", undefined, problems);
+    if (input.endsAt && input.endsAt.getTime() <= ctx.now.getTime()) throw new AppError("validation", undefined, { endsAt: ["must be in the future"] });
+    const settings = config().cluster;
+    return ctx.db.transaction(async (tx) => {
+      const { tenant, project } = await projectBySlugs(tx, input.tenant, input.project);
+      assertTenantActive(tenant);
+      assertProjectOpen(project);
+      let assessment;
+      try {
+        assessment = await assessRequest(tx, settings, projectId, amounts, ctx.now);
+      } catch (error) {
+        if (error instanceof UnknownGpuModelError) throw new AppError("validation", undefined, { gpuModel: ["no node pool offers this GPU model"] });
+        throw error;
+      }
+      const actor = auditActorOf(ctx.actor);
+      const [request] = await tx
+        .insert(quotaRequests)
+        .values({
+          tenantId,
+          projectId,
+          requestedBy: ctx.actor.principalId,
+          ...amounts,
+          endsAt: input.endsAt ?? null,
+          justification: input.justification,
+          monthlyCost: assessment.estimate.monthly.toFixed(2),
+          createdAt: ctx.now,
+        })
+        .returning();
+      await addEvent(tx, request!.id, actor, "created", ctx.now, { estimate: assessment.estimate.monthly, currency: config().currency });
+      await recordAudit(tx, { actor, at: ctx.now, tenantId, action: "quota_request.created", target: { type: "quota_request", id: request!.id }, after: { ...amounts, endsAt: input.endsAt ?? null } });
+      const link = requestPath(tenant.slug, project.slug, request!.id);
+      await enqueueWebhookEvent(tx, "request.created", { text: `${ctx.actor.displayName} asks for ${describeAmounts(amounts)} on ${tenant.slug}/${project.slug}`, requestId: request!.id, tenant: tenant.slug, project: project.slug, link }, ctx.now);
+
+      if (!assessment.auto.auto) return { request: request!, autoApproved: false, assessment };
+      const changeId = await grantAndApply(tx, request!, amounts, input.endsAt ?? null, assessment.gpuResource, ctx.now);
+      const [approved] = await tx
+        .update(quotaRequests)
+        .set({ status: "auto_approved", decidedAt: ctx.now, decisionNote: `Approved automatically: ${assessment.auto.rule}.`, clusterChangeId: changeId, version: request!.version + 1 })
+        .where(eq(quotaRequests.id, request!.id))
+        .returning();
+      await addEvent(tx, request!.id, SYSTEM, "auto_approved", ctx.now, { rule: assessment.auto.rule });
+      await recordAudit(tx, { actor: SYSTEM, at: ctx.now, tenantId, action: "quota_request.auto_approved", target: { type: "quota_request", id: request!.id }, after: { rule: assessment.auto.rule } });
+      await announceDecision(tx, approved!, "approved automatically", ctx.now, approved!.decisionNote);
+      return { request: approved!, autoApproved: true, assessment };
+    });
+  },
+});
+
+/** Load a request for a decision and name the action: deciding is the platform's, cancelling the project's. */
+async function requestById(db: Database, id: string): Promise<RequestRow> {
+  const [row] = await db.select().from(quotaRequests).where(eq(quotaRequests.id, id));
+  if (!row) throw new AppError("not_found", "No such quota request.");
+  return row;
+}
+
+const decisionTarget = async (ctx: { db: Database }, input: { requestId: string }) => {
+  await requestById(ctx.db, input.requestId);
+  return { action: "quota.decide" as const, resource: { kind: "platform" as const } };
+};
+
+/** Take a pending request at the version the decider saw, or report that someone else got there first. */
+async function lockPending(tx: Database, id: string, version: number): Promise<RequestRow> {
+  const [row] = await tx.select().from(quotaRequests).where(eq(quotaRequests.id, id)).for("update");
+  if (!row) throw new AppError("not_found", "No such quota request.");
+  if (row.status !== "pending") throw new AppError("conflict", `This request was already decided (${row.status.replace("_", " ")}). Reload to see the decision.`);
+  if (row.version !== version) throw new AppError("conflict", "This request changed since you opened it (another admin acted on it). Reload and decide again.");
+  return row;
+}
+
+/** A field of "approve with changes": left empty, it grants what was asked. */
+const changedAmount = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" || v === null ? undefined : v), schema.optional());
+
+export const approveQuotaRequest = defineCommand({
+  name: "approveQuotaRequest",
+  input: z.object({
+    requestId: uuidInput,
+    version: z.coerce.number().int(),
+    /** Approve with changes: less than asked, or for a shorter time. Omitted fields grant what was asked. */
+    gpuCount: changedAmount(amountFields.gpuCount),
+    cpuCores: changedAmount(amountFields.cpuCores),
+    memory: changedAmount(amountFields.memory),
+    storage: changedAmount(amountFields.storage),
+    endsAt: futureInstant.optional(),
+    note: z.string().trim().max(2000, "must be at most 2000 characters").optional(),
+  }),
+  target: decisionTarget,
+  async run(ctx, input) {
+    return ctx.db.transaction(async (tx) => {
+      const r = await lockPending(tx, input.requestId, input.version);
+      const conflict = decisionConflict(ctx.actor, r, ctx.now);
+      if (conflict) throw new AppError("forbidden", conflict);
+      const asked = amountsOfRequest(r);
+      const pick = (given: number | undefined, max: number, field: string, errors: Record<string, string[]>) => {
+        // An empty form field arrives as 0 only when the admin cleared it; undefined keeps what was asked.
+        if (given === undefined) return max;
+        if (given > max) errors[field] = ["can only be less than or equal to what was asked"];
+        return given;
+      };
+      const errors: Record<string, string[]> = {};
+      const granted: QuotaAmounts = {
+        gpuModel: asked.gpuModel,
+        gpuCount: pick(input.gpuCount, asked.gpuCount, "gpuCount", errors),
+        cpuCores: pick(input.cpuCores, asked.cpuCores, "cpuCores", errors),
+        memoryBytes: pick(input.memory, asked.memoryBytes, "memory", errors),
+        storageBytes: pick(input.storage, asked.storageBytes, "storage", errors),
+      };
+      const endsAt = input.endsAt ?? r.endsAt;
+      if (input.endsAt && r.endsAt && input.endsAt > r.endsAt) errors.endsAt = ["can only be earlier than or equal to the end that was asked"];
+      if (endsAt && endsAt.getTime() <= ctx.now.getTime()) errors.endsAt = ["must be in the future"];
+      if (granted.gpuCount === 0 && granted.cpuCores === 0 && granted.memoryBytes === 0 && granted.storageBytes === 0) errors.cpuCores = ["grant at least one resource, or reject the request"];
+      if (Object.keys(errors).length > 0) throw new AppError("validation", undefined, errors);
+      const changed = JSON.stringify({ ...granted, endsAt }) !== JSON.stringify({ ...asked, endsAt: r.endsAt });
+      const actor = auditActorOf(ctx.actor);
+
+      let assessment;
+      try {
+        assessment = await assessRequest(tx, config().cluster, r.projectId, granted, ctx.now);
+      } catch (error) {
+        if (error instanceof UnknownGpuModelError) throw new AppError("conflict", `${error.message} Reject the request or add the pool first.`);
+        throw error;
+      }
+      // Above the cost limit the first approval only records itself; a different admin completes it.
+      if (assessment.secondApproval && !r.firstApprovedBy) {
+        const [row] = await tx
+          .update(quotaRequests)
+          .set({ firstApprovedBy: ctx.actor.principalId, firstApprovedAt: ctx.now, version: r.version + 1 })
+          .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
+          .returning();
+        await addEvent(tx, r.id, actor, "first_approval", ctx.now, changed ? { granted, endsAt } : undefined);
+        await recordAudit(tx, { actor, at: ctx.now, tenantId: r.tenantId, action: "quota_request.first_approved", target: { type: "quota_request", id: r.id } });
+        return { request: row!, complete: false };
+      }
+      if (r.firstApprovedBy && r.firstApprovedBy === ctx.actor.principalId) throw new AppError("forbidden", "You gave the first approval; a second, different platform admin must approve too.");
+
+      const changeId = await grantAndApply(tx, r, granted, endsAt, assessment.gpuResource, ctx.now);
+      const [row] = await tx
+        .update(quotaRequests)
+        .set({
+          status: "approved",
+          decidedBy: ctx.actor.principalId,
+          decidedAt: ctx.now,
+          decisionNote: input.note || null,
+          granted: changed ? { gpuCount: granted.gpuCount, cpuCores: granted.cpuCores, memoryBytes: granted.memoryBytes, storageBytes: granted.storageBytes, endsAt: endsAt?.toISOString() ?? null } : null,
+          clusterChangeId: changeId,
+          version: r.version + 1,
+        })
+        .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
+        .returning();
+      await addEvent(tx, r.id, actor, changed ? "approved_with_changes" : "approved", ctx.now, { ...(changed ? { granted, endsAt } : {}), ...(input.note ? { note: input.note } : {}) });
+      await recordAudit(tx, {
+        actor,
+        at: ctx.now,
+        tenantId: r.tenantId,
+        action: changed ? "quota_request.approved_with_changes" : "quota_request.approved",
+        target: { type: "quota_request", id: r.id },
+        before: { ...asked, endsAt: r.endsAt },
+        after: { ...granted, endsAt },
+      });
+      await announceDecision(tx, row!, changed ? `approved with changes (${describeAmounts(granted)})` : "approved", ctx.now, input.note);
+      return { request: row!, complete: true };
+    });
+  },
+});
+
+export const rejectQuotaRequest = defineCommand({
+  name: "rejectQuotaRequest",
+  input: z.object({
+    requestId: uuidInput,
+    version: z.coerce.number().int(),
+    reason: z.string({ message: "is required" }).trim().min(5, "tell the requester why (at least 5 characters)").max(2000, "must be at most 2000 characters"),
+  }),
+  target: decisionTarget,
+  async run(ctx, input) {
+    return ctx.db.transaction(async (tx) => {
+      const r = await lockPending(tx, input.requestId, input.version);
+      const conflict = decisionConflict(ctx.actor, r, ctx.now);
+      if (conflict) throw new AppError("forbidden", conflict);
+      const [row] = await tx
+        .update(quotaRequests)
+        .set({ status: "rejected", decidedBy: ctx.actor.principalId, decidedAt: ctx.now, decisionNote: input.reason, version: r.version + 1 })
+        .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
+        .returning();
+      const actor = auditActorOf(ctx.actor);
+      await addEvent(tx, r.id, actor, "rejected", ctx.now, { reason: input.reason });
+      await recordAudit(tx, { actor, at: ctx.now, tenantId: r.tenantId, action: "quota_request.rejected", target: { type: "quota_request", id: r.id }, after: { reason: input.reason } });
+      await announceDecision(tx, row!, "rejected", ctx.now, input.reason);
+      return row!;
+    });
+  },
+});
+
+/** The requester withdraws a request that nobody has decided yet. */
+export const cancelQuotaRequest = defineCommand({
+  name: "cancelQuotaRequest",
+  input: z.object({ requestId: uuidInput }),
+  async target(ctx, input) {
+    const r = await requestById(ctx.db, input.requestId);
+    return { action: "project.quota.view" as const, resource: { kind: "project" as const, tenantId: r.tenantId, projectId: r.projectId } };
+  },
+  async run(ctx, input) {
+    return ctx.db.transaction(async (tx) => {
+      const [r] = await tx.select().from(quotaRequests).where(eq(quotaRequests.id, input.requestId)).for("update");
+      if (!r) throw new AppError("not_found", "No such quota request.");
+      if (r.requestedBy !== ctx.actor.principalId) throw new AppError("forbidden", "Only the person who asked can cancel a request.");
+      if (r.status !== "pending") throw new AppError("conflict", `This request was already decided (${r.status.replace("_", " ")}); it can no longer be cancelled.`);
+      const [row] = await tx.update(quotaRequests).set({ status: "cancelled", version: r.version + 1 }).where(eq(quotaRequests.id, r.id)).returning();
+      const actor = auditActorOf(ctx.actor);
+      await addEvent(tx, r.id, actor, "cancelled", ctx.now);
+      await recordAudit(tx, { actor, at: ctx.now, tenantId: r.tenantId, action: "quota_request.cancelled", target: { type: "quota_request", id: r.id } });
+      return row!;
+    });
+  },
+});
+
+/** GPU models people can ask for: one entry per model the node pools offer, MIG profiles apart. */
+export async function requestableGpuModels(db: Database): Promise<{ model: string; resource: string; mig: boolean }[]> {
+  const seen = new Map<string, { model: string; resource: string; mig: boolean }>();
+  for (const p of await loadPools(db)) {
+    if (p.gpuModel && p.gpuResource && !seen.has(p.gpuModel)) seen.set(p.gpuModel, { model: p.gpuModel, resource: p.gpuResource, mig: p.gpuResource.includes("/mig-") });
+  }
+  return [...seen.values()].sort((a, b) => Number(a.mig) - Number(b.mig) || (a.model < b.model ? -1 : 1));
+}

@@ -1,0 +1,78 @@
+import { and, eq, gt, inArray, isNotNull, isNull, lte } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { projects, quotaGrants, quotaRequestEvents, quotaRequests, tenants } from "@/db/schema";
+import { formatDateTime } from "@/lib/format";
+import { notify, tenantAdminIds } from "@/lib/notify/in-app";
+import { loadQuotaPolicy } from "./store";
+
+const SYSTEM = "system:expiry";
+
+async function where(db: Database, projectId: string) {
+  const [row] = await db
+    .select({ tenant: tenants.slug, project: projects.slug, name: projects.name })
+    .from(projects)
+    .innerJoin(tenants, eq(tenants.id, projects.tenantId))
+    .where(eq(projects.id, projectId));
+  return row!;
+}
+
+/**
+ * Time passing, made visible (the worker runs this every pass):
+ * - a pending request whose end passed before anyone decided is expired;
+ * - a time-bound grant nearing its end warns the tenant admins and the
+ *   requester once, `expiryWarningHours` ahead;
+ * - a grant that ended expires its request. The quota itself drops through
+ *   the cluster change scheduled for that instant (lib/cluster/desired-from-db).
+ */
+export async function sweepQuotaTimeouts(db: Database, now: Date): Promise<{ expiredPending: number; warned: number; expiredGrants: number }> {
+  const policy = await loadQuotaPolicy(db);
+  return db.transaction(async (tx) => {
+    const stale = await tx
+      .update(quotaRequests)
+      .set({ status: "expired" })
+      .where(and(eq(quotaRequests.status, "pending"), isNotNull(quotaRequests.endsAt), lte(quotaRequests.endsAt, now)))
+      .returning();
+    for (const r of stale) {
+      await tx.insert(quotaRequestEvents).values({ requestId: r.id, at: now, actorLabel: SYSTEM, kind: "expired", detail: { why: "its end passed before a decision" } });
+      const w = await where(tx, r.projectId);
+      await notify(tx, [r.requestedBy], { kind: "quota_request.expired", title: `Your quota request for ${w.name} expired undecided`, link: `/tenants/${w.tenant}/projects/${w.project}/quota/requests/${r.id}` }, now);
+    }
+
+    const warnBefore = new Date(now.getTime() + policy.expiryWarningHours * 3_600_000);
+    const nearing = await tx
+      .update(quotaGrants)
+      .set({ expiryWarnedAt: now })
+      .where(and(isNull(quotaGrants.expiryWarnedAt), isNotNull(quotaGrants.endsAt), gt(quotaGrants.endsAt, now), lte(quotaGrants.endsAt, warnBefore)))
+      .returning();
+    for (const g of nearing) {
+      const w = await where(tx, g.projectId);
+      const [request] = g.requestId ? await tx.select({ requestedBy: quotaRequests.requestedBy, tenantId: quotaRequests.tenantId }).from(quotaRequests).where(eq(quotaRequests.id, g.requestId)) : [];
+      const [tenant] = await tx.select({ id: projects.tenantId }).from(projects).where(eq(projects.id, g.projectId));
+      await notify(
+        tx,
+        [request?.requestedBy, ...(await tenantAdminIds(tx, tenant!.id))],
+        { kind: "quota_grant.ending", title: `Quota for ${w.name} ends ${formatDateTime(g.endsAt!)}`, body: "The project's quota drops then; ask again before it ends to keep it.", link: `/tenants/${w.tenant}/projects/${w.project}/quota` },
+        now,
+      );
+    }
+
+    const ended = await tx
+      .select({ requestId: quotaGrants.requestId })
+      .from(quotaGrants)
+      .where(and(isNotNull(quotaGrants.requestId), isNotNull(quotaGrants.endsAt), lte(quotaGrants.endsAt, now)));
+    const endedIds = ended.map((e) => e.requestId!).filter(Boolean);
+    const expired = endedIds.length
+      ? await tx
+          .update(quotaRequests)
+          .set({ status: "expired" })
+          .where(and(inArray(quotaRequests.id, endedIds), inArray(quotaRequests.status, ["approved", "auto_approved", "applied", "apply_failed"])))
+          .returning()
+      : [];
+    for (const r of expired) {
+      await tx.insert(quotaRequestEvents).values({ requestId: r.id, at: now, actorLabel: SYSTEM, kind: "grant_ended" });
+      const w = await where(tx, r.projectId);
+      await notify(tx, [r.requestedBy, ...(await tenantAdminIds(tx, r.tenantId))], { kind: "quota_grant.ended", title: `Time-bound quota for ${w.name} ended`, link: `/tenants/${w.tenant}/projects/${w.project}/quota/requests/${r.id}` }, now);
+    }
+    return { expiredPending: stale.length, warned: nearing.length, expiredGrants: expired.length };
+  });
+}

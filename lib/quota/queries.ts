@@ -1,0 +1,200 @@
+import "server-only";
+import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { principals, projects, quotaGrants, quotaRequestEvents, quotaRequests, tenants } from "@/db/schema";
+import type { CommandContext } from "@/lib/auth/context";
+import { can, decisionConflict } from "@/lib/auth/policy";
+import { config } from "@/lib/config";
+import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
+import { AppError } from "@/lib/errors";
+import type { QuotaAmounts } from "./amounts";
+import { assessRequest, type Assessment } from "./assess";
+import { quotaChangeDiff } from "./diff";
+import { effectiveQuotaAt, gpusByModelAt, grantInForce } from "./effective";
+import { grantsOfProjects } from "./store";
+
+export type QuotaRequestStatus = (typeof quotaRequests.$inferSelect)["status"];
+export const REQUEST_STATUSES: readonly QuotaRequestStatus[] = ["pending", "approved", "auto_approved", "rejected", "cancelled", "expired", "applied", "apply_failed"];
+
+export interface RequestListItem {
+  id: string;
+  tenantSlug: string;
+  projectSlug: string;
+  projectName: string;
+  requester: string | null;
+  requestedBy: string | null;
+  amounts: QuotaAmounts;
+  endsAt: Date | null;
+  justification: string;
+  status: QuotaRequestStatus;
+  monthlyCost: number;
+  awaitingSecondApproval: boolean;
+  decisionNote: string | null;
+  createdAt: Date;
+  decidedAt: Date | null;
+  version: number;
+}
+
+const amountsOf = (r: typeof quotaRequests.$inferSelect): QuotaAmounts => ({ gpuModel: r.gpuModel, gpuCount: r.gpuCount, cpuCores: r.cpuCores, memoryBytes: r.memoryBytes, storageBytes: r.storageBytes });
+
+async function listWhere(ctx: CommandContext, where: SQL | undefined, order: "newest" | "oldest", limit = 200): Promise<RequestListItem[]> {
+  const rows = await ctx.db
+    .select({ r: quotaRequests, tenantSlug: tenants.slug, projectSlug: projects.slug, projectName: projects.name, requester: principals.displayName })
+    .from(quotaRequests)
+    .innerJoin(projects, eq(projects.id, quotaRequests.projectId))
+    .innerJoin(tenants, eq(tenants.id, quotaRequests.tenantId))
+    .leftJoin(principals, eq(principals.id, quotaRequests.requestedBy))
+    .where(where)
+    .orderBy(order === "oldest" ? asc(quotaRequests.createdAt) : desc(quotaRequests.createdAt))
+    .limit(limit);
+  return rows.map(({ r, ...x }) => ({
+    id: r.id,
+    ...x,
+    requestedBy: r.requestedBy,
+    amounts: amountsOf(r),
+    endsAt: r.endsAt,
+    justification: r.justification,
+    status: r.status,
+    monthlyCost: Number(r.monthlyCost),
+    awaitingSecondApproval: r.status === "pending" && r.firstApprovedBy !== null,
+    decisionNote: r.decisionNote,
+    createdAt: r.createdAt,
+    decidedAt: r.decidedAt,
+    version: r.version,
+  }));
+}
+
+/** A project's requests, newest first; null when the project is out of reach. */
+export async function projectRequests(ctx: CommandContext, tenantSlug: string, projectSlug: string, status?: QuotaRequestStatus) {
+  const { tenant, project } = await projectBySlugs(ctx.db, tenantSlug, projectSlug).catch(() => ({ tenant: null, project: null }));
+  if (!tenant || !project || !can(ctx.actor, "project.quota.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now)) return null;
+  return listWhere(ctx, and(eq(quotaRequests.projectId, project.id), status ? eq(quotaRequests.status, status) : undefined), "newest");
+}
+
+/** A tenant's requests across its projects, newest first; null when out of reach. */
+export async function tenantRequests(ctx: CommandContext, tenantSlug: string, status?: QuotaRequestStatus) {
+  const tenant = await tenantBySlug(ctx.db, tenantSlug).catch(() => null);
+  if (!tenant || !can(ctx.actor, "tenant.quota.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) return null;
+  return listWhere(ctx, and(eq(quotaRequests.tenantId, tenant.id), status ? eq(quotaRequests.status, status) : undefined), "newest");
+}
+
+/**
+ * Requests the actor may see across the platform (platform admins: all; others:
+ * those of projects they can view), optionally by status. For GET /quota-requests.
+ */
+export async function visibleRequests(ctx: CommandContext, status?: QuotaRequestStatus): Promise<RequestListItem[]> {
+  const all = await listWhere(ctx, status ? eq(quotaRequests.status, status) : undefined, "newest", 1000);
+  if (ctx.actor.isPlatformAdmin) return all;
+  const rows = await ctx.db.select({ id: quotaRequests.id, tenantId: quotaRequests.tenantId, projectId: quotaRequests.projectId }).from(quotaRequests).where(inArray(quotaRequests.id, all.map((r) => r.id).length ? all.map((r) => r.id) : ["00000000-0000-0000-0000-000000000000"]));
+  const visible = new Set(rows.filter((r) => can(ctx.actor, "project.quota.view", { kind: "project", tenantId: r.tenantId, projectId: r.projectId }, ctx.now)).map((r) => r.id));
+  return all.filter((r) => visible.has(r.id));
+}
+
+export interface QueueFilter {
+  tenant?: string;
+  gpuModel?: string;
+  /** "gpu" (any GPUs), "large" (monthly estimate above 5,000), "small" (no GPUs). */
+  size?: "gpu" | "small" | "large";
+}
+
+export interface QueueEntry extends RequestListItem {
+  assessment: Assessment;
+  diff: string;
+  /** Why this admin may not decide it (separation of duties), if so. */
+  conflict: string | null;
+}
+
+/** The approval queue, oldest first, each entry with the full picture. Platform admins only (null otherwise). */
+export async function approvalQueue(ctx: CommandContext, filter: QueueFilter = {}): Promise<QueueEntry[] | null> {
+  if (!can(ctx.actor, "quota.decide", { kind: "platform" }, ctx.now)) return null;
+  let items = await listWhere(ctx, eq(quotaRequests.status, "pending"), "oldest", 500);
+  if (filter.tenant) items = items.filter((i) => i.tenantSlug === filter.tenant);
+  if (filter.gpuModel) items = items.filter((i) => i.amounts.gpuModel === filter.gpuModel);
+  if (filter.size === "gpu") items = items.filter((i) => i.amounts.gpuCount > 0);
+  if (filter.size === "small") items = items.filter((i) => i.amounts.gpuCount === 0);
+  if (filter.size === "large") items = items.filter((i) => i.monthlyCost > 5000);
+  const settings = config().cluster;
+  const out: QueueEntry[] = [];
+  for (const item of items) out.push(await withPicture(ctx, item, settings));
+  return out;
+}
+
+async function withPicture(ctx: CommandContext, item: RequestListItem, settings = config().cluster): Promise<QueueEntry> {
+  const [row] = await ctx.db.select({ tenantId: quotaRequests.tenantId, projectId: quotaRequests.projectId }).from(quotaRequests).where(eq(quotaRequests.id, item.id));
+  const assessment = await assessRequest(ctx.db, settings, row!.projectId, item.amounts, ctx.now).catch(() => null);
+  const diff = assessment ? await quotaChangeDiff(ctx.db, settings, row!.tenantId, row!.projectId, assessment.after.quota, ctx.now) : "";
+  return {
+    ...item,
+    assessment: assessment ?? (await assessRequest(ctx.db, settings, row!.projectId, { ...item.amounts, gpuCount: 0, gpuModel: null }, ctx.now)),
+    diff,
+    conflict: decisionConflict(ctx.actor, { requestedBy: item.requestedBy, tenantId: row!.tenantId }, ctx.now),
+  };
+}
+
+export interface RequestDetail {
+  request: RequestListItem & { granted: (typeof quotaRequests.$inferSelect)["granted"]; firstApprovedBy: string | null; clusterChangeId: number | null };
+  events: (typeof quotaRequestEvents.$inferSelect)[];
+  canCancel: boolean;
+  canDecide: boolean;
+  /** The full picture for deciders (pending requests only). */
+  picture: QueueEntry | null;
+}
+
+/** One request with its timeline; null when out of reach (people who cannot view the project, or a wrong path). */
+export async function requestDetail(ctx: CommandContext, id: string, path?: { tenant: string; project: string }): Promise<RequestDetail | null> {
+  if (!/^[0-9a-f-]{36}$/.test(id)) return null;
+  const [row] = await ctx.db.select().from(quotaRequests).where(eq(quotaRequests.id, id));
+  if (!row) return null;
+  if (!can(ctx.actor, "project.quota.view", { kind: "project", tenantId: row.tenantId, projectId: row.projectId }, ctx.now)) return null;
+  const [item] = await listWhere(ctx, eq(quotaRequests.id, id), "newest", 1);
+  if (path && (item!.tenantSlug !== path.tenant || item!.projectSlug !== path.project)) return null;
+  const events = await ctx.db.select().from(quotaRequestEvents).where(eq(quotaRequestEvents.requestId, id)).orderBy(asc(quotaRequestEvents.id));
+  const canDecide = row.status === "pending" && can(ctx.actor, "quota.decide", { kind: "platform" }, ctx.now);
+  return {
+    request: { ...item!, granted: row.granted, firstApprovedBy: row.firstApprovedBy, clusterChangeId: row.clusterChangeId },
+    events,
+    canCancel: row.status === "pending" && row.requestedBy === ctx.actor.principalId,
+    canDecide,
+    picture: canDecide ? await withPicture(ctx, item!) : null,
+  };
+}
+
+export interface ProjectQuotaView {
+  tenantId: string;
+  projectId: string;
+  /** The quota in force now: starting quota plus grants in force. */
+  effective: ReturnType<typeof effectiveQuotaAt>;
+  gpusByModel: Record<string, number>;
+  base: { cpuCores: number; memoryBytes: number; storageBytes: number; pvcCount: number };
+  grants: { id: string; requestId: string | null; amounts: QuotaAmounts; startsAt: Date; endsAt: Date | null; inForce: boolean }[];
+}
+
+/** A project's effective quota and the grants it is made of; throws not_found when out of reach. */
+export async function projectQuota(ctx: CommandContext, tenantSlug: string, projectSlug: string): Promise<ProjectQuotaView> {
+  const { tenant, project } = await projectBySlugs(ctx.db, tenantSlug, projectSlug);
+  if (!can(ctx.actor, "project.quota.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now)) throw new AppError("not_found");
+  const settings = config().cluster;
+  const spans = (await grantsOfProjects(ctx.db, [project.id])).get(project.id) ?? [];
+  const rows = await ctx.db.select().from(quotaGrants).where(eq(quotaGrants.projectId, project.id)).orderBy(desc(quotaGrants.startsAt));
+  return {
+    tenantId: tenant.id,
+    projectId: project.id,
+    effective: effectiveQuotaAt(settings.defaultProjectQuota, spans, ctx.now),
+    gpusByModel: gpusByModelAt(spans, ctx.now),
+    base: settings.defaultProjectQuota,
+    grants: rows.map((g) => ({
+      id: g.id,
+      requestId: g.requestId,
+      amounts: { gpuModel: g.gpuModel, gpuCount: g.gpuCount, cpuCores: g.cpuCores, memoryBytes: g.memoryBytes, storageBytes: g.storageBytes },
+      startsAt: g.startsAt,
+      endsAt: g.endsAt,
+      inForce: grantInForce(g, ctx.now),
+    })),
+  };
+}
+
+/** The number platform admins see in the header: requests waiting for a decision. */
+export async function pendingRequestCount(ctx: CommandContext): Promise<number | null> {
+  if (!can(ctx.actor, "quota.decide", { kind: "platform" }, ctx.now)) return null;
+  const rows = await ctx.db.select({ id: quotaRequests.id }).from(quotaRequests).where(eq(quotaRequests.status, "pending"));
+  return rows.length;
+}

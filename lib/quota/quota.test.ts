@@ -1,0 +1,185 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { bytesQuantity, cpuQuantity, parseQuantity } from "@/lib/cluster/quantity";
+import { amountFields, amountProblems, amountsOf, GiB } from "./amounts";
+import { capacityImpact, clusterCapacity, tenantShares, type PoolCapacityInput } from "./capacity";
+import { HOURS_PER_MONTH, monthlyCost, ratesInForce } from "./cost";
+import { effectiveQuotaAt, grantInForce, nextGrantBoundary, type GrantSpan } from "./effective";
+import { autoApproval, DEFAULT_QUOTA_POLICY, needsSecondApproval, type QuotaPolicy } from "./policy";
+import { z } from "zod";
+
+const base = { cpuCores: 4, memoryBytes: 16 * GiB, storageBytes: 100 * GiB, pvcCount: 10 };
+const T0 = new Date("2026-12-01T00:00:00Z");
+const at = (hours: number) => new Date(T0.getTime() + hours * 3_600_000);
+
+const pools: PoolCapacityInput[] = [
+  { name: "h100", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1800 * GiB },
+  { name: "mig", gpuModel: "A100 1g.10gb", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 56, nodeCount: 2, maxNodes: null, cpuPerNode: 96, memoryBytesPerNode: 1000 * GiB },
+  { name: "cpu", gpuModel: null, gpuResource: null, gpusPerNode: 0, nodeCount: 20, maxNodes: null, cpuPerNode: 64, memoryBytesPerNode: 256 * GiB },
+];
+
+describe("request amounts", () => {
+  const schema = z.object(amountFields);
+  it("reads Kubernetes notation and plain numbers in the field's unit", () => {
+    const v = amountsOf(schema.parse({ gpuModel: "H100", gpuCount: "4", cpuCores: "500m", memory: "64Gi", storage: "2" }));
+    expect(v).toEqual({ gpuModel: "H100", gpuCount: 4, cpuCores: 0.5, memoryBytes: 64 * GiB, storageBytes: 2 * GiB });
+    expect(amountsOf(schema.parse({ cpuCores: 8, memory: 32 }))).toEqual({ gpuModel: null, gpuCount: 0, cpuCores: 8, memoryBytes: 32 * GiB, storageBytes: 0 });
+  });
+
+  it.each([
+    ["cpuCores", "-1", "must be a number of cores such as 4 or 500m"],
+    ["cpuCores", "Infinity", "must be a number of cores such as 4 or 500m"],
+    ["cpuCores", "1e9", "is larger than any cluster could grant"],
+    ["memory", "12 GB", "must be GiB such as 64, or a quantity such as 64Gi"],
+    ["gpuCount", "1.5", "must be a whole number"],
+    ["gpuCount", "NaN", "must be a whole number of GPUs"],
+    ["storage", "1e30", "is larger than any cluster could grant"],
+  ])("refuses %s=%j naming the field", (field, value, message) => {
+    const result = schema.safeParse({ [field]: value });
+    expect(result.success).toBe(false);
+    expect(result.error!.issues[0]).toMatchObject({ path: [field], message });
+  });
+
+  it("needs a model for GPUs and at least one resource", () => {
+    expect(amountProblems({ gpuModel: null, gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toEqual({ gpuModel: ["choose a GPU model for the GPUs"] });
+    expect(amountProblems({ gpuModel: null, gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toHaveProperty("cpuCores");
+  });
+
+  it("parses what the renderer writes, for any amount (property)", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 1_000_000 }), (milli) => parseQuantity(cpuQuantity(milli / 1000)) === milli / 1000));
+    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 40 }), (bytes) => parseQuantity(bytesQuantity(bytes)) === bytes));
+  });
+});
+
+const grantArb = fc.record({
+  gpuModel: fc.constantFrom("H100", "A100 1g.10gb"),
+  gpuCount: fc.integer({ min: 0, max: 16 }),
+  cpuCores: fc.integer({ min: 0, max: 64 }),
+  memoryBytes: fc.integer({ min: 0, max: 512 }).map((g) => g * GiB),
+  storageBytes: fc.integer({ min: 0, max: 1000 }).map((g) => g * GiB),
+  start: fc.integer({ min: 0, max: 100 }),
+  length: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
+});
+type RawGrant = { gpuModel: string; gpuCount: number; cpuCores: number; memoryBytes: number; storageBytes: number; start: number; length: number | null };
+const spanOf = (g: RawGrant): GrantSpan => ({
+  gpuModel: g.gpuModel,
+  gpuResource: g.gpuModel === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb",
+  gpuCount: g.gpuCount,
+  cpuCores: g.cpuCores,
+  memoryBytes: g.memoryBytes,
+  storageBytes: g.storageBytes,
+  startsAt: at(g.start),
+  endsAt: g.length === null ? null : at(g.start + g.length),
+});
+
+describe("effective quota", () => {
+  it("is the starting quota plus the sum of grants in force at t (property)", () => {
+    fc.assert(
+      fc.property(fc.array(grantArb, { maxLength: 12 }), fc.integer({ min: 0, max: 250 }), (raw, hour) => {
+        const grants = raw.map(spanOf);
+        const t = at(hour);
+        const q = effectiveQuotaAt(base, grants, t);
+        const live = grants.filter((g) => g.startsAt <= t && (g.endsAt === null || t < g.endsAt));
+        expect(q.cpuCores).toBe(base.cpuCores + live.reduce((s, g) => s + g.cpuCores, 0));
+        expect(q.memoryBytes).toBe(base.memoryBytes + live.reduce((s, g) => s + g.memoryBytes, 0));
+        expect(q.storageBytes).toBe(base.storageBytes + live.reduce((s, g) => s + g.storageBytes, 0));
+        const h100 = live.filter((g) => g.gpuResource === "nvidia.com/gpu").reduce((s, g) => s + g.gpuCount, 0);
+        expect(q.gpus["nvidia.com/gpu"] ?? 0).toBe(h100);
+      }),
+    );
+  });
+
+  it("names every known GPU resource, at 0 when nothing is granted: an unnamed resource would be unlimited", () => {
+    expect(effectiveQuotaAt(base, [], T0, ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"]).gpus).toEqual({ "nvidia.com/gpu": 0, "nvidia.com/mig-1g.10gb": 0 });
+  });
+
+  it("counts a grant from its start, and not at its end instant", () => {
+    const g = spanOf({ gpuModel: "H100", gpuCount: 4, cpuCores: 0, memoryBytes: 0, storageBytes: 0, start: 10, length: 5 });
+    expect(grantInForce(g, at(9.99))).toBe(false);
+    expect(grantInForce(g, at(10))).toBe(true);
+    expect(grantInForce(g, at(15))).toBe(false);
+    expect(nextGrantBoundary([g], at(0))).toEqual(at(10));
+    expect(nextGrantBoundary([g], at(10))).toEqual(at(15));
+    expect(nextGrantBoundary([g], at(15))).toBeNull();
+  });
+});
+
+describe("capacity", () => {
+  it("counts autoscaling pools at their maximum, GPUs per model, with overcommit", () => {
+    const cap = clusterCapacity(pools, { cpu: 2, memory: 1, gpu: 1 });
+    expect(cap.get("gpu:H100")).toBe(48); // 6 nodes × 8
+    expect(cap.get("gpu:A100 1g.10gb")).toBe(112); // 2 × 56 MIG instances
+    expect(cap.get("cpu")).toBe((6 * 208 + 2 * 96 + 20 * 64) * 2);
+    expect(cap.get("memory")).toBe((6 * 1800 + 2 * 1000 + 20 * 256) * GiB);
+  });
+
+  it("shows before and after a request, and flags what does not fit", () => {
+    const cap = clusterCapacity(pools, { cpu: 1, memory: 1, gpu: 1 });
+    const lines = capacityImpact(cap, { cpuCores: 100, memoryBytes: 0, gpusByModel: { H100: 40 } }, { cpuCores: 0, memoryBytes: 0, gpusByModel: { H100: 10 } });
+    const h100 = lines.find((l) => l.resource === "gpu:H100")!;
+    expect(h100).toMatchObject({ label: "H100 GPUs", capacity: 48, before: 40, after: 50, exceeds: true });
+    expect(lines.find((l) => l.resource === "gpu:A100 1g.10gb")).toMatchObject({ after: 0, exceeds: false });
+    expect(lines[0]!.resource).toBe("cpu");
+  });
+
+  it("computes each tenant's share per resource", () => {
+    const cap = clusterCapacity(pools, { cpu: 1, memory: 1, gpu: 1 });
+    const [vision] = tenantShares(cap, new Map([["vision", { cpuCores: 0, memoryBytes: 0, gpusByModel: { H100: 12 } }]]));
+    expect(vision!.shares["gpu:H100"]).toBe(0.25);
+  });
+});
+
+describe("cost", () => {
+  const rows = [
+    { resource: "gpu:H100", unitPrice: 4.6, effectiveFrom: new Date("2025-06-01T00:00:00Z") },
+    { resource: "gpu:H100", unitPrice: 4.1, effectiveFrom: new Date("2026-01-01T00:00:00Z") },
+    { resource: "cpu", unitPrice: 0.031, effectiveFrom: new Date("2026-01-01T00:00:00Z") },
+    { resource: "memory", unitPrice: 0.004, effectiveFrom: new Date("2026-01-01T00:00:00Z") },
+    { resource: "storage", unitPrice: 0.08, effectiveFrom: new Date("2026-01-01T00:00:00Z") },
+  ];
+
+  it("uses the price in force at the instant, history kept", () => {
+    expect(ratesInForce(rows, new Date("2025-12-31T23:59:59Z")).get("gpu:H100")).toBe(4.6);
+    expect(ratesInForce(rows, new Date("2026-01-01T00:00:00Z")).get("gpu:H100")).toBe(4.1);
+    expect(ratesInForce(rows, new Date("2025-01-01T00:00:00Z")).has("gpu:H100")).toBe(false);
+  });
+
+  it("estimates a month at 730 hours, storage per GiB-month, and names unpriced resources", () => {
+    const prices = ratesInForce(rows, T0);
+    const e = monthlyCost({ gpuModel: "H100", gpuCount: 4, cpuCores: 32, memoryBytes: 256 * GiB, storageBytes: 500 * GiB }, prices);
+    expect(e.lines.map((l) => [l.resource, l.monthly])).toEqual([
+      ["gpu:H100", Math.round(4 * 4.1 * HOURS_PER_MONTH * 100) / 100],
+      ["cpu", Math.round(32 * 0.031 * 730 * 100) / 100],
+      ["memory", Math.round(256 * 0.004 * 730 * 100) / 100],
+      ["storage", 40],
+    ]);
+    expect(e.monthly).toBe(Math.round(e.lines.reduce((s, l) => s + l.monthly, 0) * 100) / 100);
+    expect(monthlyCost({ gpuModel: "L4", gpuCount: 1, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, prices)).toEqual({ monthly: 0, lines: [], unpriced: ["gpu:L4"] });
+  });
+});
+
+describe("automatic approval", () => {
+  const policy: QuotaPolicy = { ...DEFAULT_QUOTA_POLICY, autoApprove: { enabled: true, maxCpuCores: 8, maxMemoryGiB: 32, maxStorageGiB: 200, underMonthlyCost: 500 } };
+  const estimate = (monthly: number, unpriced: string[] = []) => ({ monthly, lines: [], unpriced });
+  const fits = [{ resource: "cpu", label: "CPU cores", capacity: 100, before: 1, after: 2, exceeds: false }];
+  const small = { gpuModel: null, gpuCount: 0, cpuCores: 8, memoryBytes: 32 * GiB, storageBytes: 200 * GiB };
+
+  it("approves small CPU requests by rule, and cheap ones by cost", () => {
+    expect(autoApproval(small, estimate(2000), fits, policy)).toMatchObject({ auto: true });
+    expect(autoApproval({ ...small, gpuModel: "L4", gpuCount: 1 }, estimate(499), fits, policy)).toMatchObject({ auto: true, rule: "monthly estimate under 500" });
+  });
+
+  it("never when it adds GPUs beyond the cost rule, exceeds capacity, is unpriced, or the rules are off", () => {
+    expect(autoApproval({ ...small, gpuModel: "H100", gpuCount: 1 }, estimate(3000), fits, policy)).toMatchObject({ auto: false });
+    expect(autoApproval({ ...small, cpuCores: 8.001 }, estimate(600), fits, policy)).toMatchObject({ auto: false });
+    expect(autoApproval(small, estimate(1), [{ ...fits[0]!, exceeds: true }], policy)).toMatchObject({ auto: false, reason: "it would exceed the capacity of the cluster" });
+    expect(autoApproval({ ...small, gpuModel: "X", gpuCount: 1 }, estimate(0, ["gpu:X"]), fits, policy)).toMatchObject({ auto: false });
+    expect(autoApproval(small, estimate(1), fits, { ...policy, autoApprove: { ...policy.autoApprove, enabled: false } })).toMatchObject({ auto: false });
+  });
+
+  it("asks for a second approval above the configured monthly cost only", () => {
+    expect(needsSecondApproval(10_001, { ...policy, secondApprovalAboveMonthlyCost: 10_000 })).toBe(true);
+    expect(needsSecondApproval(10_000, { ...policy, secondApprovalAboveMonthlyCost: 10_000 })).toBe(false);
+    expect(needsSecondApproval(1e9, { ...policy, secondApprovalAboveMonthlyCost: null })).toBe(false);
+  });
+});

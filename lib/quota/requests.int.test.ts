@@ -1,0 +1,205 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "@/db/client";
+import { auditEvents, clusterChanges, instanceSettings, nodePools, notifications, platformAdmins, quotaGrants, quotaRequestEvents, quotaRequests, rates } from "@/db/schema";
+import { executeCommand } from "@/lib/auth/command";
+import type { CommandContext } from "@/lib/auth/context";
+import { kubeClientFromConfig, kubeConfigFor } from "@/lib/cluster/kube-client";
+import { projectTarget } from "@/lib/cluster/outbox";
+import { reconcileDue } from "@/lib/cluster/worker";
+import { parseConfig } from "@/lib/config";
+import { AppError } from "@/lib/errors";
+import { databaseLabel } from "@/test/database";
+import { appErrorOf, contextOf, countOf, personaEmail, principalIdOf } from "@/test/fixtures";
+import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
+import { actorOfPrincipal, DAY, seededDatabase, userWithEmail } from "@/test/tenancy";
+import { approveQuotaRequest, cancelQuotaRequest, createQuotaRequest, rejectQuotaRequest } from "./commands/requests";
+import { sweepQuotaTimeouts } from "./expiry";
+import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from "./policy";
+import { QUOTA_POLICY_KEY } from "./store";
+
+/**
+ * Quota requests end to end on a real database: asking, automatic approval,
+ * deciding (with changes, separation of duties, a second approver, two admins
+ * at once), cancelling, and the grant reaching the cluster and leaving it at
+ * its end, through the worker against the stand-in API server.
+ */
+const SEEDED_AT = new Date("2026-12-01T08:00:00.000Z");
+const NOW = new Date("2026-12-02T12:00:00.000Z");
+const GiB = 2 ** 30;
+
+const seeded = seededDatabase(SEEDED_AT);
+let db: Database;
+let api: StandInApiServer;
+let secondAdmin: string;
+
+async function setPolicy(p: QuotaPolicy) {
+  await db.insert(instanceSettings).values({ key: QUOTA_POLICY_KEY, value: p, updatedAt: NOW }).onConflictDoUpdate({ target: instanceSettings.key, set: { value: p } });
+}
+
+beforeAll(async () => {
+  db = seeded.db;
+  api = await startStandInApiServer();
+  // Known capacity and prices, whatever the demo seed holds.
+  await db.delete(nodePools).where(sql`true`);
+  await db.delete(rates).where(sql`true`);
+  await db.insert(nodePools).values([
+    { name: "h100", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 2, cpuPerNode: 200, memoryBytesPerNode: 2000 * GiB },
+    { name: "cpu", nodeCount: 10, cpuPerNode: 64, memoryBytesPerNode: 256 * GiB },
+  ]);
+  await db.insert(rates).values([
+    { resource: "gpu:H100", unitPrice: "4.000000", effectiveFrom: new Date("2026-01-01T00:00:00Z") },
+    { resource: "cpu", unitPrice: "0.030000", effectiveFrom: new Date("2026-01-01T00:00:00Z") },
+    { resource: "memory", unitPrice: "0.004000", effectiveFrom: new Date("2026-01-01T00:00:00Z") },
+  ]);
+  await setPolicy(DEFAULT_QUOTA_POLICY);
+  secondAdmin = await userWithEmail(db, "second-admin@example.com", NOW);
+  await db.insert(platformAdmins).values({ principalId: secondAdmin, source: "cli" });
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+const as = (key: Parameters<typeof contextOf>[1], now = NOW): Promise<CommandContext> => contextOf(db, key, now);
+const asSecondAdmin = async (now = NOW): Promise<CommandContext> => ({ actor: await actorOfPrincipal(db, secondAdmin), db, now });
+const fourH100 = { tenant: "vision-lab", project: "detector-training", gpuModel: "H100", gpuCount: "4", endsAt: new Date(NOW.getTime() + 14 * DAY).toISOString(), justification: "Fine-tuning the detector on the new camera data." };
+const requestRow = async (id: string) => (await db.select().from(quotaRequests).where(eq(quotaRequests.id, id)))[0]!;
+const eventsOf = async (id: string) => (await db.select().from(quotaRequestEvents).where(eq(quotaRequestEvents.requestId, id)).orderBy(asc(quotaRequestEvents.id))).map((e) => [e.kind, e.actorLabel]);
+
+describe(`quota requests (${databaseLabel()})`, () => {
+  it("a data scientist asks for 4 H100s for 14 days: pending, with the estimate, audited", async () => {
+    const dana = await as("data-scientist");
+    const { request, autoApproved, assessment } = await executeCommand(createQuotaRequest, dana, fourH100);
+    expect(autoApproved).toBe(false);
+    expect(request).toMatchObject({ status: "pending", gpuModel: "H100", gpuCount: 4, requestedBy: dana.actor.principalId, monthlyCost: (4 * 4 * 730).toFixed(2) });
+    expect(assessment.capacity).toEqual([{ resource: "gpu:H100", label: "H100 GPUs", capacity: 16, before: 0, after: 4, exceeds: false }]);
+    expect(assessment.after.quota.gpus).toEqual({ "nvidia.com/gpu": 4 });
+    expect(await eventsOf(request.id)).toEqual([["created", personaEmail("data-scientist")]]);
+    const [audit] = await db.select().from(auditEvents).where(eq(auditEvents.targetId, request.id));
+    expect(audit).toMatchObject({ action: "quota_request.created" });
+  });
+
+  it("refuses viewers, other tenants' projects and bad amounts, writing nothing", async () => {
+    const before = await countOf(db, "quota_requests");
+    expect((await appErrorOf(executeCommand(createQuotaRequest, await as("viewer"), { ...fourH100, tenant: "language-models", project: "chat-eval" }))).code).toBe("forbidden");
+    expect((await appErrorOf(executeCommand(createQuotaRequest, await as("language-admin"), fourH100))).code).toBe("not_found");
+    const bad = await appErrorOf(executeCommand(createQuotaRequest, await as("data-scientist"), { ...fourH100, gpuCount: "-2", memory: "lots", justification: "x" }));
+    expect(bad.fields).toEqual({
+      gpuCount: ["must be a whole number of GPUs"],
+      memory: ["must be GiB such as 64, or a quantity such as 64Gi"],
+      justification: ["say in a sentence what the resources are for (at least 10 characters)"],
+    });
+    expect((await appErrorOf(executeCommand(createQuotaRequest, await as("data-scientist"), { ...fourH100, gpuModel: "B200" }))).fields).toEqual({ gpuModel: ["no node pool offers this GPU model"] });
+    expect(await countOf(db, "quota_requests")).toBe(before);
+  });
+
+  it("approves a small CPU request by rule, writes the grant and enqueues the cluster change with it", async () => {
+    const dana = await as("data-scientist");
+    const { request, autoApproved } = await executeCommand(createQuotaRequest, dana, { tenant: "vision-lab", project: "detector-training", cpuCores: "4", memory: "16Gi", justification: "More data loader workers for training." });
+    expect(autoApproved).toBe(true);
+    expect(request.status).toBe("auto_approved");
+    expect(request.decisionNote).toMatch(/^Approved automatically: no GPUs and at most 8 cores/);
+    const [grant] = await db.select().from(quotaGrants).where(eq(quotaGrants.requestId, request.id));
+    expect(grant).toMatchObject({ cpuCores: 4, memoryBytes: 16 * GiB, gpuCount: 0, endsAt: null });
+    const [change] = await db.select().from(clusterChanges).where(eq(clusterChanges.id, request.clusterChangeId!));
+    expect(change).toMatchObject({ status: "pending", targetKey: projectTarget(request.projectId) });
+    expect(await eventsOf(request.id)).toEqual([
+      ["created", personaEmail("data-scientist")],
+      ["auto_approved", "system:auto-approval"],
+    ]);
+    const [audit] = await db.select().from(auditEvents).where(and(eq(auditEvents.targetId, request.id), eq(auditEvents.action, "quota_request.auto_approved")));
+    expect(audit).toMatchObject({ actorLabel: "system:auto-approval", actorPrincipalId: null });
+  });
+
+  it("nobody decides their own request or one for a tenant they administer", async () => {
+    const priya = await as("platform-admin");
+    const { request } = await executeCommand(createQuotaRequest, priya, { ...fourH100, gpuCount: "1" });
+    const own = await appErrorOf(executeCommand(approveQuotaRequest, priya, { requestId: request.id, version: request.version }));
+    expect(own).toMatchObject({ code: "forbidden", message: "You made this request; another platform admin must decide it." });
+    const alex = await as("vision-admin");
+    expect((await appErrorOf(executeCommand(approveQuotaRequest, alex, { requestId: request.id, version: request.version }))).code).toBe("forbidden");
+    await executeCommand(rejectQuotaRequest, await asSecondAdmin(), { requestId: request.id, version: request.version, reason: "Use the shared pool for this." });
+  });
+
+  it("approve with changes: 2 GPUs instead of 4; the requester and tenant admins are told", async () => {
+    const [pending] = await db.select().from(quotaRequests).where(and(eq(quotaRequests.status, "pending"), eq(quotaRequests.gpuCount, 4)));
+    const tooMuch = await appErrorOf(executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: pending!.id, version: pending!.version, gpuCount: "6" }));
+    expect(tooMuch.fields).toEqual({ gpuCount: ["can only be less than or equal to what was asked"] });
+    const { request, complete } = await executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: pending!.id, version: pending!.version, gpuCount: "2", note: "Two for now; ask again with results." });
+    expect(complete).toBe(true);
+    expect(request).toMatchObject({ status: "approved", granted: { gpuCount: 2, cpuCores: 0 }, decisionNote: "Two for now; ask again with results." });
+    const [grant] = await db.select().from(quotaGrants).where(eq(quotaGrants.requestId, pending!.id));
+    expect(grant).toMatchObject({ gpuCount: 2, gpuResource: "nvidia.com/gpu", endsAt: pending!.endsAt });
+    const told = await db.select().from(notifications).where(eq(notifications.link, `/tenants/vision-lab/projects/detector-training/quota/requests/${pending!.id}`));
+    expect(told.map((n) => n.principalId).sort()).toEqual([await principalIdOf(db, personaEmail("data-scientist")), await principalIdOf(db, personaEmail("vision-admin"))].sort());
+    expect(told[0]!.title).toMatch(/approved with changes \(2 × H100\)/);
+  });
+
+  it("two admins deciding at once: one decision, the other is told it was already decided", async () => {
+    const { request } = await executeCommand(createQuotaRequest, await as("data-scientist"), { ...fourH100, gpuCount: "1" });
+    const results = await Promise.allSettled([
+      executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: request.id, version: request.version }),
+      executeCommand(rejectQuotaRequest, await asSecondAdmin(), { requestId: request.id, version: request.version, reason: "Not this quarter." }),
+    ]);
+    const ok = results.filter((r) => r.status === "fulfilled");
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(ok).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.reason).toBeInstanceOf(AppError);
+    expect((refused[0]!.reason as AppError).code).toBe("conflict");
+    expect((refused[0]!.reason as AppError).message).toMatch(/already decided|changed since you opened it/);
+    expect(["approved", "rejected"]).toContain((await requestRow(request.id)).status);
+    expect(await db.select().from(quotaGrants).where(eq(quotaGrants.requestId, request.id))).toHaveLength((await requestRow(request.id)).status === "approved" ? 1 : 0);
+  });
+
+  it("above the cost limit a second, different admin must approve too", async () => {
+    await setPolicy({ ...DEFAULT_QUOTA_POLICY, secondApprovalAboveMonthlyCost: 5000 });
+    try {
+      const { request } = await executeCommand(createQuotaRequest, await as("data-scientist"), fourH100);
+      const first = await executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: request.id, version: request.version });
+      expect(first.complete).toBe(false);
+      expect(first.request).toMatchObject({ status: "pending", firstApprovedBy: (await as("platform-admin")).actor.principalId });
+      expect(await db.select().from(quotaGrants).where(eq(quotaGrants.requestId, request.id))).toHaveLength(0);
+      const again = await appErrorOf(executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: request.id, version: first.request.version }));
+      expect(again).toMatchObject({ code: "forbidden", message: "You gave the first approval; a second, different platform admin must approve too." });
+      const second = await executeCommand(approveQuotaRequest, await asSecondAdmin(), { requestId: request.id, version: first.request.version });
+      expect(second).toMatchObject({ complete: true, request: { status: "approved" } });
+      expect((await eventsOf(request.id)).map(([k]) => k)).toEqual(["created", "first_approval", "approved"]);
+    } finally {
+      await setPolicy(DEFAULT_QUOTA_POLICY);
+    }
+  });
+
+  it("only the requester cancels, and only while pending", async () => {
+    const { request } = await executeCommand(createQuotaRequest, await as("data-scientist"), { ...fourH100, gpuCount: "1" });
+    expect((await appErrorOf(executeCommand(cancelQuotaRequest, await as("vision-admin"), { requestId: request.id }))).message).toBe("Only the person who asked can cancel a request.");
+    expect(await executeCommand(cancelQuotaRequest, await as("data-scientist"), { requestId: request.id })).toMatchObject({ status: "cancelled" });
+    expect((await appErrorOf(executeCommand(cancelQuotaRequest, await as("data-scientist"), { requestId: request.id }))).code).toBe("conflict");
+    expect((await appErrorOf(executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: request.id, version: request.version + 1 }))).message).toMatch(/already decided \(cancelled\)/);
+  });
+
+  it("an approval reaches the cluster (request applied), and the quota drops when the grant ends", async () => {
+    const client = kubeClientFromConfig(kubeConfigFor(api.url));
+    const settings = parseConfig({}).cluster;
+    let clock = NOW;
+    const worker = () => reconcileDue({ db, settings, client, clock: () => clock, workerId: "quota-test" });
+    const ns = "vision-lab--detector-training";
+    await worker();
+    const hard = () => (api.get("v1", "ResourceQuota", ns, "project-quota") as unknown as { spec: { hard: Record<string, string> } }).spec.hard;
+    // Starting quota 4 cores + 4 auto-approved; 2 H100 granted (time-bound) + 1 approved in the race when it won.
+    expect(hard()["requests.cpu"]).toBe("8");
+    const gpusGranted = Number(hard()["requests.nvidia.com/gpu"]);
+    expect(gpusGranted).toBeGreaterThanOrEqual(2 + 4);
+    const applied = await db.select().from(quotaRequests).where(eq(quotaRequests.status, "applied"));
+    expect(applied.length).toBeGreaterThanOrEqual(3);
+    expect((await eventsOf(applied[0]!.id)).at(-1)).toEqual(["applied", "system:reconcile"]);
+
+    // 14 days on, the time-bound grants have ended: the sweep expires their requests and the scheduled change lowers the quota.
+    clock = new Date(NOW.getTime() + 15 * DAY);
+    const swept = await sweepQuotaTimeouts(db, clock);
+    expect(swept.expiredGrants).toBeGreaterThanOrEqual(2);
+    await worker();
+    expect(hard()["requests.nvidia.com/gpu"]).toBe("0");
+    expect(hard()["requests.cpu"]).toBe("8"); // the permanent CPU grant stays
+  });
+});

@@ -1,0 +1,88 @@
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { instanceSettings, nodePools, projects, quotaGrants, rates, tenants } from "@/db/schema";
+import type { ClusterSettings } from "@/lib/config";
+import type { Allocation, PoolCapacityInput } from "./capacity";
+import type { RateRow } from "./cost";
+import { effectiveQuotaAt, gpusByModelAt, type GrantSpan } from "./effective";
+import { DEFAULT_QUOTA_POLICY, quotaPolicySchema, type QuotaPolicy } from "./policy";
+
+export const QUOTA_POLICY_KEY = "quota_policy";
+
+export async function loadQuotaPolicy(db: Database): Promise<QuotaPolicy> {
+  const [row] = await db.select().from(instanceSettings).where(eq(instanceSettings.key, QUOTA_POLICY_KEY));
+  const parsed = row ? quotaPolicySchema.safeParse(row.value) : null;
+  return parsed?.success ? parsed.data : DEFAULT_QUOTA_POLICY;
+}
+
+export async function loadPools(db: Database): Promise<(typeof nodePools.$inferSelect)[]> {
+  return db.select().from(nodePools).orderBy(asc(nodePools.name));
+}
+
+export const capacityInputOf = (p: typeof nodePools.$inferSelect): PoolCapacityInput => p;
+
+export async function loadRates(db: Database): Promise<RateRow[]> {
+  const rows = await db.select().from(rates).orderBy(asc(rates.resource), asc(rates.effectiveFrom));
+  return rows.map((r) => ({ resource: r.resource, unitPrice: Number(r.unitPrice), effectiveFrom: r.effectiveFrom }));
+}
+
+/** GPU resources a ResourceQuota must always name (at 0 when not granted): the node pools' and the default device plugin's. */
+export async function knownGpuResources(db: Database): Promise<string[]> {
+  const rows = await db.selectDistinct({ r: nodePools.gpuResource }).from(nodePools);
+  return [...new Set(["nvidia.com/gpu", ...rows.map((x) => x.r).filter((r): r is string => Boolean(r))])].sort();
+}
+
+type GrantRow = typeof quotaGrants.$inferSelect;
+export const spanOf = (g: GrantRow): GrantSpan => ({
+  gpuModel: g.gpuModel,
+  gpuResource: g.gpuResource,
+  gpuCount: g.gpuCount,
+  cpuCores: g.cpuCores,
+  memoryBytes: g.memoryBytes,
+  storageBytes: g.storageBytes,
+  startsAt: g.startsAt,
+  endsAt: g.endsAt,
+});
+
+/** Every quota grant of the given projects (all times: the caller picks the instant). */
+export async function grantsOfProjects(db: Database, projectIds: readonly string[]): Promise<Map<string, GrantSpan[]>> {
+  const out = new Map<string, GrantSpan[]>(projectIds.map((id) => [id, []]));
+  if (projectIds.length === 0) return out;
+  const rows = await db.select().from(quotaGrants).where(inArray(quotaGrants.projectId, [...projectIds]));
+  for (const r of rows) out.get(r.projectId)!.push(spanOf(r));
+  return out;
+}
+
+/**
+ * What every open project of every active tenant holds at `at` (starting
+ * quota plus grants in force), in total and per tenant: the "allocated" side
+ * of capacity.
+ */
+export async function clusterAllocation(db: Database, settings: ClusterSettings, at: Date): Promise<{ total: Allocation; byTenant: Map<string, Allocation>; byProject: Map<string, Allocation> }> {
+  const rows = await db
+    .select({ id: projects.id, tenantSlug: tenants.slug })
+    .from(projects)
+    .innerJoin(tenants, eq(tenants.id, projects.tenantId))
+    .where(and(isNull(projects.archivedAt), eq(tenants.status, "active")));
+  const grants = await grantsOfProjects(
+    db,
+    rows.map((r) => r.id),
+  );
+  const total: Allocation = { cpuCores: 0, memoryBytes: 0, gpusByModel: {} };
+  const byTenant = new Map<string, Allocation>();
+  const byProject = new Map<string, Allocation>();
+  for (const r of rows) {
+    const spans = grants.get(r.id) ?? [];
+    const q = effectiveQuotaAt(settings.defaultProjectQuota, spans, at);
+    const a: Allocation = { cpuCores: q.cpuCores, memoryBytes: q.memoryBytes, gpusByModel: gpusByModelAt(spans, at) };
+    byProject.set(r.id, a);
+    const t = byTenant.get(r.tenantSlug) ?? { cpuCores: 0, memoryBytes: 0, gpusByModel: {} };
+    for (const target of [t, total]) {
+      target.cpuCores += a.cpuCores;
+      target.memoryBytes += a.memoryBytes;
+      for (const [m, n] of Object.entries(a.gpusByModel)) target.gpusByModel[m] = (target.gpusByModel[m] ?? 0) + n;
+    }
+    byTenant.set(r.tenantSlug, t);
+  }
+  return { total, byTenant, byProject };
+}
