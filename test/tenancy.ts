@@ -118,6 +118,11 @@ export const WRITABLE_TABLES = [
   "cluster_changes",
   "cluster_change_attempts",
   "cluster_objects",
+  "quota_requests",
+  "quota_request_events",
+  "quota_grants",
+  "notifications",
+  "webhook_deliveries",
 ] as const;
 
 /** An md5 of each table's full contents: equal fingerprints mean nothing was inserted, changed or deleted. */

@@ -46,6 +46,7 @@ import {
 import { setTenantStatus } from "./set-tenant-status";
 import { setTenantClusterSettings } from "./tenant-cluster-settings";
 import { reconcileEverything, reconcileTarget } from "@/lib/cluster/commands";
+import { createQuotaRequest } from "@/lib/quota/commands/requests";
 
 /**
  * Who may run which command, on their own tenant and on the other one: every
@@ -77,6 +78,11 @@ const TENANT_ADMIN_ACTION: Record<TenantSlug, Row> = {
 const PROJECT_ADMIN_ACTION: Record<TenantSlug, Row> = {
   "vision-lab": { priya: "ok", alex: "ok", bo: "not_found", dana: "forbidden", vic: "not_found", cleo: "not_found", cleoExpired: "not_found", bot: "forbidden" },
   "language-models": { priya: "ok", alex: "not_found", bo: "ok", dana: "not_found", vic: "forbidden", cleo: "forbidden", cleoExpired: "not_found", bot: "not_found" },
+};
+// Asking for quota on a project: its members (the bot's grant too), collaborators, tenant admins; not viewers.
+const PROJECT_MEMBER_ACTION: Record<TenantSlug, Row> = {
+  "vision-lab": { priya: "ok", alex: "ok", bo: "not_found", dana: "ok", vic: "not_found", cleo: "not_found", cleoExpired: "not_found", bot: "ok" },
+  "language-models": { priya: "ok", alex: "not_found", bo: "ok", dana: "not_found", vic: "forbidden", cleo: "ok", cleoExpired: "not_found", bot: "not_found" },
 };
 // Actions on a tenant that only a platform admin may take.
 const PLATFORM_ON_TENANT: Record<TenantSlug, Row> = {
@@ -202,6 +208,11 @@ const CASES: Case[] = [
     undo: async (tenant) => {
       await db.update(projects).set({ archivedAt: null }).where(eq(projects.id, await projectIdOf(db, tenant, PROJECT[tenant])));
     },
+  },
+  {
+    command: runner(createQuotaRequest),
+    expected: PROJECT_MEMBER_ACTION,
+    input: (tenant) => Promise.resolve({ tenant, project: PROJECT[tenant], cpuCores: "1", justification: "Authorization matrix request." }),
   },
   {
     command: runner(setTenantClusterSettings),
