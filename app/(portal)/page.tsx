@@ -23,6 +23,13 @@ export default async function HomePage() {
           You are a platform admin. <Link href="/admin" className="font-medium underline">Open the admin area</Link> to see every tenant.
         </div>
       )}
+      <p className="mb-6 text-sm text-slate-600">
+        Starting a new team on the cluster?{" "}
+        <Link href="/tenant-requests" className="font-medium text-brand-700 hover:underline">
+          Ask for a tenant
+        </Link>
+        .
+      </p>
       {tenants.length === 0 ? (
         <EmptyState title="You are not part of any tenant yet">
           {isPlatformAdmin

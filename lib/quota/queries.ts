@@ -1,6 +1,6 @@
 import "server-only";
 import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
-import { principals, projects, quotaGrants, quotaRequestEvents, quotaRequests, tenants } from "@/db/schema";
+import { principals, projects, quotaGrants, quotaRequestEvents, quotaRequests, tenantRequests as tenantRequestsTable, tenants } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can, decisionConflict } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
@@ -197,4 +197,29 @@ export async function pendingRequestCount(ctx: CommandContext): Promise<number |
   if (!can(ctx.actor, "quota.decide", { kind: "platform" }, ctx.now)) return null;
   const rows = await ctx.db.select({ id: quotaRequests.id }).from(quotaRequests).where(eq(quotaRequests.status, "pending"));
   return rows.length;
+}
+
+export type TenantRequestRow = typeof tenantRequestsTable.$inferSelect & { requester: string | null };
+
+/** The tenant requests the actor made, newest first. */
+export async function myTenantRequests(ctx: CommandContext): Promise<TenantRequestRow[]> {
+  const rows = await ctx.db
+    .select({ r: tenantRequestsTable, requester: principals.displayName })
+    .from(tenantRequestsTable)
+    .leftJoin(principals, eq(principals.id, tenantRequestsTable.requestedBy))
+    .where(eq(tenantRequestsTable.requestedBy, ctx.actor.principalId))
+    .orderBy(desc(tenantRequestsTable.createdAt));
+  return rows.map(({ r, requester }) => ({ ...r, requester }));
+}
+
+/** Pending tenant requests for the approval queue, oldest first; null for anyone but platform admins. */
+export async function pendingTenantRequests(ctx: CommandContext): Promise<TenantRequestRow[] | null> {
+  if (!can(ctx.actor, "tenant_request.decide", { kind: "platform" }, ctx.now)) return null;
+  const rows = await ctx.db
+    .select({ r: tenantRequestsTable, requester: principals.displayName })
+    .from(tenantRequestsTable)
+    .leftJoin(principals, eq(principals.id, tenantRequestsTable.requestedBy))
+    .where(eq(tenantRequestsTable.status, "pending"))
+    .orderBy(asc(tenantRequestsTable.createdAt));
+  return rows.map(({ r, requester }) => ({ ...r, requester }));
 }

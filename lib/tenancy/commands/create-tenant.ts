@@ -1,7 +1,8 @@
 import "server-only";
 import { z } from "zod";
 import { memberships, tenants } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import type { Database } from "@/db/client";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { findOrCreateUserByEmail } from "@/lib/auth/users";
@@ -28,31 +29,31 @@ export const createTenantInput = z.object({
  * Platform admins onboard a tenant directly, with its first tenant admins
  * (users are created by email if they have never signed in).
  */
+/**
+ * The tenant row, its first admins (users created by email if they never
+ * signed in), their audit events and the cluster change, in the caller's
+ * transaction. Shared by direct onboarding and approved tenant requests.
+ */
+export async function insertTenant(tx: Database, input: z.output<typeof createTenantInput>, actor: AuditActor, now: Date) {
+  const { firstAdmins, ...values } = input;
+  const [tenant] = await tx.insert(tenants).values({ ...values, createdAt: now }).returning();
+  await recordAudit(tx, { actor, at: now, tenantId: tenant!.id, action: "tenant.created", target: { type: "tenant", id: tenant!.id }, after: values });
+  for (const email of new Set(firstAdmins)) {
+    const { principalId } = await findOrCreateUserByEmail(tx, email, actor, now);
+    await tx.insert(memberships).values({ tenantId: tenant!.id, principalId, role: "tenant_admin", createdAt: now });
+    await recordAudit(tx, { actor, at: now, tenantId: tenant!.id, action: "membership.created", target: { type: "principal", id: principalId }, after: { email, role: "tenant_admin" } });
+  }
+  await enqueueTenantChange(tx, { tenantId: tenant!.id, reason: "tenant created", at: now });
+  return tenant!;
+}
+
 export const createTenant = defineCommand({
   name: "createTenant",
   input: createTenantInput,
   target: () => Promise.resolve({ action: "tenant.create", resource: { kind: "platform" } }),
-  async run(ctx, { firstAdmins, ...input }) {
+  async run(ctx, input) {
     try {
-      return await ctx.db.transaction(async (tx) => {
-        const [tenant] = await tx.insert(tenants).values({ ...input, createdAt: ctx.now }).returning();
-        const actor = auditActorOf(ctx.actor);
-        await recordAudit(tx, { actor, at: ctx.now, tenantId: tenant!.id, action: "tenant.created", target: { type: "tenant", id: tenant!.id }, after: input });
-        for (const email of new Set(firstAdmins)) {
-          const { principalId } = await findOrCreateUserByEmail(tx, email, actor, ctx.now);
-          await tx.insert(memberships).values({ tenantId: tenant!.id, principalId, role: "tenant_admin", createdAt: ctx.now });
-          await recordAudit(tx, {
-            actor,
-            at: ctx.now,
-            tenantId: tenant!.id,
-            action: "membership.created",
-            target: { type: "principal", id: principalId },
-            after: { email, role: "tenant_admin" },
-          });
-        }
-        await enqueueTenantChange(tx, { tenantId: tenant!.id, reason: "tenant created", at: ctx.now });
-        return tenant!;
-      });
+      return await ctx.db.transaction((tx) => insertTenant(tx, input, auditActorOf(ctx.actor), ctx.now));
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError("conflict", "A tenant with this slug already exists.", { slug: ["is already taken"] });
       throw error;

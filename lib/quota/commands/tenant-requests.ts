@@ -1,0 +1,149 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/db/client";
+import { quotaGrants, tenantRequests, tenants } from "@/db/schema";
+import { recordAudit } from "@/lib/audit/record";
+import { defineCommand } from "@/lib/auth/command";
+import { auditActorOf } from "@/lib/auth/context";
+import { enqueueProjectChange } from "@/lib/cluster/outbox";
+import { AppError, isUniqueViolation } from "@/lib/errors";
+import { notify, platformAdminIds } from "@/lib/notify/in-app";
+import { insertProject } from "@/lib/tenancy/commands/create-project";
+import { createTenantInput, insertTenant } from "@/lib/tenancy/commands/create-tenant";
+import { nameInput, uuidInput } from "@/lib/tenancy/inputs";
+import { projectSlug } from "@/lib/tenancy/slugs";
+import { amountFields, amountsOf, isEmpty } from "../amounts";
+import { loadPools } from "../store";
+
+const onPlatform = (action: "tenant_request.create" | "tenant_request.decide") => () => Promise.resolve({ action, resource: { kind: "platform" as const } });
+
+/**
+ * Onboarding by request: anyone signed in asks for a tenant with its first
+ * admins, first project and that project's quota. It waits in the approval
+ * queue; approving it creates everything in one transaction and reconciles it.
+ */
+export const requestTenant = defineCommand({
+  name: "requestTenant",
+  input: createTenantInput.extend({
+    projectName: nameInput,
+    projectSlug,
+    ...amountFields,
+    justification: z.string({ message: "is required" }).trim().min(10, "say in a sentence what the team will do (at least 10 characters)").max(2000, "must be at most 2000 characters"),
+  }),
+  target: onPlatform("tenant_request.create"),
+  async run(ctx, input) {
+    const quota = amountsOf(input);
+    if (quota.gpuCount > 0 && !quota.gpuModel) throw new AppError("validation", undefined, { gpuModel: ["choose a GPU model for the GPUs"] });
+    const firstAdmins = input.firstAdmins.length > 0 ? input.firstAdmins : ctx.actor.email ? [ctx.actor.email] : [];
+    if (firstAdmins.length === 0) throw new AppError("validation", undefined, { firstAdmins: ["name at least one first tenant admin"] });
+    return ctx.db.transaction(async (tx) => {
+      const [taken] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.slug, input.slug));
+      const [asked] = await tx.select({ id: tenantRequests.id }).from(tenantRequests).where(and(eq(tenantRequests.slug, input.slug), eq(tenantRequests.status, "pending")));
+      if (taken || asked) throw new AppError("validation", undefined, { slug: [taken ? "is already taken" : "is already asked for in a pending request"] });
+      if (quota.gpuCount > 0 && !(await loadPools(tx)).some((p) => p.gpuModel === quota.gpuModel)) throw new AppError("validation", undefined, { gpuModel: ["no node pool offers this GPU model"] });
+      const [row] = await tx
+        .insert(tenantRequests)
+        .values({
+          requestedBy: ctx.actor.principalId,
+          name: input.name,
+          slug: input.slug,
+          costCentre: input.costCentre,
+          isolationTier: input.isolationTier,
+          firstAdmins,
+          projectName: input.projectName,
+          projectSlug: input.projectSlug,
+          quota,
+          justification: input.justification,
+          createdAt: ctx.now,
+        })
+        .returning();
+      await recordAudit(tx, { actor: auditActorOf(ctx.actor), at: ctx.now, tenantId: null, action: "tenant_request.created", target: { type: "tenant_request", id: row!.id }, after: { name: input.name, slug: input.slug } });
+      await notify(tx, await platformAdminIds(tx), { kind: "tenant_request.created", title: `New tenant requested: ${input.name}`, link: "/admin/requests" }, ctx.now);
+      return row!;
+    });
+  },
+});
+
+async function lockPending(tx: Database, id: string, version: number) {
+  const [row] = await tx.select().from(tenantRequests).where(eq(tenantRequests.id, id)).for("update");
+  if (!row) throw new AppError("not_found", "No such tenant request.");
+  if (row.status !== "pending") throw new AppError("conflict", `This tenant request was already decided (${row.status}). Reload to see the decision.`);
+  if (row.version !== version) throw new AppError("conflict", "This tenant request changed since you opened it. Reload and decide again.");
+  return row;
+}
+
+export const approveTenantRequest = defineCommand({
+  name: "approveTenantRequest",
+  input: z.object({ requestId: uuidInput, version: z.coerce.number().int() }),
+  target: onPlatform("tenant_request.decide"),
+  async run(ctx, input) {
+    try {
+      return await ctx.db.transaction(async (tx) => {
+        const r = await lockPending(tx, input.requestId, input.version);
+        if (r.requestedBy === ctx.actor.principalId) throw new AppError("forbidden", "You made this request; another platform admin must decide it.");
+        const actor = auditActorOf(ctx.actor);
+        const tenant = await insertTenant(
+          tx,
+          { name: r.name, slug: r.slug, costCentre: r.costCentre, isolationTier: r.isolationTier === "dedicated" ? "dedicated" : "shared", firstAdmins: r.firstAdmins },
+          actor,
+          ctx.now,
+        );
+        const project = await insertProject(tx, tenant, { slug: r.projectSlug, name: r.projectName, description: "" }, actor, ctx.now);
+        if (!isEmpty(r.quota)) {
+          const pool = r.quota.gpuCount > 0 ? (await loadPools(tx)).find((p) => p.gpuModel === r.quota.gpuModel) : undefined;
+          if (r.quota.gpuCount > 0 && !pool) throw new AppError("conflict", `No node pool offers ${r.quota.gpuModel} any more; reject the request or add the pool first.`);
+          await tx.insert(quotaGrants).values({ projectId: project.id, ...r.quota, gpuModel: pool ? r.quota.gpuModel : null, gpuResource: pool?.gpuResource ?? null, startsAt: ctx.now, createdAt: ctx.now });
+          await enqueueProjectChange(tx, { tenantId: tenant.id, projectId: project.id, reason: "tenant request approved", at: ctx.now });
+        }
+        const [row] = await tx
+          .update(tenantRequests)
+          .set({ status: "approved", decidedBy: ctx.actor.principalId, decidedAt: ctx.now, tenantId: tenant.id, version: r.version + 1 })
+          .where(eq(tenantRequests.id, r.id))
+          .returning();
+        await recordAudit(tx, { actor, at: ctx.now, tenantId: tenant.id, action: "tenant_request.approved", target: { type: "tenant_request", id: r.id }, after: { tenant: tenant.slug, project: project.slug } });
+        await notify(tx, [r.requestedBy], { kind: "tenant_request.decided", title: `Your tenant ${r.name} is ready`, link: `/tenants/${tenant.slug}` }, ctx.now);
+        return row!;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError("conflict", "A tenant with this slug exists already; reject the request and ask for another slug.");
+      throw error;
+    }
+  },
+});
+
+export const rejectTenantRequest = defineCommand({
+  name: "rejectTenantRequest",
+  input: z.object({ requestId: uuidInput, version: z.coerce.number().int(), reason: z.string({ message: "is required" }).trim().min(5, "tell the requester why (at least 5 characters)").max(2000) }),
+  target: onPlatform("tenant_request.decide"),
+  async run(ctx, input) {
+    return ctx.db.transaction(async (tx) => {
+      const r = await lockPending(tx, input.requestId, input.version);
+      if (r.requestedBy === ctx.actor.principalId) throw new AppError("forbidden", "You made this request; another platform admin must decide it.");
+      const [row] = await tx
+        .update(tenantRequests)
+        .set({ status: "rejected", decidedBy: ctx.actor.principalId, decidedAt: ctx.now, decisionNote: input.reason, version: r.version + 1 })
+        .where(eq(tenantRequests.id, r.id))
+        .returning();
+      await recordAudit(tx, { actor: auditActorOf(ctx.actor), at: ctx.now, tenantId: null, action: "tenant_request.rejected", target: { type: "tenant_request", id: r.id }, after: { reason: input.reason } });
+      await notify(tx, [r.requestedBy], { kind: "tenant_request.decided", title: `Your request for the tenant ${r.name} was rejected`, body: input.reason, link: "/tenant-requests" }, ctx.now);
+      return row!;
+    });
+  },
+});
+
+export const cancelTenantRequest = defineCommand({
+  name: "cancelTenantRequest",
+  input: z.object({ requestId: uuidInput }),
+  target: onPlatform("tenant_request.create"),
+  async run(ctx, input) {
+    return ctx.db.transaction(async (tx) => {
+      const [r] = await tx.select().from(tenantRequests).where(eq(tenantRequests.id, input.requestId)).for("update");
+      if (!r || r.requestedBy !== ctx.actor.principalId) throw new AppError("not_found", "No such tenant request of yours.");
+      if (r.status !== "pending") throw new AppError("conflict", `This tenant request was already decided (${r.status}).`);
+      const [row] = await tx.update(tenantRequests).set({ status: "cancelled", version: r.version + 1 }).where(eq(tenantRequests.id, r.id)).returning();
+      await recordAudit(tx, { actor: auditActorOf(ctx.actor), at: ctx.now, tenantId: null, action: "tenant_request.cancelled", target: { type: "tenant_request", id: r.id } });
+      return row!;
+    });
+  },
+});
