@@ -72,6 +72,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "cluster.manage": ["platform"],
     "capacity.manage": ["platform"],
     "quota.decide": ["platform"],
+    "webhooks.manage": ["platform"],
     "tenant_request.decide": ["platform"],
     "tenant.view": ALL_TENANTS,
     "tenant.quota.view": ALL_TENANTS,

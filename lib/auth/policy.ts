@@ -49,6 +49,7 @@ export const PERMISSIONS = {
   "capacity.view": { on: "platform", roles: ["authenticated"] },
   "capacity.manage": { on: "platform", roles: ["platform_admin"] },
   "quota.decide": { on: "platform", roles: ["platform_admin"] },
+  "webhooks.manage": { on: "platform", roles: ["platform_admin"] },
   "tenant_request.create": { on: "platform", roles: ["authenticated"] },
   "tenant_request.decide": { on: "platform", roles: ["platform_admin"] },
   "cluster.manage": { on: "platform", roles: ["platform_admin"] },
