@@ -59,7 +59,7 @@ export async function listWebhooks(ctx: CommandContext) {
   const counts = await ctx.db.select({ webhookId: webhookDeliveries.webhookId, status: webhookDeliveries.status, n: sql<number>`count(*)::int` }).from(webhookDeliveries).groupBy(webhookDeliveries.webhookId, webhookDeliveries.status);
   return hooks.map((h) => ({
     ...h,
-    counts: Object.fromEntries(counts.filter((c) => c.webhookId === h.id).map((c) => [c.status, Number(c.n)])) as Record<string, number>,
+    counts: Object.fromEntries(counts.filter((c) => c.webhookId === h.id).map((c) => [c.status, Number(c.n)])),
     recent: recent.filter((d) => d.webhookId === h.id).slice(0, 10),
   }));
 }
