@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, or, type SQL } from "drizzle-orm";
 import { principals, projects, quotaGrants, quotaRequestEvents, quotaRequests, tenantRequests as tenantRequestsTable, tenants } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can, decisionConflict } from "@/lib/auth/policy";
@@ -82,11 +82,16 @@ export async function tenantRequests(ctx: CommandContext, tenantSlug: string, st
  * those of projects they can view), optionally by status. For GET /quota-requests.
  */
 export async function visibleRequests(ctx: CommandContext, status?: QuotaRequestStatus): Promise<RequestListItem[]> {
-  const all = await listWhere(ctx, status ? eq(quotaRequests.status, status) : undefined, "newest", 1000);
-  if (ctx.actor.isPlatformAdmin) return all;
-  const rows = await ctx.db.select({ id: quotaRequests.id, tenantId: quotaRequests.tenantId, projectId: quotaRequests.projectId }).from(quotaRequests).where(inArray(quotaRequests.id, all.map((r) => r.id).length ? all.map((r) => r.id) : ["00000000-0000-0000-0000-000000000000"]));
-  const visible = new Set(rows.filter((r) => can(ctx.actor, "project.quota.view", { kind: "project", tenantId: r.tenantId, projectId: r.projectId }, ctx.now)).map((r) => r.id));
-  return all.filter((r) => visible.has(r.id));
+  const byStatus = status ? eq(quotaRequests.status, status) : undefined;
+  if (ctx.actor.isPlatformAdmin) return listWhere(ctx, byStatus, "newest", 1000);
+  // Narrow in SQL to the tenants and projects the actor holds a role in, then let the policy decide each row.
+  const tenantIds = ctx.actor.memberships.map((m) => m.tenantId);
+  const projectIds = ctx.actor.projectGrants.map((g) => g.projectId);
+  if (tenantIds.length === 0 && projectIds.length === 0) return [];
+  const reach = or(tenantIds.length ? inArray(quotaRequests.tenantId, tenantIds) : undefined, projectIds.length ? inArray(quotaRequests.projectId, projectIds) : undefined);
+  const rows = await ctx.db.select({ id: quotaRequests.id, tenantId: quotaRequests.tenantId, projectId: quotaRequests.projectId }).from(quotaRequests).where(and(reach, byStatus));
+  const visible = rows.filter((r) => can(ctx.actor, "project.quota.view", { kind: "project", tenantId: r.tenantId, projectId: r.projectId }, ctx.now)).map((r) => r.id);
+  return visible.length ? listWhere(ctx, inArray(quotaRequests.id, visible), "newest", 1000) : [];
 }
 
 export interface QueueFilter {

@@ -6,13 +6,14 @@ import { projects, quotaGrants, quotaRequestEvents, quotaRequests, tenants } fro
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
-import { decisionConflict } from "@/lib/auth/policy";
+import type { CommandContext } from "@/lib/auth/context";
+import { can, decisionConflict } from "@/lib/auth/policy";
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { notify, tenantAdminIds } from "@/lib/notify/in-app";
 import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
-import { futureInstant, uuidInput } from "@/lib/tenancy/inputs";
+import { futureInstant, uuidInput, versionInput } from "@/lib/tenancy/inputs";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/tenancy/lookup";
 import { onProject, projectAddress } from "@/lib/tenancy/targets";
 import { amountFields, amountProblems, amountsOf, type QuotaAmounts } from "../amounts";
@@ -21,6 +22,9 @@ import { loadPools } from "../store";
 
 type RequestRow = typeof quotaRequests.$inferSelect;
 const SYSTEM: AuditActor = { principalId: null, label: "system:auto-approval" };
+
+/** An optional end: empty or null means permanent (never the epoch, as a bare coercion would make it). */
+const optionalEnd = z.preprocess((v) => (v === "" || v === null ? undefined : v), futureInstant.optional());
 
 const justificationInput = z
   .string({ message: "is required" })
@@ -87,7 +91,7 @@ async function announceDecision(tx: Database, r: RequestRow, outcome: string, at
 
 export const createQuotaRequest = defineCommand({
   name: "createQuotaRequest",
-  input: projectAddress.extend({ ...amountFields, endsAt: futureInstant.optional(), justification: justificationInput }),
+  input: projectAddress.extend({ ...amountFields, endsAt: optionalEnd, justification: justificationInput }),
   target: onProject("project.quota.request"),
   async run(ctx, input, { tenantId, projectId }) {
     const amounts = amountsOf(input);
@@ -147,8 +151,11 @@ async function requestById(db: Database, id: string): Promise<RequestRow> {
   return row;
 }
 
-const decisionTarget = async (ctx: { db: Database }, input: { requestId: string }) => {
-  await requestById(ctx.db, input.requestId);
+/** Deciding is the platform's; people who cannot even see the request learn nothing about it (not found). */
+const decisionTarget = async (ctx: CommandContext, input: { requestId: string }) => {
+  const r = await requestById(ctx.db, input.requestId);
+  const project = { kind: "project" as const, tenantId: r.tenantId, projectId: r.projectId };
+  if (!can(ctx.actor, "quota.decide", { kind: "platform" }, ctx.now) && !can(ctx.actor, "project.quota.view", project, ctx.now)) throw new AppError("not_found", "No such quota request.");
   return { action: "quota.decide" as const, resource: { kind: "platform" as const } };
 };
 
@@ -168,13 +175,13 @@ export const approveQuotaRequest = defineCommand({
   name: "approveQuotaRequest",
   input: z.object({
     requestId: uuidInput,
-    version: z.coerce.number().int(),
+    version: versionInput,
     /** Approve with changes: less than asked, or for a shorter time. Omitted fields grant what was asked. */
     gpuCount: changedAmount(amountFields.gpuCount),
     cpuCores: changedAmount(amountFields.cpuCores),
     memory: changedAmount(amountFields.memory),
     storage: changedAmount(amountFields.storage),
-    endsAt: futureInstant.optional(),
+    endsAt: optionalEnd,
     note: z.string().trim().max(2000, "must be at most 2000 characters").optional(),
   }),
   target: decisionTarget,
@@ -260,7 +267,7 @@ export const rejectQuotaRequest = defineCommand({
   name: "rejectQuotaRequest",
   input: z.object({
     requestId: uuidInput,
-    version: z.coerce.number().int(),
+    version: versionInput,
     reason: z.string({ message: "is required" }).trim().min(5, "tell the requester why (at least 5 characters)").max(2000, "must be at most 2000 characters"),
   }),
   target: decisionTarget,

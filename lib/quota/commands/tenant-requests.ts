@@ -11,7 +11,7 @@ import { AppError, isUniqueViolation } from "@/lib/errors";
 import { notify, platformAdminIds } from "@/lib/notify/in-app";
 import { insertProject } from "@/lib/tenancy/commands/create-project";
 import { createTenantInput, insertTenant } from "@/lib/tenancy/commands/create-tenant";
-import { nameInput, uuidInput } from "@/lib/tenancy/inputs";
+import { nameInput, uuidInput, versionInput } from "@/lib/tenancy/inputs";
 import { projectSlug } from "@/lib/tenancy/slugs";
 import { amountFields, amountsOf, isEmpty } from "../amounts";
 import { loadPools } from "../store";
@@ -75,7 +75,7 @@ async function lockPending(tx: Database, id: string, version: number) {
 
 export const approveTenantRequest = defineCommand({
   name: "approveTenantRequest",
-  input: z.object({ requestId: uuidInput, version: z.coerce.number().int() }),
+  input: z.object({ requestId: uuidInput, version: versionInput }),
   target: onPlatform("tenant_request.decide"),
   async run(ctx, input) {
     try {
@@ -114,7 +114,7 @@ export const approveTenantRequest = defineCommand({
 
 export const rejectTenantRequest = defineCommand({
   name: "rejectTenantRequest",
-  input: z.object({ requestId: uuidInput, version: z.coerce.number().int(), reason: z.string({ message: "is required" }).trim().min(5, "tell the requester why (at least 5 characters)").max(2000) }),
+  input: z.object({ requestId: uuidInput, version: versionInput, reason: z.string({ message: "is required" }).trim().min(5, "tell the requester why (at least 5 characters)").max(2000) }),
   target: onPlatform("tenant_request.decide"),
   async run(ctx, input) {
     return ctx.db.transaction(async (tx) => {
