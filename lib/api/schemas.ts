@@ -126,3 +126,156 @@ export const auditEventOut = z.object({
 });
 
 export const okOut = z.object({ ok: z.literal(true) });
+
+// ---------------------------------------------------------------- capacity, rates and quota requests
+
+const moneyOut = z.number().describe("Amount in `currency`, rounded to cents");
+const currencyOut = z.string().describe("ISO 4217 code of every price and cost (ALLOT_CURRENCY)");
+
+export const nodePoolOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  gpuModel: z.string().nullable().describe("The model people ask for (H100, or a MIG profile such as A100 1g.10gb); null for CPU pools"),
+  gpuResource: z.string().nullable().describe("Extended resource the device plugin advertises (nvidia.com/gpu, nvidia.com/mig-1g.10gb)"),
+  gpusPerNode: z.number().int(),
+  nodeCount: z.number().int(),
+  minNodes: z.number().int().nullable(),
+  maxNodes: z.number().int().nullable(),
+  cpuPerNode: z.number().describe("Cores"),
+  memoryBytesPerNode: z.number().int(),
+  dedicated: z.boolean().describe("Reserved for one tenant"),
+  dedicatedTenant: z.string().nullable().describe("Slug of that tenant, when the caller can see it"),
+  capacityNodes: z.number().int().describe("Nodes counted for capacity: maxNodes when set"),
+  totals: z.object({ gpus: z.number().int(), cpuCores: z.number(), memoryBytes: z.number() }).describe("What the pool holds at capacityNodes, before overcommit"),
+  version: z.number().int().describe("Quote it when changing the pool (optimistic locking)"),
+  createdAt: isoDateTime,
+});
+
+export const resourceCapacityOut = z.object({
+  key: z.string().describe('"cpu", "memory" or "gpu:<model>"'),
+  label: z.string(),
+  unit: z.string(),
+  physical: z.number().describe("Capacity before overcommit (cores, bytes, GPUs)"),
+  overcommit: z.number(),
+  capacity: z.number().describe("physical × overcommit: what quota may add up to"),
+  allocated: z.number(),
+  utilisation: z.number().nullable(),
+  over: z.boolean(),
+});
+
+const ratePrice = z.object({
+  id: z.string(),
+  unitPrice: z.string().describe('Exact decimal text per unit, e.g. "4.100000"'),
+  effectiveFrom: isoDateTime,
+});
+
+export const rateOut = ratePrice.extend({
+  resource: z.string().describe('"gpu:<model>", "cpu", "memory", "storage" or "inference"'),
+  unit: z.string().describe('"GPU-hour", "core-hour", "GiB-hour", "GiB-month" or "1,000 requests"'),
+  state: z.enum(["current", "scheduled", "past"]),
+  createdAt: isoDateTime,
+});
+
+export const rateCardLineOut = z.object({
+  resource: z.string(),
+  label: z.string(),
+  unit: z.string(),
+  current: ratePrice.nullable().describe("The price in force now"),
+  next: ratePrice.nullable().describe("A price already set to start later"),
+  missing: z.boolean().describe("No price in force: cost estimates leave this resource out"),
+});
+
+export const quotaRequestStatusOut = z.enum(["pending", "approved", "auto_approved", "rejected", "cancelled", "expired", "applied", "apply_failed"], {
+  message: "must be pending, approved, auto_approved, rejected, cancelled, expired, applied or apply_failed",
+});
+
+export const quotaAmountsOut = z.object({
+  gpuModel: z.string().nullable(),
+  gpuCount: z.number().int(),
+  cpuCores: z.number(),
+  memoryBytes: z.number().int(),
+  storageBytes: z.number().int(),
+});
+
+export const costEstimateOut = z.object({
+  monthly: moneyOut,
+  currency: currencyOut,
+  lines: z.array(z.object({ resource: z.string(), quantity: z.number(), unit: z.string(), unitPrice: z.number(), monthly: moneyOut })),
+  unpriced: z.array(z.string()).describe("Resources asked for that have no price: left out of the estimate"),
+});
+
+export const effectiveQuotaOut = z.object({
+  cpuCores: z.number(),
+  memoryBytes: z.number().int(),
+  storageBytes: z.number().int(),
+  pvcCount: z.number().int(),
+  gpus: z.record(z.string(), z.number().int()).describe("GPUs per extended resource name, as the ResourceQuota counts them"),
+});
+
+export const quotaRequestOut = z.object({
+  id: z.string(),
+  tenantSlug: z.string(),
+  projectSlug: z.string(),
+  projectName: z.string(),
+  requester: z.string().nullable().describe("Display name of who asked"),
+  requestedBy: z.string().nullable().describe("Principal id of who asked"),
+  amounts: quotaAmountsOut.describe("What is asked, added to the project's quota"),
+  endsAt: nullableDate.describe("Null: permanent"),
+  justification: z.string(),
+  status: quotaRequestStatusOut,
+  monthlyCost: moneyOut.describe("Estimate when asked, at the rate card"),
+  currency: currencyOut,
+  awaitingSecondApproval: z.boolean(),
+  decisionNote: z.string().nullable().describe("The reason of a rejection, or the note of an approval"),
+  createdAt: isoDateTime,
+  decidedAt: nullableDate,
+  version: z.number().int().describe("Quote it when approving or rejecting (optimistic concurrency)"),
+});
+
+export const quotaRequestEventOut = z.object({
+  at: isoDateTime,
+  actor: z.string().describe("Who, as shown at the time (system:auto-approval for rules)"),
+  kind: z.string(),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+});
+
+export const capacityLineOut = z.object({
+  resource: z.string(),
+  label: z.string(),
+  capacity: z.number(),
+  before: z.number(),
+  after: z.number(),
+  exceeds: z.boolean(),
+});
+
+export const quotaRequestDetailOut = quotaRequestOut.extend({
+  granted: z
+    .object({ gpuCount: z.number().int(), cpuCores: z.number(), memoryBytes: z.number().int(), storageBytes: z.number().int(), endsAt: nullableDate })
+    .nullable()
+    .describe("What was granted, when an approval changed what was asked"),
+  timeline: z.array(quotaRequestEventOut),
+  canCancel: z.boolean(),
+  canDecide: z.boolean(),
+  decision: z
+    .object({
+      conflict: z.string().nullable().describe("Why the caller may not decide it (separation of duties)"),
+      secondApprovalRequired: z.boolean(),
+      estimate: costEstimateOut,
+      quotaNow: effectiveQuotaOut,
+      quotaAfter: effectiveQuotaOut,
+      capacity: z.array(capacityLineOut).describe("Allocated / capacity of the affected resources, before and after (with overcommit)"),
+      tenantShares: z.array(z.object({ tenant: z.string(), shares: z.record(z.string(), z.number().nullable()) })),
+      diff: z.string().describe("Unified diff of the rendered cluster objects the approval changes"),
+    })
+    .nullable()
+    .describe("The full picture, for platform admins on pending requests"),
+});
+
+export const quotaGrantOut = z.object({
+  id: z.string(),
+  requestId: z.string().nullable(),
+  amounts: quotaAmountsOut,
+  startsAt: isoDateTime,
+  endsAt: nullableDate,
+  inForce: z.boolean(),
+});

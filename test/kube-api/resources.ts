@@ -1,6 +1,6 @@
 /**
  * The resource types the stand-in API server serves: the kinds the portal
- * renders (lib/cluster), with the names a real API server's discovery reports
+ * renders (lib/cluster) and reads (Node), with the names a real API server's discovery reports
  * for them, and the discovery documents built from that table.
  */
 
@@ -30,6 +30,8 @@ export function resourceTypes(kueueVersions: readonly KueueVersion[]): ResourceT
     core("ResourceQuota", "resourcequotas", true),
     core("LimitRange", "limitranges", true),
     core("ServiceAccount", "serviceaccounts", true),
+    // Not rendered by the portal: read to propose node pools (lib/quota/import-pools.ts).
+    core("Node", "nodes", false),
     { group: "networking.k8s.io", version: "v1", kind: "NetworkPolicy", plural: "networkpolicies", singular: "networkpolicy", namespaced: true },
     { group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", singular: "rolebinding", namespaced: true },
     { group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", singular: "role", namespaced: true },

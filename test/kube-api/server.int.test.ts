@@ -57,6 +57,7 @@ describe("discovery", () => {
       ["ResourceQuota", "resourcequotas", true],
       ["LimitRange", "limitranges", true],
       ["ServiceAccount", "serviceaccounts", true],
+      ["Node", "nodes", false],
     ]);
     expect(resources[0]).toMatchObject({ singularName: "namespace", verbs: expect.arrayContaining(["get", "list", "patch", "delete", "create"]) as unknown });
   });

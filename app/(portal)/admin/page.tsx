@@ -23,8 +23,17 @@ export default async function AdminPage() {
         subtitle="Every tenant on the platform."
         actions={
           <>
+            <Link href="/admin/requests" className={buttonClass()}>
+              Approval queue
+            </Link>
             <Link href="/admin/cluster" className={buttonClass()}>
               Cluster
+            </Link>
+            <Link href="/admin/capacity" className={buttonClass()}>
+              Capacity and prices
+            </Link>
+            <Link href="/admin/webhooks" className={buttonClass()}>
+              Webhooks
             </Link>
             <Link href="/admin/audit" className={buttonClass()}>
               Audit log

@@ -1,0 +1,3 @@
+import { approveQuotaRequestRoute } from "@/lib/api/routes/quota";
+
+export const POST = approveQuotaRequestRoute.handle;

@@ -1,0 +1,3 @@
+import { cancelQuotaRequestRoute } from "@/lib/api/routes/quota";
+
+export const POST = cancelQuotaRequestRoute.handle;

@@ -1,0 +1,3 @@
+import { rejectQuotaRequestRoute } from "@/lib/api/routes/quota";
+
+export const POST = rejectQuotaRequestRoute.handle;

@@ -1,0 +1,3 @@
+import { getQuotaRequest } from "@/lib/api/routes/quota";
+
+export const GET = getQuotaRequest.handle;

@@ -1,0 +1,3 @@
+import { listQuotaRequests } from "@/lib/api/routes/quota";
+
+export const GET = listQuotaRequests.handle;

@@ -1,0 +1,4 @@
+import { addRateRoute, listRates } from "@/lib/api/routes/capacity";
+
+export const GET = listRates.handle;
+export const POST = addRateRoute.handle;

@@ -1,0 +1,3 @@
+import { getProjectQuota } from "@/lib/api/routes/quota";
+
+export const GET = getProjectQuota.handle;

@@ -1,0 +1,209 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { quotaRequests } from "@/db/schema";
+import { executeCommand } from "@/lib/auth/command";
+import type { CommandContext } from "@/lib/auth/context";
+import { can } from "@/lib/auth/policy";
+import { config } from "@/lib/config";
+import { AppError } from "@/lib/errors";
+import { approveQuotaRequest, cancelQuotaRequest, createQuotaRequest, rejectQuotaRequest } from "@/lib/quota/commands/requests";
+import { projectQuota, projectRequests, requestDetail, visibleRequests, type RequestDetail, type RequestListItem } from "@/lib/quota/queries";
+import { projectParams } from "../params";
+import { apiRoute, commandInput } from "../route";
+import { costEstimateOut, effectiveQuotaOut, quotaGrantOut, quotaRequestDetailOut, quotaRequestOut, quotaRequestStatusOut } from "../schemas";
+
+/**
+ * Quota requests over REST: a project's members ask, platform admins decide
+ * (approve, approve with changes, reject; optimistic concurrency through the
+ * request's version), the requester may cancel while it is pending. A request
+ * the caller cannot see is a 404, whatever the caller may otherwise do.
+ */
+
+const TAG = "Quota requests";
+const requestParams = z.object({ id: z.string().max(64) });
+const statusQuery = z.object({ status: quotaRequestStatusOut.optional() });
+/** Ids as requestDetail accepts them; anything else names nothing. */
+const REQUEST_ID = /^[0-9a-f-]{36}$/;
+
+const withCurrency = (item: RequestListItem) => ({ ...item, currency: config().currency });
+
+/** The one shape of a request with its timeline; the decision picture only for those who may decide. */
+function detailOut(ctx: CommandContext, detail: RequestDetail) {
+  const currency = config().currency;
+  const decider = can(ctx.actor, "quota.decide", { kind: "platform" }, ctx.now);
+  const picture = detail.picture;
+  return {
+    ...withCurrency(detail.request),
+    granted: detail.request.granted,
+    timeline: detail.events.map((e) => ({
+      at: e.at,
+      actor: e.actorLabel,
+      kind: e.kind,
+      // Cluster errors behind "apply failed" are for platform admins.
+      detail: e.detail && !decider ? Object.fromEntries(Object.entries(e.detail).filter(([k]) => k !== "error")) : e.detail,
+    })),
+    canCancel: detail.canCancel,
+    canDecide: detail.canDecide,
+    decision: picture
+      ? {
+          conflict: picture.conflict,
+          secondApprovalRequired: picture.assessment.secondApproval,
+          estimate: { ...picture.assessment.estimate, currency },
+          quotaNow: picture.assessment.current.quota,
+          quotaAfter: picture.assessment.after.quota,
+          capacity: picture.assessment.capacity,
+          tenantShares: picture.assessment.shares,
+          diff: picture.diff,
+        }
+      : null,
+  };
+}
+
+async function detailOrNotFound(ctx: CommandContext, id: string) {
+  const detail = await requestDetail(ctx, id);
+  if (!detail) throw new AppError("not_found");
+  return detailOut(ctx, detail);
+}
+
+/**
+ * A request the caller cannot see is not_found before any command runs, so a
+ * decision on someone else's request does not reveal that it exists.
+ */
+async function assertInReach(ctx: CommandContext, id: string) {
+  if (!REQUEST_ID.test(id)) throw new AppError("not_found");
+  const [row] = await ctx.db.select({ tenantId: quotaRequests.tenantId, projectId: quotaRequests.projectId }).from(quotaRequests).where(eq(quotaRequests.id, id));
+  if (!row || !can(ctx.actor, "project.quota.view", { kind: "project", tenantId: row.tenantId, projectId: row.projectId }, ctx.now)) throw new AppError("not_found");
+}
+
+export const createQuotaRequestRoute = apiRoute({
+  method: "POST",
+  path: "/api/v1/tenants/{tenant}/projects/{project}/quota-requests",
+  summary: "Ask for more quota on a project (members and tenant admins); amounts take Kubernetes notation (500m, 64Gi) or plain numbers (cores, GiB)",
+  description: "Small requests may be approved at once by the platform's rules: `autoApproved` says so, and `autoApproval` gives the rule or why not.",
+  tag: TAG,
+  params: projectParams,
+  body: createQuotaRequest.input,
+  bodyFromPath: ["tenant", "project"],
+  response: z.object({
+    request: quotaRequestDetailOut,
+    autoApproved: z.boolean(),
+    autoApproval: z.object({ rule: z.string().nullable(), reason: z.string().nullable() }),
+    estimate: costEstimateOut,
+  }),
+  status: 201,
+  async handler(ctx, { params, body }) {
+    const created = await executeCommand(createQuotaRequest, ctx, commandInput(body, params));
+    const auto = created.assessment.auto;
+    return {
+      request: await detailOrNotFound(ctx, created.request.id),
+      autoApproved: created.autoApproved,
+      autoApproval: auto.auto ? { rule: auto.rule, reason: null } : { rule: null, reason: auto.reason },
+      estimate: { ...created.assessment.estimate, currency: config().currency },
+    };
+  },
+});
+
+export const listProjectQuotaRequests = apiRoute({
+  method: "GET",
+  path: "/api/v1/tenants/{tenant}/projects/{project}/quota-requests",
+  summary: "The project's quota requests, newest first (?status= to filter)",
+  tag: TAG,
+  params: projectParams,
+  query: statusQuery,
+  response: z.object({ requests: z.array(quotaRequestOut) }),
+  async handler(ctx, { params, query }) {
+    const items = await projectRequests(ctx, params.tenant, params.project, query.status);
+    if (!items) throw new AppError("not_found");
+    return { requests: items.map(withCurrency) };
+  },
+});
+
+export const listQuotaRequests = apiRoute({
+  method: "GET",
+  path: "/api/v1/quota-requests",
+  summary: "Quota requests the caller can see, newest first: every tenant's for platform admins (?status=pending for the queue)",
+  tag: TAG,
+  params: z.object({}),
+  query: statusQuery,
+  response: z.object({ requests: z.array(quotaRequestOut) }),
+  handler: async (ctx, { query }) => ({ requests: (await visibleRequests(ctx, query.status)).map(withCurrency) }),
+});
+
+export const getQuotaRequest = apiRoute({
+  method: "GET",
+  path: "/api/v1/quota-requests/{id}",
+  summary: "One quota request with its timeline (and, for platform admins while pending, cost, capacity impact and the cluster diff)",
+  tag: TAG,
+  params: requestParams,
+  response: quotaRequestDetailOut,
+  handler: (ctx, { params }) => detailOrNotFound(ctx, params.id),
+});
+
+export const approveQuotaRequestRoute = apiRoute({
+  method: "POST",
+  path: "/api/v1/quota-requests/{id}/approve",
+  summary: "Approve a pending request (platform admins), quoting its version; give smaller amounts or an earlier endsAt to approve with changes",
+  description:
+    "Omitted amounts grant what was asked. Someone who decided first (or changed the request) makes this a 409. Above the second-approval cost limit the first approval only records itself (`awaitingSecondApproval`), and a different platform admin completes it.",
+  tag: TAG,
+  params: requestParams,
+  body: approveQuotaRequest.input,
+  bodyFromPath: ["requestId"],
+  response: quotaRequestDetailOut,
+  async handler(ctx, { params, body }) {
+    await assertInReach(ctx, params.id);
+    await executeCommand(approveQuotaRequest, ctx, commandInput(body, { requestId: params.id }));
+    return detailOrNotFound(ctx, params.id);
+  },
+});
+
+export const rejectQuotaRequestRoute = apiRoute({
+  method: "POST",
+  path: "/api/v1/quota-requests/{id}/reject",
+  summary: "Reject a pending request with a reason the requester sees (platform admins), quoting its version",
+  tag: TAG,
+  params: requestParams,
+  body: rejectQuotaRequest.input,
+  bodyFromPath: ["requestId"],
+  response: quotaRequestDetailOut,
+  async handler(ctx, { params, body }) {
+    await assertInReach(ctx, params.id);
+    await executeCommand(rejectQuotaRequest, ctx, commandInput(body, { requestId: params.id }));
+    return detailOrNotFound(ctx, params.id);
+  },
+});
+
+export const cancelQuotaRequestRoute = apiRoute({
+  method: "POST",
+  path: "/api/v1/quota-requests/{id}/cancel",
+  summary: "Withdraw your own request while it is pending",
+  tag: TAG,
+  params: requestParams,
+  response: quotaRequestDetailOut,
+  async handler(ctx, { params }) {
+    await assertInReach(ctx, params.id);
+    await executeCommand(cancelQuotaRequest, ctx, { requestId: params.id });
+    return detailOrNotFound(ctx, params.id);
+  },
+});
+
+export const getProjectQuota = apiRoute({
+  method: "GET",
+  path: "/api/v1/tenants/{tenant}/projects/{project}/quota",
+  summary: "The project's effective quota now (starting quota plus grants in force) and the grants it is made of",
+  tag: TAG,
+  params: projectParams,
+  response: z.object({
+    tenantSlug: z.string(),
+    projectSlug: z.string(),
+    effective: effectiveQuotaOut,
+    gpusByModel: z.record(z.string(), z.number().int()).describe("GPUs in force by the model people ask for"),
+    base: z.object({ cpuCores: z.number(), memoryBytes: z.number().int(), storageBytes: z.number().int(), pvcCount: z.number().int() }).describe("The platform's starting quota of every project"),
+    grants: z.array(quotaGrantOut).describe("Newest first, including ended and future ones"),
+  }),
+  async handler(ctx, { params }) {
+    const view = await projectQuota(ctx, params.tenant, params.project);
+    return { tenantSlug: params.tenant, projectSlug: params.project, effective: view.effective, gpusByModel: view.gpusByModel, base: view.base, grants: view.grants };
+  },
+});

@@ -1,0 +1,241 @@
+import "server-only";
+import { asc, desc, eq, inArray } from "drizzle-orm";
+import { nodePools, principals, rates, tenants } from "@/db/schema";
+import type { CommandContext } from "@/lib/auth/context";
+import { can } from "@/lib/auth/policy";
+import type { ClusterClient } from "@/lib/cluster/kube-client";
+import type { ClusterSettings } from "@/lib/config";
+import { fieldErrorsOf } from "@/lib/auth/command";
+import { allocationMap, capacityLabel, clusterCapacity, type CapacityKey } from "./capacity";
+import { RATE_UNITS } from "./cost";
+import { importPoolInput } from "./commands/capacity";
+import { compareWithExisting, nodeFactsOf, proposePools, type ImportItem, type NodeFacts } from "./import-pools";
+import type { QuotaPolicy } from "./policy";
+import { clusterAllocation, loadQuotaPolicy } from "./store";
+
+/**
+ * What the capacity page shows: the node pools, what the cluster can hold per
+ * resource against what is allocated, each tenant's share, the rate card
+ * with its history, and the rules for quota requests.
+ */
+
+type PoolRow = typeof nodePools.$inferSelect;
+
+export interface PoolView extends PoolRow {
+  dedicatedTenant: { slug: string; name: string } | null;
+  /** Nodes counted for capacity: the autoscaling maximum when set. */
+  capacityNodes: number;
+  /** What the pool holds at capacityNodes, before overcommit. */
+  totals: { gpus: number; cpuCores: number; memoryBytes: number };
+}
+
+export interface ResourceCapacity {
+  key: CapacityKey;
+  label: string;
+  /** "cores", "GiB" or "GPUs". */
+  unit: string;
+  /** Capacity before overcommit (cores, bytes, GPUs). */
+  physical: number;
+  overcommit: number;
+  /** physical × overcommit (GPUs rounded down): what quota may add up to. */
+  capacity: number;
+  allocated: number;
+  /** allocated / capacity; null when there is no capacity at all. */
+  utilisation: number | null;
+  /** Allocated beyond capacity. */
+  over: boolean;
+}
+
+export interface TenantShare {
+  slug: string;
+  name: string;
+  /** Per resource key: what the tenant's open projects hold, and its share of capacity (null without capacity). */
+  resources: Record<CapacityKey, { allocated: number; share: number | null }>;
+}
+
+export interface RateRowView {
+  id: string;
+  resource: string;
+  /** Exact decimal text as stored ("4.100000"). */
+  unitPrice: string;
+  effectiveFrom: Date;
+  createdAt: Date;
+  createdBy: string | null;
+  /** "current": the price in force now; "scheduled": starts later; "past": replaced. */
+  state: "current" | "scheduled" | "past";
+}
+
+export interface RateCardLine {
+  resource: string;
+  label: string;
+  /** "GPU-hour", "core-hour", ... */
+  unit: string;
+  current: RateRowView | null;
+  /** The next price already set to start later, if any. */
+  next: RateRowView | null;
+  /** A GPU model offered by a pool (or a standard resource) with no price in force: estimates leave it out. */
+  missing: boolean;
+}
+
+export interface CapacityOverview {
+  pools: PoolView[];
+  resources: ResourceCapacity[];
+  /** Empty unless the reader may manage capacity (platform admins). */
+  tenantShares: TenantShare[];
+  rateCard: RateCardLine[];
+  /** Every price ever set, newest effective-from first. */
+  rateHistory: RateRowView[];
+  policy: QuotaPolicy;
+  /** Tenants a pool can be dedicated to. */
+  tenants: { slug: string; name: string; isolationTier: string }[];
+}
+
+const STANDARD_RATES = ["cpu", "memory", "storage", "inference"] as const;
+const RATE_LABELS: Record<string, string> = { cpu: "CPU", memory: "Memory", storage: "Storage", inference: "Inference requests" };
+
+export const rateLabel = (resource: string) => (resource.startsWith("gpu:") ? `${resource.slice(4)} GPU` : (RATE_LABELS[resource] ?? resource));
+export const rateUnit = (resource: string) => (resource.startsWith("gpu:") ? RATE_UNITS.gpu : (RATE_UNITS[resource as keyof typeof RATE_UNITS] ?? "unit"));
+const unitOf = (key: CapacityKey) => (key === "cpu" ? "cores" : key === "memory" ? "GiB" : "GPUs");
+
+/** Resource keys in the order people read them: CPU, memory, then GPUs by model. */
+const byResourceOrder = (a: string, b: string) => {
+  const rank = (k: string) => (k === "cpu" ? 0 : k === "memory" ? 1 : 2);
+  return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+};
+const byRateOrder = (a: string, b: string) => {
+  const rank = (k: string) => (k.startsWith("gpu:") ? 0 : 1 + STANDARD_RATES.indexOf(k as (typeof STANDARD_RATES)[number]));
+  return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+};
+
+/** The capacity page's data, or null when the reader may not see capacity. */
+export async function capacityOverview(ctx: CommandContext, settings: ClusterSettings): Promise<CapacityOverview | null> {
+  if (!can(ctx.actor, "capacity.view", { kind: "platform" }, ctx.now)) return null;
+  const manager = can(ctx.actor, "capacity.manage", { kind: "platform" }, ctx.now);
+  const [poolRows, tenantRows, rateRows, policy, allocation] = await Promise.all([
+    ctx.db.select().from(nodePools).orderBy(asc(nodePools.name)),
+    ctx.db.select({ id: tenants.id, slug: tenants.slug, name: tenants.name, isolationTier: tenants.isolationTier }).from(tenants).orderBy(asc(tenants.name)),
+    ctx.db
+      .select({ rate: rates, createdBy: principals.displayName })
+      .from(rates)
+      .leftJoin(principals, eq(principals.id, rates.createdBy))
+      .orderBy(desc(rates.effectiveFrom), asc(rates.resource)),
+    loadQuotaPolicy(ctx.db),
+    clusterAllocation(ctx.db, settings, ctx.now),
+  ]);
+
+  const tenantById = new Map(tenantRows.map((t) => [t.id, t]));
+  const pools: PoolView[] = poolRows.map((p) => {
+    const nodes = p.maxNodes ?? p.nodeCount;
+    const t = p.dedicatedTenantId ? tenantById.get(p.dedicatedTenantId) : undefined;
+    return {
+      ...p,
+      dedicatedTenant: t ? { slug: t.slug, name: t.name } : null,
+      capacityNodes: nodes,
+      totals: { gpus: p.gpuModel ? nodes * p.gpusPerNode : 0, cpuCores: Math.round(nodes * p.cpuPerNode * 1000) / 1000, memoryBytes: nodes * p.memoryBytesPerNode },
+    };
+  });
+
+  const physical = clusterCapacity(poolRows, { cpu: 1, memory: 1, gpu: 1 });
+  const capacity = clusterCapacity(poolRows, policy.overcommit);
+  const allocated = allocationMap(allocation.total);
+  const keys = [...new Set([...capacity.keys(), ...[...allocated].filter(([, v]) => v > 0).map(([k]) => k)])].sort(byResourceOrder);
+  const ratioOf = (k: CapacityKey) => (k === "cpu" ? policy.overcommit.cpu : k === "memory" ? policy.overcommit.memory : policy.overcommit.gpu);
+  const resources: ResourceCapacity[] = keys.map((key) => {
+    const cap = capacity.get(key) ?? 0;
+    const used = allocated.get(key) ?? 0;
+    return {
+      key,
+      label: capacityLabel(key),
+      unit: unitOf(key),
+      physical: physical.get(key) ?? 0,
+      overcommit: ratioOf(key),
+      capacity: cap,
+      allocated: used,
+      utilisation: cap > 0 ? used / cap : null,
+      over: used > cap + 1e-9,
+    };
+  });
+
+  const tenantShares: TenantShare[] = manager
+    ? tenantRows
+        .filter((t) => allocation.byTenant.has(t.slug))
+        .map((t) => {
+          const held = allocationMap(allocation.byTenant.get(t.slug)!);
+          const shares: TenantShare["resources"] = {};
+          for (const key of keys) {
+            const a = held.get(key) ?? 0;
+            const cap = capacity.get(key) ?? 0;
+            shares[key] = { allocated: a, share: cap > 0 ? a / cap : null };
+          }
+          return { slug: t.slug, name: t.name, resources: shares };
+        })
+    : [];
+
+  const now = ctx.now.getTime();
+  const rowsByResource = new Map<string, (typeof rateRows)[number]["rate"][]>();
+  for (const { rate } of rateRows) rowsByResource.set(rate.resource, [...(rowsByResource.get(rate.resource) ?? []), rate]);
+  // rateRows come newest first: the first row at or before now is in force; the last one after now is the next to start.
+  const currentIds = new Set<string>();
+  const nextByResource = new Map<string, string>();
+  for (const [resource, list] of rowsByResource) {
+    const current = list.find((r) => r.effectiveFrom.getTime() <= now);
+    if (current) currentIds.add(current.id);
+    const upcoming = list.filter((r) => r.effectiveFrom.getTime() > now);
+    if (upcoming.length > 0) nextByResource.set(resource, upcoming[upcoming.length - 1]!.id);
+  }
+  const rateHistory: RateRowView[] = rateRows.map(({ rate, createdBy }) => ({
+    id: rate.id,
+    resource: rate.resource,
+    unitPrice: rate.unitPrice,
+    effectiveFrom: rate.effectiveFrom,
+    createdAt: rate.createdAt,
+    createdBy,
+    state: currentIds.has(rate.id) ? "current" : rate.effectiveFrom.getTime() > now ? "scheduled" : "past",
+  }));
+  const viewById = new Map(rateHistory.map((r) => [r.id, r]));
+  const offeredModels = poolRows.flatMap((p) => (p.gpuModel ? [`gpu:${p.gpuModel}`] : []));
+  const rateKeys = [...new Set([...offeredModels, ...STANDARD_RATES, ...rowsByResource.keys()])].sort(byRateOrder);
+  const rateCard: RateCardLine[] = rateKeys.map((resource) => {
+    const current = rateHistory.find((r) => r.resource === resource && r.state === "current") ?? null;
+    const nextId = nextByResource.get(resource);
+    return { resource, label: rateLabel(resource), unit: rateUnit(resource), current, next: nextId ? viewById.get(nextId)! : null, missing: current === null };
+  });
+
+  return { pools, resources, tenantShares, rateCard, rateHistory, policy, tenants: tenantRows.map(({ slug, name, isolationTier }) => ({ slug, name, isolationTier })) };
+}
+
+export interface ImportProposal {
+  /** Nodes read from the cluster (control-plane nodes included). */
+  nodesRead: number;
+  items: (ImportItem & { dedicatedTenant: string | null; problem: string | null })[];
+  skipped: { name: string; reason: string }[];
+  /** Stored pools no node belongs to: importing leaves them as they are. */
+  notOnCluster: string[];
+}
+
+/**
+ * Read the cluster's nodes and propose pools from them, compared with the
+ * stored pools; nothing is written. A proposal the import command would
+ * refuse carries the reason in `problem`. Null when the reader may not manage capacity.
+ */
+export async function nodePoolImportProposal(ctx: CommandContext, client: ClusterClient): Promise<ImportProposal | null> {
+  if (!can(ctx.actor, "capacity.manage", { kind: "platform" }, ctx.now)) return null;
+  const nodes = await client.list("v1", "Node", { labelSelector: "" });
+  const facts = nodes.map(nodeFactsOf).filter((n): n is NodeFacts => n !== null);
+  const { pools, skipped } = proposePools(facts);
+  const stored = await ctx.db.select().from(nodePools).orderBy(asc(nodePools.name));
+  const dedicatedIds = stored.flatMap((p) => (p.dedicatedTenantId ? [p.dedicatedTenantId] : []));
+  const dedicated = dedicatedIds.length > 0 ? await ctx.db.select({ id: tenants.id, slug: tenants.slug }).from(tenants).where(inArray(tenants.id, dedicatedIds)) : [];
+  const items = compareWithExisting(pools, stored).map((item) => {
+    const row = stored.find((p) => p.name === item.pool.name);
+    const parsed = importPoolInput.safeParse(item.pool);
+    const problem = parsed.success
+      ? null
+      : Object.entries(fieldErrorsOf(parsed.error))
+          .map(([field, messages]) => `${field} ${messages.join("; ")}`)
+          .join("; ");
+    return { ...item, dedicatedTenant: dedicated.find((t) => t.id === row?.dedicatedTenantId)?.slug ?? null, problem };
+  });
+  const proposed = new Set(pools.map((p) => p.name));
+  return { nodesRead: nodes.length, items, skipped, notOnCluster: stored.filter((p) => !proposed.has(p.name)).map((p) => p.name) };
+}

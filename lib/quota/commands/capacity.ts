@@ -1,0 +1,650 @@
+import "server-only";
+import { and, eq, ne } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/db/client";
+import { instanceSettings, nodePools, rates, tenants } from "@/db/schema";
+import { recordAudit } from "@/lib/audit/record";
+import { defineCommand } from "@/lib/auth/command";
+import { auditActorOf } from "@/lib/auth/context";
+import { parseQuantity } from "@/lib/cluster/quantity";
+import { AppError, isUniqueViolation } from "@/lib/errors";
+import { uuidInput } from "@/lib/tenancy/inputs";
+import { GiB } from "../amounts";
+import { quotaPolicySchema, type QuotaPolicy } from "../policy";
+import { loadQuotaPolicy, QUOTA_POLICY_KEY } from "../store";
+
+/**
+ * Platform admins describe what the cluster can hold and what it costs: node
+ * pools, the rate card (history kept: a new price is a new row) and the rules
+ * for quota requests. Every command here needs "capacity.manage", writes in
+ * one transaction and audits in it.
+ */
+
+const onCapacity = () => Promise.resolve({ action: "capacity.manage" as const, resource: { kind: "platform" as const } });
+
+type PoolRow = typeof nodePools.$inferSelect;
+
+// ---------------------------------------------------------------- inputs
+
+/** A pool name as clouds and node labels spell them (a label value). */
+export const POOL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const poolName = z
+  .string({ message: "is required" })
+  .trim()
+  .min(1, "is required")
+  .max(63, "must be at most 63 characters")
+  .regex(POOL_NAME, "must be letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
+
+/** An extended resource name: a DNS domain outside kubernetes.io, a slash, a name ("nvidia.com/gpu", "nvidia.com/mig-1g.10gb"). */
+export const EXTENDED_RESOURCE = /^(?=.{1,253}\/)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+\/[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const isExtendedResource = (v: string) => EXTENDED_RESOURCE.test(v) && !/(^|\.)kubernetes\.io\//.test(v);
+
+/** Empty text is "none". */
+const optionalText = (max: number, pattern: RegExp, message: string) =>
+  z
+    .union([z.string(), z.null()])
+    .optional()
+    .transform((v) => (v == null ? null : v.trim() || null))
+    .refine((v) => v === null || v.length <= max, `must be at most ${max} characters`)
+    .refine((v) => v === null || pattern.test(v), message);
+
+const gpuModelInput = optionalText(60, /^[A-Za-z0-9][A-Za-z0-9 ._()+-]*$/, "must be a model name such as H100 or A100 1g.10gb (letters, digits, spaces, '.', '-', '_', '+', brackets)");
+const gpuResourceInput = z
+  .union([z.string(), z.null()])
+  .optional()
+  .transform((v) => (v == null ? null : v.trim() || null))
+  .refine((v) => v === null || isExtendedResource(v), "must be an extended resource name such as nvidia.com/gpu or nvidia.com/mig-1g.10gb");
+
+const NUMBER = /^[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A whole number field from a form ("" -> fallback) or JSON. */
+function wholeNumber(options: { max: number; fallback: number | null | "required" }) {
+  return z
+    .union([z.string(), z.number(), z.null()])
+    .optional()
+    .transform((raw, ctx): number | null => {
+      const text = raw == null ? "" : String(raw).trim();
+      if (text === "") {
+        if (options.fallback === "required") {
+          ctx.addIssue({ code: "custom", message: "is required" });
+          return z.NEVER;
+        }
+        return options.fallback;
+      }
+      const value = NUMBER.test(text) ? Number(text) : NaN;
+      if (!Number.isInteger(value)) {
+        ctx.addIssue({ code: "custom", message: text.startsWith("-") ? "must not be negative" : "must be a whole number" });
+        return z.NEVER;
+      }
+      if (value > options.max) {
+        ctx.addIssue({ code: "custom", message: `must be at most ${options.max}` });
+        return z.NEVER;
+      }
+      return value;
+    });
+}
+
+/** A positive amount per node: plain numbers are in `unit` (cores, GiB), or a Kubernetes quantity ("7910m", "1.8Ti"). */
+function perNodeAmount(unit: number, max: number, describe: string, round: (v: number) => number) {
+  return z.union([z.string(), z.number()]).transform((raw, ctx) => {
+    const text = String(raw).trim();
+    if (text === "") {
+      ctx.addIssue({ code: "custom", message: "is required" });
+      return z.NEVER;
+    }
+    const value = NUMBER.test(text) ? Number(text) * unit : parseQuantity(text);
+    if (value === null || !Number.isFinite(value)) {
+      ctx.addIssue({ code: "custom", message: text.startsWith("-") ? "must not be negative" : `must be ${describe}` });
+      return z.NEVER;
+    }
+    const rounded = round(value);
+    if (rounded <= 0) {
+      ctx.addIssue({ code: "custom", message: "must be more than 0" });
+      return z.NEVER;
+    }
+    if (rounded > max) {
+      ctx.addIssue({ code: "custom", message: "is larger than any node" });
+      return z.NEVER;
+    }
+    return rounded;
+  });
+}
+
+const MAX_NODES = 100_000;
+const MAX_GPUS_PER_NODE = 1024;
+const cpuPerNodeInput = perNodeAmount(1, 100_000, "a number of cores such as 64 or 7910m", (v) => Math.round(v * 1000) / 1000);
+const memoryPerNodeInput = perNodeAmount(GiB, 2 ** 50, "GiB such as 256, or a quantity such as 1.8Ti", (v) => Math.round(v));
+
+const dedicatedTenantInput = z
+  .union([z.string(), z.null()])
+  .optional()
+  .transform((v) => (v == null ? null : v.trim() || null));
+
+/** The facts of a pool, as the new-pool and edit forms send them (and the API). */
+const poolFields = z.object({
+  name: poolName,
+  gpuModel: gpuModelInput,
+  gpuResource: gpuResourceInput,
+  gpusPerNode: wholeNumber({ max: MAX_GPUS_PER_NODE, fallback: 0 }),
+  nodeCount: wholeNumber({ max: MAX_NODES, fallback: "required" }),
+  minNodes: wholeNumber({ max: MAX_NODES, fallback: null }),
+  maxNodes: wholeNumber({ max: MAX_NODES, fallback: null }),
+  cpuPerNode: cpuPerNodeInput,
+  /** GiB, or a quantity. */
+  memoryPerNode: memoryPerNodeInput,
+  /** A tenant slug; empty: shared by everyone. */
+  dedicatedTenant: dedicatedTenantInput,
+});
+
+interface PoolShape {
+  gpuModel: string | null;
+  gpuResource: string | null;
+  gpusPerNode: number | null;
+  nodeCount: number | null;
+  minNodes: number | null;
+  maxNodes: number | null;
+}
+
+/** Rules across fields, each reported on the field to fix. */
+function poolProblems(v: PoolShape, ctx: z.RefinementCtx, prefix: (string | number)[] = []) {
+  const issue = (field: string, message: string) => ctx.addIssue({ code: "custom", path: [...prefix, field], message });
+  if (v.gpuModel && !v.gpuResource) issue("gpuResource", "is required with a GPU model (the extended resource the device plugin advertises, e.g. nvidia.com/gpu)");
+  if (v.gpuResource && !v.gpuModel) issue("gpuModel", "is required with a GPU resource (the name people ask for, e.g. H100)");
+  if (v.gpuModel && v.gpuResource && v.gpusPerNode === 0) issue("gpusPerNode", "must be at least 1 in a GPU pool");
+  if (!v.gpuModel && !v.gpuResource && (v.gpusPerNode ?? 0) > 0) issue("gpuModel", "is required when the nodes have GPUs");
+  if (v.minNodes !== null && v.maxNodes !== null && v.minNodes > v.maxNodes) issue("maxNodes", "must be at least the minimum nodes");
+  else if (v.nodeCount !== null) {
+    if (v.maxNodes !== null && v.nodeCount > v.maxNodes) issue("nodeCount", `must be at most the maximum nodes (${v.maxNodes})`);
+    if (v.minNodes !== null && v.nodeCount < v.minNodes) issue("nodeCount", `must be at least the minimum nodes (${v.minNodes})`);
+  }
+}
+
+export const nodePoolInput = poolFields.superRefine((v, ctx) => poolProblems(v, ctx));
+
+const versionInput = z.coerce.number({ message: "is required" }).int("is required").min(1, "is required");
+
+async function dedicatedTenantId(db: Database, slug: string | null): Promise<string | null> {
+  if (slug === null) return null;
+  const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.slug, slug));
+  if (!tenant) throw new AppError("validation", undefined, { dedicatedTenant: ["must be an existing tenant"] });
+  return tenant.id;
+}
+
+/**
+ * One GPU model is one extended resource everywhere: a request for "H100"
+ * must turn into the same ResourceQuota key whichever pool serves it.
+ */
+async function assertModelConsistent(db: Database, pool: { name: string; gpuModel: string | null; gpuResource: string | null }) {
+  if (!pool.gpuModel) return;
+  const [other] = await db
+    .select({ name: nodePools.name, gpuResource: nodePools.gpuResource })
+    .from(nodePools)
+    .where(and(eq(nodePools.gpuModel, pool.gpuModel), ne(nodePools.name, pool.name), ne(nodePools.gpuResource, pool.gpuResource!)))
+    .limit(1);
+  if (other) {
+    throw new AppError("validation", undefined, {
+      gpuResource: [`must be ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource} (use another model name for a different resource)`],
+    });
+  }
+}
+
+/** What the audit log keeps of a pool. */
+const poolFacts = (p: PoolRow) => ({
+  name: p.name,
+  gpuModel: p.gpuModel,
+  gpuResource: p.gpuResource,
+  gpusPerNode: p.gpusPerNode,
+  nodeCount: p.nodeCount,
+  minNodes: p.minNodes,
+  maxNodes: p.maxNodes,
+  cpuPerNode: p.cpuPerNode,
+  memoryBytesPerNode: p.memoryBytesPerNode,
+  dedicatedTenantId: p.dedicatedTenantId,
+});
+
+const nameTaken = () => new AppError("conflict", "Another node pool already has this name.", { name: ["is already used by another pool"] });
+
+async function assertNameFree(db: Database, name: string, exceptId?: string) {
+  const [other] = await db
+    .select({ id: nodePools.id })
+    .from(nodePools)
+    .where(exceptId ? and(eq(nodePools.name, name), ne(nodePools.id, exceptId)) : eq(nodePools.name, name));
+  if (other) throw nameTaken();
+}
+
+/** A unique violation surfaces when a concurrent writer took the name between our check and our insert. */
+async function unlessNameRace<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken();
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------- node pools
+
+export const createNodePool = defineCommand({
+  name: "createNodePool",
+  input: nodePoolInput,
+  target: onCapacity,
+  run: (ctx, input) =>
+    unlessNameRace(() =>
+      ctx.db.transaction(async (tx) => {
+        await assertNameFree(tx, input.name);
+        await assertModelConsistent(tx, input);
+        const dedicated = await dedicatedTenantId(tx, input.dedicatedTenant);
+        const [pool] = await tx
+          .insert(nodePools)
+          .values({
+            name: input.name,
+            gpuModel: input.gpuModel,
+            gpuResource: input.gpuResource,
+            gpusPerNode: input.gpuModel ? input.gpusPerNode! : 0,
+            nodeCount: input.nodeCount!,
+            minNodes: input.minNodes,
+            maxNodes: input.maxNodes,
+            cpuPerNode: input.cpuPerNode,
+            memoryBytesPerNode: input.memoryPerNode,
+            dedicatedTenantId: dedicated,
+            createdAt: ctx.now,
+          })
+          .returning();
+        await recordAudit(tx, {
+          actor: auditActorOf(ctx.actor),
+          at: ctx.now,
+          tenantId: dedicated,
+          action: "node_pool.created",
+          target: { type: "node_pool", id: pool!.id },
+          after: poolFacts(pool!),
+        });
+        return pool!;
+      }),
+    ),
+});
+
+/** Change a pool (all its facts at once, as the edit form sends them); `version` is the one read with the form. */
+export const updateNodePool = defineCommand({
+  name: "updateNodePool",
+  input: poolFields.extend({ id: uuidInput, version: versionInput }).superRefine((v, ctx) => poolProblems(v, ctx)),
+  target: onCapacity,
+  run: (ctx, input) =>
+    unlessNameRace(() =>
+      ctx.db.transaction(async (tx) => {
+        const [before] = await tx.select().from(nodePools).where(eq(nodePools.id, input.id)).for("update");
+        if (!before) throw new AppError("not_found", "No such node pool.");
+        if (before.version !== input.version) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
+        await assertNameFree(tx, input.name, input.id);
+        await assertModelConsistent(tx, input);
+        const dedicated = await dedicatedTenantId(tx, input.dedicatedTenant);
+        const [after] = await tx
+          .update(nodePools)
+          .set({
+            name: input.name,
+            gpuModel: input.gpuModel,
+            gpuResource: input.gpuResource,
+            gpusPerNode: input.gpuModel ? input.gpusPerNode! : 0,
+            nodeCount: input.nodeCount!,
+            minNodes: input.minNodes,
+            maxNodes: input.maxNodes,
+            cpuPerNode: input.cpuPerNode,
+            memoryBytesPerNode: input.memoryPerNode,
+            dedicatedTenantId: dedicated,
+            version: before.version + 1,
+          })
+          .where(and(eq(nodePools.id, input.id), eq(nodePools.version, input.version)))
+          .returning();
+        if (!after) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
+        await recordAudit(tx, {
+          actor: auditActorOf(ctx.actor),
+          at: ctx.now,
+          tenantId: dedicated ?? before.dedicatedTenantId,
+          action: "node_pool.updated",
+          target: { type: "node_pool", id: after.id },
+          before: poolFacts(before),
+          after: poolFacts(after),
+        });
+        return after;
+      }),
+    ),
+});
+
+/**
+ * Remove a pool from the portal's picture of the cluster (the nodes are not
+ * touched). Grants for its GPU model stay; requests for the model are refused
+ * while no pool offers it. With `version`, only the version that was shown is deleted.
+ */
+export const deleteNodePool = defineCommand({
+  name: "deleteNodePool",
+  input: z.object({ id: uuidInput, version: versionInput.optional() }),
+  target: onCapacity,
+  async run(ctx, input) {
+    return ctx.db.transaction(async (tx) => {
+      const [before] = await tx.select().from(nodePools).where(eq(nodePools.id, input.id)).for("update");
+      if (!before) throw new AppError("not_found", "No such node pool.");
+      if (input.version !== undefined && before.version !== input.version) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
+      await tx.delete(nodePools).where(eq(nodePools.id, input.id));
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId: before.dedicatedTenantId,
+        action: "node_pool.deleted",
+        target: { type: "node_pool", id: before.id },
+        before: poolFacts(before),
+      });
+      return { id: before.id, name: before.name };
+    });
+  },
+});
+
+// ---------------------------------------------------------------- import
+
+/** One pool to import, as proposed from the cluster's nodes (lib/quota/import-pools.ts) and confirmed by an admin. */
+export const importPoolInput = z
+  .object({
+    name: poolName,
+    gpuModel: gpuModelInput,
+    gpuResource: gpuResourceInput,
+    gpusPerNode: z.number({ message: "must be a number" }).int("must be a whole number").min(0, "must not be negative").max(MAX_GPUS_PER_NODE),
+    nodeCount: z.number({ message: "must be a number" }).int("must be a whole number").min(0, "must not be negative").max(MAX_NODES),
+    minNodes: z.number().int().min(0).max(MAX_NODES).nullable().default(null),
+    maxNodes: z.number().int().min(0).max(MAX_NODES).nullable().default(null),
+    cpuPerNode: z.number({ message: "must be a number" }).positive("must be more than 0").max(100_000),
+    memoryBytesPerNode: z.number({ message: "must be a number" }).int("must be whole bytes").positive("must be more than 0").max(2 ** 50),
+    /** The stored pool's version the proposal was compared with; null: the pool is new. */
+    version: z.number().int().min(1).nullable(),
+  })
+  .superRefine((v, ctx) => poolProblems(v, ctx));
+
+const importInput = z.object({
+  /** The proposal: JSON text from the confirmation form, or an array from the API. */
+  pools: z.preprocess(
+    (v) => {
+      if (typeof v !== "string") return v;
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        return v;
+      }
+    },
+    z.array(importPoolInput, { message: "must be a list of pools" }).min(1, "has nothing to import").max(500, "must be at most 500 pools"),
+  ),
+});
+
+/**
+ * Create or update pools by name from a proposal the admin confirmed. Each
+ * pool must still be as it was when the proposal was made (its version), so
+ * a pool edited meanwhile is not overwritten. Pools not in the proposal are
+ * left alone; the dedicated tenant is kept.
+ */
+export const importNodePools = defineCommand({
+  name: "importNodePools",
+  input: importInput,
+  target: onCapacity,
+  run: (ctx, input) =>
+    unlessNameRace(() =>
+      ctx.db.transaction(async (tx) => {
+        const names = input.pools.map((p) => p.name);
+        const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+        if (duplicate) throw new AppError("validation", undefined, { pools: [`name ${duplicate} more than once`] });
+        const created: string[] = [];
+        const updated: string[] = [];
+        for (const [i, p] of input.pools.entries()) {
+          await assertModelConsistentAmong(tx, p, input.pools, i);
+          const [before] = await tx.select().from(nodePools).where(eq(nodePools.name, p.name)).for("update");
+          if ((before?.version ?? null) !== p.version) {
+            const what = !before ? "was deleted" : p.version === null ? "was created" : "was changed";
+            throw new AppError("conflict", `Node pool ${p.name} ${what} since the proposal was made. Look at the cluster again and import anew.`);
+          }
+          const facts = {
+            name: p.name,
+            gpuModel: p.gpuModel,
+            gpuResource: p.gpuResource,
+            gpusPerNode: p.gpuModel ? p.gpusPerNode : 0,
+            nodeCount: p.nodeCount,
+            minNodes: p.minNodes,
+            maxNodes: p.maxNodes,
+            cpuPerNode: p.cpuPerNode,
+            memoryBytesPerNode: p.memoryBytesPerNode,
+          };
+          const [after] = before
+            ? await tx
+                .update(nodePools)
+                .set({ ...facts, version: before.version + 1 })
+                .where(eq(nodePools.id, before.id))
+                .returning()
+            : await tx
+                .insert(nodePools)
+                .values({ ...facts, createdAt: ctx.now })
+                .returning();
+          (before ? updated : created).push(p.name);
+          await recordAudit(tx, {
+            actor: auditActorOf(ctx.actor),
+            at: ctx.now,
+            tenantId: after!.dedicatedTenantId,
+            action: "node_pool.imported",
+            target: { type: "node_pool", id: after!.id },
+            before: before ? poolFacts(before) : undefined,
+            after: poolFacts(after!),
+          });
+        }
+        return { created, updated };
+      }),
+    ),
+});
+
+/** Within one import, and against pools the import does not touch, one model is one resource. */
+async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof importPoolInput>, all: z.output<typeof importPoolInput>[], index: number) {
+  if (!pool.gpuModel) return;
+  const clash = all.find((o) => o.gpuModel === pool.gpuModel && o.gpuResource !== pool.gpuResource);
+  if (clash) {
+    throw new AppError("validation", undefined, {
+      [`pools.${index}.gpuResource`]: [`must be the same for every pool of ${pool.gpuModel}: ${clash.name} has ${clash.gpuResource}, ${pool.name} has ${pool.gpuResource}`],
+    });
+  }
+  const importing = new Set(all.map((p) => p.name));
+  const stored = await tx
+    .select({ name: nodePools.name, gpuResource: nodePools.gpuResource })
+    .from(nodePools)
+    .where(and(eq(nodePools.gpuModel, pool.gpuModel), ne(nodePools.gpuResource, pool.gpuResource!)));
+  const other = stored.find((s) => !importing.has(s.name));
+  if (other) {
+    throw new AppError("validation", undefined, {
+      [`pools.${index}.gpuResource`]: [`must be ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource}`],
+    });
+  }
+}
+
+// ---------------------------------------------------------------- rate card
+
+/** "gpu:<model>", "cpu", "memory", "storage" or "inference". */
+export const rateResourceInput = z
+  .string({ message: "is required" })
+  .trim()
+  .min(1, "is required")
+  .refine(
+    (v) => ["cpu", "memory", "storage", "inference"].includes(v) || /^gpu:[A-Za-z0-9][A-Za-z0-9 ._()+-]{0,59}$/.test(v),
+    "must be cpu, memory, storage, inference or gpu:<model> (e.g. gpu:H100)",
+  );
+
+/** A price as exact decimal text: never through a float on its way to the numeric column. */
+export const unitPriceInput = z
+  .union([z.string(), z.number()])
+  .transform((raw, ctx) => {
+    const text = String(raw).trim();
+    if (text === "") {
+      ctx.addIssue({ code: "custom", message: "is required" });
+      return z.NEVER;
+    }
+    if (/^-/.test(text)) {
+      ctx.addIssue({ code: "custom", message: "must not be negative" });
+      return z.NEVER;
+    }
+    const match = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text.replace(/^\+/, ""));
+    if (!match) {
+      ctx.addIssue({
+        code: "custom",
+        message: /^\d+\.\d{7,}$/.test(text) ? "must have at most 6 decimals" : /^\d{13,}/.test(text) ? "is larger than any price" : "must be a price such as 4.10 (digits, at most 6 decimals)",
+      });
+      return z.NEVER;
+    }
+    return `${BigInt(match[1]!).toString()}.${(match[2] ?? "").padEnd(6, "0")}`;
+  });
+
+const effectiveFromInput = z
+  .union([z.string(), z.date(), z.null()])
+  .optional()
+  .transform((raw, ctx): Date | null => {
+    if (raw == null || (typeof raw === "string" && raw.trim() === "")) return null;
+    const date = raw instanceof Date ? raw : new Date(raw.trim());
+    if (Number.isNaN(date.getTime())) {
+      ctx.addIssue({ code: "custom", message: "must be a date such as 2026-07-01, or a date and time" });
+      return z.NEVER;
+    }
+    return date;
+  });
+
+/**
+ * A new price for a resource from an instant on (default: now). Earlier
+ * prices stay: the price in force at any hour is the newest row that started
+ * at or before it.
+ */
+export const addRate = defineCommand({
+  name: "addRate",
+  input: z.object({ resource: rateResourceInput, unitPrice: unitPriceInput, effectiveFrom: effectiveFromInput }),
+  target: onCapacity,
+  async run(ctx, input) {
+    const effectiveFrom = input.effectiveFrom ?? ctx.now;
+    const duplicate = () =>
+      new AppError("validation", undefined, {
+        effectiveFrom: [`already has a price for ${input.resource} from ${effectiveFrom.toISOString()}; a price cannot be changed, choose another instant`],
+      });
+    try {
+      return await ctx.db.transaction(async (tx) => {
+        const [existing] = await tx
+          .select({ id: rates.id })
+          .from(rates)
+          .where(and(eq(rates.resource, input.resource), eq(rates.effectiveFrom, effectiveFrom)));
+        if (existing) throw duplicate();
+        const [row] = await tx
+          .insert(rates)
+          .values({ resource: input.resource, unitPrice: input.unitPrice, effectiveFrom, createdBy: ctx.actor.principalId, createdAt: ctx.now })
+          .returning();
+        await recordAudit(tx, {
+          actor: auditActorOf(ctx.actor),
+          at: ctx.now,
+          tenantId: null,
+          action: "rate.added",
+          target: { type: "rate", id: row!.id },
+          after: { resource: row!.resource, unitPrice: row!.unitPrice, effectiveFrom: row!.effectiveFrom },
+        });
+        return row!;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicate();
+      throw error;
+    }
+  },
+});
+
+// ---------------------------------------------------------------- approval rules
+
+/** A number field of the policy form; empty is null where `optional` (a rule that is off). */
+function policyNumber(options: { min: number; max?: number; integer?: boolean; optional?: boolean; unit?: string }) {
+  return z
+    .union([z.string(), z.number(), z.null()])
+    .optional()
+    .transform((raw, ctx): number | null => {
+      const text = raw == null ? "" : String(raw).trim();
+      if (text === "") {
+        if (options.optional) return null;
+        ctx.addIssue({ code: "custom", message: "is required" });
+        return z.NEVER;
+      }
+      const value = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : NaN;
+      if (!Number.isFinite(value)) {
+        ctx.addIssue({ code: "custom", message: `must be a number${options.optional ? ", or empty for none" : ""}` });
+        return z.NEVER;
+      }
+      if (options.integer && !Number.isInteger(value)) {
+        ctx.addIssue({ code: "custom", message: `must be whole ${options.unit ?? "number"}` });
+        return z.NEVER;
+      }
+      if (value < options.min) {
+        ctx.addIssue({ code: "custom", message: options.min === 0 ? "must not be negative" : `must be at least ${options.min}` });
+        return z.NEVER;
+      }
+      if (options.max !== undefined && value > options.max) {
+        ctx.addIssue({ code: "custom", message: `must be at most ${options.max}` });
+        return z.NEVER;
+      }
+      return value;
+    });
+}
+
+const onOff = z
+  .union([z.boolean(), z.enum(["on", "off", "true", "false"]), z.literal("")])
+  .optional()
+  .transform((v) => v === true || v === "on" || v === "true");
+
+const ratio = policyNumber({ min: 0.1, max: 20 });
+const money = { min: 0, max: 1e12 };
+
+/** The policy form's fields, flat (the API sends the same names). */
+export const quotaPolicyInput = z
+  .object({
+    overcommitCpu: ratio,
+    overcommitMemory: ratio,
+    overcommitGpu: ratio,
+    autoApproveEnabled: onOff,
+    autoApproveMaxCpuCores: policyNumber({ min: 0, max: 100_000 }),
+    autoApproveMaxMemoryGiB: policyNumber({ min: 0, max: 2 ** 20 }),
+    autoApproveMaxStorageGiB: policyNumber({ min: 0, max: 2 ** 23 }),
+    autoApproveUnderMonthlyCost: policyNumber({ ...money, optional: true }),
+    secondApprovalAboveMonthlyCost: policyNumber({ ...money, optional: true }),
+    expiryWarningHours: policyNumber({ min: 0, max: 720, integer: true, unit: "hours" }),
+  })
+  // The fields above check what quotaPolicySchema checks, with messages per form field; parsing again keeps the two honest.
+  .transform(
+    (v): QuotaPolicy =>
+      quotaPolicySchema.parse({
+        overcommit: { cpu: v.overcommitCpu, memory: v.overcommitMemory, gpu: v.overcommitGpu },
+        autoApprove: {
+          enabled: v.autoApproveEnabled,
+          maxCpuCores: v.autoApproveMaxCpuCores,
+          maxMemoryGiB: v.autoApproveMaxMemoryGiB,
+          maxStorageGiB: v.autoApproveMaxStorageGiB,
+          underMonthlyCost: v.autoApproveUnderMonthlyCost,
+        },
+        secondApprovalAboveMonthlyCost: v.secondApprovalAboveMonthlyCost,
+        expiryWarningHours: v.expiryWarningHours,
+      }),
+  );
+
+/** Replace the platform's rules for quota requests (overcommit, automatic approval, second approval, expiry warnings). */
+export const setQuotaPolicy = defineCommand({
+  name: "setQuotaPolicy",
+  input: quotaPolicyInput,
+  target: onCapacity,
+  async run(ctx, policy) {
+    return ctx.db.transaction(async (tx) => {
+      // Serialise writers of the policy, so the "before" in the audit log is what each one replaced.
+      await tx.select({ key: instanceSettings.key }).from(instanceSettings).where(eq(instanceSettings.key, QUOTA_POLICY_KEY)).for("update");
+      const before = await loadQuotaPolicy(tx);
+      await tx
+        .insert(instanceSettings)
+        .values({ key: QUOTA_POLICY_KEY, value: policy, updatedAt: ctx.now })
+        .onConflictDoUpdate({ target: instanceSettings.key, set: { value: policy, updatedAt: ctx.now } });
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId: null,
+        action: "quota_policy.changed",
+        target: { type: "instance_setting", id: QUOTA_POLICY_KEY },
+        before,
+        after: policy,
+      });
+      return policy;
+    });
+  },
+});

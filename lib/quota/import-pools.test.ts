@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import { compareWithExisting, gpuModelName, nodeFactsOf, proposePools, UNGROUPED, type ExistingPool, type NodeFacts } from "./import-pools";
+
+const GiB = 2 ** 30;
+
+function node(name: string, labels: Record<string, string>, allocatable: Record<string, string>): NodeFacts {
+  return { name, labels, allocatable };
+}
+
+const gkeH100 = (name: string, extra: Record<string, string> = {}) =>
+  node(
+    name,
+    { "cloud.google.com/gke-nodepool": "h100-pool", "node.kubernetes.io/instance-type": "a3-highgpu-8g", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" },
+    { cpu: "207600m", memory: "1870000Mi", "nvidia.com/gpu": "8", pods: "110", ...extra },
+  );
+
+describe("gpuModelName", () => {
+  it("drops the vendor prefix and reads hyphens as spaces", () => {
+    expect(gpuModelName("NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu")).toBe("H100 80GB HBM3");
+    expect(gpuModelName("NVIDIA-L4", "nvidia.com/gpu")).toBe("L4");
+    expect(gpuModelName("Tesla-T4", "nvidia.com/gpu")).toBe("Tesla T4");
+  });
+
+  it("appends the MIG profile, from the label (single strategy) or the resource (mixed strategy)", () => {
+    expect(gpuModelName("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "nvidia.com/gpu")).toBe("A100 SXM4 40GB 1g.5gb");
+    expect(gpuModelName("NVIDIA-A100-SXM4-80GB", "nvidia.com/mig-1g.10gb")).toBe("A100 SXM4 80GB 1g.10gb");
+  });
+});
+
+describe("nodeFactsOf", () => {
+  it("reads name, labels and allocatable from a Node as the API returns it, ignoring non-string values", () => {
+    const facts = nodeFactsOf({
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name: "n1", labels: { a: "b", weird: 3 } },
+      status: { allocatable: { cpu: "4", memory: "16Gi" }, capacity: { cpu: "8" } },
+    });
+    expect(facts).toEqual({ name: "n1", labels: { a: "b" }, allocatable: { cpu: "4", memory: "16Gi" } });
+  });
+
+  it("gives null for something that is not a named object, and empty maps for a node without status", () => {
+    expect(nodeFactsOf(null)).toBeNull();
+    expect(nodeFactsOf({ metadata: {} })).toBeNull();
+    expect(nodeFactsOf({ metadata: { name: "bare" } })).toEqual({ name: "bare", labels: {}, allocatable: {} });
+  });
+});
+
+describe("proposePools", () => {
+  it("groups GPU nodes by their GKE pool label with model, resource and per-node allocatable", () => {
+    const { pools, skipped } = proposePools([gkeH100("gke-h100-b"), gkeH100("gke-h100-a")]);
+    expect(skipped).toEqual([]);
+    expect(pools).toEqual([
+      {
+        name: "h100-pool",
+        groupedBy: "cloud.google.com/gke-nodepool",
+        nodeNames: ["gke-h100-a", "gke-h100-b"],
+        nodeCount: 2,
+        gpuModel: "H100 80GB HBM3",
+        gpuResource: "nvidia.com/gpu",
+        gpusPerNode: 8,
+        cpuPerNode: 207.6,
+        memoryBytesPerNode: 1870000 * 2 ** 20,
+        warnings: [],
+      },
+    ]);
+  });
+
+  it("tries the pool labels in order: GKE, EKS, AKS, Karpenter, then the instance type", () => {
+    const cpu = { cpu: "4", memory: "16Gi" };
+    const { pools } = proposePools([
+      node("eks-1", { "eks.amazonaws.com/nodegroup": "general", "karpenter.sh/nodepool": "ignored", "node.kubernetes.io/instance-type": "m6i.xlarge" }, cpu),
+      node("aks-1", { "kubernetes.azure.com/agentpool": "userpool", "node.kubernetes.io/instance-type": "Standard_D4s_v5" }, cpu),
+      node("karp-1", { "karpenter.sh/nodepool": "spot", "node.kubernetes.io/instance-type": "m6i.xlarge" }, cpu),
+      node("bare-1", { "node.kubernetes.io/instance-type": "m6i.xlarge" }, cpu),
+    ]);
+    expect(pools.map((p) => [p.name, p.groupedBy, p.nodeNames])).toEqual([
+      ["general", "eks.amazonaws.com/nodegroup", ["eks-1"]],
+      ["m6i.xlarge", "node.kubernetes.io/instance-type", ["bare-1"]],
+      ["spot", "karpenter.sh/nodepool", ["karp-1"]],
+      ["userpool", "kubernetes.azure.com/agentpool", ["aks-1"]],
+    ]);
+    expect(pools.every((p) => p.gpuModel === null && p.gpuResource === null && p.gpusPerNode === 0)).toBe(true);
+  });
+
+  it("reads MIG pools (mixed strategy) from the nvidia.com/mig-* resource, and reports profiles left out", () => {
+    const { pools } = proposePools([
+      node(
+        "mig-1",
+        { "eks.amazonaws.com/nodegroup": "a100-mig", "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB" },
+        { cpu: "95", memory: "1100Gi", "nvidia.com/mig-1g.10gb": "48", "nvidia.com/mig-3g.40gb": "2" },
+      ),
+    ]);
+    expect(pools[0]).toMatchObject({ name: "a100-mig", gpuModel: "A100 SXM4 80GB 1g.10gb", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 48, cpuPerNode: 95, memoryBytesPerNode: 1100 * GiB });
+    expect(pools[0]!.warnings).toEqual(["also offers nvidia.com/mig-3g.40gb ×2, not counted: a pool holds one GPU resource"]);
+  });
+
+  it("prefers nvidia.com/gpu over MIG resources on the same node, and ignores zero counts", () => {
+    const { pools } = proposePools([node("n", { "karpenter.sh/nodepool": "gpu", "nvidia.com/gpu.product": "NVIDIA-L4" }, { cpu: "8", memory: "30Gi", "nvidia.com/gpu": "1", "nvidia.com/mig-1g.5gb": "0" })]);
+    expect(pools[0]).toMatchObject({ gpuModel: "L4", gpuResource: "nvidia.com/gpu", gpusPerNode: 1, warnings: [] });
+  });
+
+  it("uses the most common per-node amounts when nodes differ, and says so", () => {
+    const { pools } = proposePools([gkeH100("a"), gkeH100("b"), gkeH100("c", { "nvidia.com/gpu": "0", cpu: "207" })]);
+    const pool = pools[0]!;
+    expect(pool).toMatchObject({ nodeCount: 3, gpusPerNode: 8, gpuResource: "nvidia.com/gpu", cpuPerNode: 207.6 });
+    expect(pool.warnings).toEqual([
+      "nodes differ in GPUs (8 × nvidia.com/gpu (H100 80GB HBM3); no GPUs); the most common, 8 × nvidia.com/gpu (H100 80GB HBM3), is used",
+      "nodes differ in allocatable CPU (207.6 cores; 207 cores); the most common, 207.6 cores, is used",
+    ]);
+  });
+
+  it("breaks a tie towards the smaller amount", () => {
+    const { pools } = proposePools([
+      node("a", { "karpenter.sh/nodepool": "mixed" }, { cpu: "16", memory: "64Gi" }),
+      node("b", { "karpenter.sh/nodepool": "mixed" }, { cpu: "8", memory: "32Gi" }),
+    ]);
+    expect(pools[0]).toMatchObject({ cpuPerNode: 8, memoryBytesPerNode: 32 * GiB });
+  });
+
+  it("skips control-plane nodes and groups nodes without any pool label apart", () => {
+    const { pools, skipped } = proposePools([
+      node("cp-1", { "node-role.kubernetes.io/control-plane": "" }, { cpu: "4", memory: "8Gi" }),
+      node("odd-1", {}, { cpu: "2", memory: "4Gi" }),
+    ]);
+    expect(skipped).toEqual([{ name: "cp-1", reason: "control-plane node" }]);
+    expect(pools).toHaveLength(1);
+    expect(pools[0]).toMatchObject({ name: UNGROUPED, groupedBy: null, nodeCount: 1, cpuPerNode: 2, memoryBytesPerNode: 4 * GiB });
+    expect(pools[0]!.warnings[0]).toMatch(/carry none of the pool labels/);
+  });
+
+  it("names a GPU without a product label so that the admin renames it, and reports missing allocatable", () => {
+    const { pools } = proposePools([node("g", { "karpenter.sh/nodepool": "gpu" }, { "nvidia.com/gpu": "2" })]);
+    expect(pools[0]).toMatchObject({ gpuModel: "unknown GPU", gpuResource: "nvidia.com/gpu", gpusPerNode: 2, cpuPerNode: 0, memoryBytesPerNode: 0 });
+    expect(pools[0]!.warnings).toEqual([
+      "no nvidia.com/gpu.product label: the GPU model is called “unknown GPU”; rename it after importing",
+      "no allocatable CPU reported",
+      "no allocatable memory reported",
+    ]);
+  });
+
+  it("proposes nothing for an empty cluster", () => {
+    expect(proposePools([])).toEqual({ pools: [], skipped: [] });
+  });
+});
+
+describe("compareWithExisting", () => {
+  const stored: ExistingPool = {
+    name: "h100-pool",
+    gpuModel: "H100",
+    gpuResource: "nvidia.com/gpu",
+    gpusPerNode: 8,
+    nodeCount: 4,
+    minNodes: 2,
+    maxNodes: 6,
+    cpuPerNode: 207.6,
+    memoryBytesPerNode: 1870000 * 2 ** 20,
+    version: 3,
+  };
+
+  it("marks pools new, changed or unchanged, keeping the admin's model name and autoscaling bounds", () => {
+    const { pools } = proposePools([
+      gkeH100("a"),
+      gkeH100("b"),
+      gkeH100("c"),
+      gkeH100("d"),
+      node("cpu-1", { "cloud.google.com/gke-nodepool": "cpu" }, { cpu: "64", memory: "256Gi" }),
+    ]);
+    const items = compareWithExisting(pools, [stored]);
+    expect(items.map((i) => [i.pool.name, i.status])).toEqual([
+      ["cpu", "new"],
+      ["h100-pool", "unchanged"],
+    ]);
+    expect(items[1]!.pool).toEqual({ ...stored, version: 3 });
+    expect(items[0]!.pool).toMatchObject({ version: null, minNodes: null, maxNodes: null });
+  });
+
+  it("lists what changes, and widens the autoscaling bounds to take in the node count found", () => {
+    const nodes = Array.from({ length: 7 }, (_, i) => gkeH100(`n${i}`));
+    const [item] = compareWithExisting(proposePools(nodes).pools, [stored]);
+    expect(item!.status).toBe("changed");
+    expect(item!.changes).toEqual([
+      { field: "nodeCount", from: 4, to: 7 },
+      { field: "maxNodes", from: 6, to: 7 },
+    ]);
+    expect(item!.pool).toMatchObject({ gpuModel: "H100", minNodes: 2, maxNodes: 7, version: 3 });
+  });
+
+  it("takes the cluster's model name when the GPU resource changed", () => {
+    const migNodes = [node("m", { "cloud.google.com/gke-nodepool": "h100-pool", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }, { cpu: "207600m", memory: "1870000Mi", "nvidia.com/mig-1g.10gb": "56" })];
+    const [item] = compareWithExisting(proposePools(migNodes).pools, [stored]);
+    expect(item!.pool).toMatchObject({ gpuModel: "H100 80GB HBM3 1g.10gb", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 56 });
+    expect(item!.changes.map((c) => c.field)).toEqual(["gpuModel", "gpuResource", "gpusPerNode", "nodeCount", "minNodes"]);
+  });
+});
