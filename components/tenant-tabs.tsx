@@ -3,13 +3,20 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 
-/** Sub-navigation of a tenant; tabs the person may not use are left out by the page. */
-export function TenantTabs({ tenantSlug, tabs }: { tenantSlug: string; tabs: ("overview" | "collaborators" | "service-accounts" | "audit")[] }) {
+type Tab = "overview" | "requests" | "collaborators" | "service-accounts" | "audit";
+
+/**
+ * Sub-navigation of a tenant; tabs the person may not use are left out by the page.
+ * "Quota requests" follows "Overview": its permission (tenant.quota.view) has
+ * the same readers as tenant.view, which the overview needs.
+ */
+export function TenantTabs({ tenantSlug, tabs }: { tenantSlug: string; tabs: Tab[] }) {
   const pathname = usePathname();
-  const labels = { overview: "Overview", collaborators: "Collaborators", "service-accounts": "Service accounts", audit: "Audit log" } as const;
+  const labels = { overview: "Overview", requests: "Quota requests", collaborators: "Collaborators", "service-accounts": "Service accounts", audit: "Audit log" } as const;
+  const shown = tabs.includes("overview") && !tabs.includes("requests") ? tabs.flatMap((t): Tab[] => (t === "overview" ? ["overview", "requests"] : [t])) : tabs;
   return (
     <nav aria-label="Tenant" className="mb-6 flex gap-1 border-b border-slate-200 text-sm">
-      {tabs.map((tab) => {
+      {shown.map((tab) => {
         const href = tab === "overview" ? `/tenants/${tenantSlug}` : `/tenants/${tenantSlug}/${tab}`;
         const active = pathname === href;
         return (

@@ -58,7 +58,7 @@ type SubjectName = keyof typeof subjects;
 const ALL_TENANTS: ResourceName[] = ["tenantA", "tenantB", "tenantOff"];
 const ALL_PROJECTS: ResourceName[] = ["projectA1", "projectA2", "projectB1", "projectA1InB", "projectOff"];
 /** Any signed-in principal may try to accept an invitation; the command then checks it is addressed to them. */
-const ACCEPT = { "invitation.accept": ["platform"], "capacity.view": ["platform"], "tenant_request.create": ["platform"] } satisfies Partial<Record<Action, ResourceName[]>>;
+const ACCEPT = { "invitation.accept": ["platform"], "notification.own": ["platform"], "capacity.view": ["platform"], "tenant_request.create": ["platform"] } satisfies Partial<Record<Action, ResourceName[]>>;
 
 /** The expected matrix, written out by hand: everything not listed must be refused. */
 const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {

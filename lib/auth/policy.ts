@@ -45,6 +45,7 @@ export const PERMISSIONS = {
   "audit.view_all": { on: "platform", roles: ["platform_admin"] },
   "audit.verify": { on: "platform", roles: ["platform_admin"] },
   "invitation.accept": { on: "platform", roles: ["authenticated"] },
+  "notification.own": { on: "platform", roles: ["authenticated"] },
   "cluster.view": { on: "platform", roles: ["platform_admin"] },
   "capacity.view": { on: "platform", roles: ["authenticated"] },
   "capacity.manage": { on: "platform", roles: ["platform_admin"] },

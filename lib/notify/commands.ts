@@ -10,17 +10,15 @@ import { uuidInput } from "@/lib/tenancy/inputs";
  * principal marks only its own: the rows are chosen by the actor, never by the
  * input, and someone else's notice is "not found".
  *
- * Policy: every signed-in principal may manage its own notices. There is no
- * dedicated action for that yet, so this asks for "invitation.accept", the
- * rule for acting on something addressed to oneself (any signed-in principal;
- * the command checks the addressee), and run() enforces the "own" part.
+ * Policy: "notification.own" (any signed-in principal); run() enforces the
+ * "own" part.
  */
 export const markNotificationsRead = defineCommand({
   name: "markNotificationsRead",
   input: z.object({
     notificationId: z.preprocess((v) => (v === "" || v === null ? undefined : v), uuidInput.optional()),
   }),
-  target: async () => ({ action: "invitation.accept" as const, resource: { kind: "platform" as const } }),
+  target: () => Promise.resolve({ action: "notification.own" as const, resource: { kind: "platform" as const } }),
   async run(ctx, input) {
     const own = eq(notifications.principalId, ctx.actor.principalId);
     if (input.notificationId) {

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, desc, eq, inArray, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { principals, projects, quotaGrants, quotaRequestEvents, quotaRequests, tenantRequests as tenantRequestsTable, tenants } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can, decisionConflict } from "@/lib/auth/policy";
@@ -200,8 +200,8 @@ export async function projectQuota(ctx: CommandContext, tenantSlug: string, proj
 /** The number platform admins see in the header: requests waiting for a decision. */
 export async function pendingRequestCount(ctx: CommandContext): Promise<number | null> {
   if (!can(ctx.actor, "quota.decide", { kind: "platform" }, ctx.now)) return null;
-  const rows = await ctx.db.select({ id: quotaRequests.id }).from(quotaRequests).where(eq(quotaRequests.status, "pending"));
-  return rows.length;
+  const [row] = await ctx.db.select({ n: sql<number>`count(*)::int` }).from(quotaRequests).where(eq(quotaRequests.status, "pending"));
+  return Number(row?.n ?? 0);
 }
 
 export type TenantRequestRow = typeof tenantRequestsTable.$inferSelect & { requester: string | null };

@@ -192,7 +192,7 @@ export const approveQuotaRequest = defineCommand({
       if (conflict) throw new AppError("forbidden", conflict);
       const asked = amountsOfRequest(r);
       const pick = (given: number | undefined, max: number, field: string, errors: Record<string, string[]>) => {
-        // An empty form field arrives as 0 only when the admin cleared it; undefined keeps what was asked.
+        // An empty field arrives as undefined (changedAmount) and grants what was asked; 0 grants none.
         if (given === undefined) return max;
         if (given > max) errors[field] = ["can only be less than or equal to what was asked"];
         return given;

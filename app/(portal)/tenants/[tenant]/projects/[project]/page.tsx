@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
@@ -194,7 +195,11 @@ export default async function ProjectPage({ params }: { params: Params }) {
           />
         </div>
       )}
-      <p className="mt-6 text-xs text-slate-500">Quota and spend for this project are not available yet.</p>
+      <p className="mt-6 text-sm">
+        <Link href={`/tenants/${tenant.slug}/projects/${project.slug}/quota`} className="font-medium text-brand-700 hover:underline">
+          Quota and requests
+        </Link>
+      </p>
     </>
   );
 }

@@ -1,0 +1,88 @@
+import { notFound, redirect } from "next/navigation";
+import { PageHeader } from "@/components/ui";
+import { currentContext } from "@/lib/auth/current-actor";
+import { can, isCollaboratorOn } from "@/lib/auth/policy";
+import { config } from "@/lib/config";
+import { dateInputValue } from "@/lib/format";
+import { clusterCapacity } from "@/lib/quota/capacity";
+import { requestableGpuModels } from "@/lib/quota/commands/requests";
+import { ratesInForce } from "@/lib/quota/cost";
+import { projectQuota } from "@/lib/quota/queries";
+import { clusterAllocation, loadPools, loadQuotaPolicy, loadRates } from "@/lib/quota/store";
+import type { PreviewBasis } from "@/lib/quota/view-helpers";
+import { projectDetail } from "@/lib/tenancy/queries";
+import { createQuotaRequestAction } from "../actions";
+import { RequestForm } from "./request-form";
+
+type Params = Promise<{ tenant: string; project: string }>;
+const DAY = 86_400_000;
+
+export async function generateMetadata({ params }: { params: Params }) {
+  const { tenant, project } = await params;
+  return { title: `Request quota · ${project} · ${tenant}` };
+}
+
+export default async function NewQuotaRequestPage({ params }: { params: Params }) {
+  const ctx = await currentContext();
+  if (!ctx) redirect("/sign-in");
+  const { tenant: tenantSlug, project: projectSlug } = await params;
+  const detail = await projectDetail(ctx, tenantSlug, projectSlug);
+  if (!detail) notFound();
+  const { tenant, project } = detail;
+  const resource = { kind: "project", tenantId: tenant.id, projectId: project.id } as const;
+  // Viewers, and closed projects: no form (the quota page offers no button either).
+  if (!can(ctx.actor, "project.quota.request", resource, ctx.now) || project.archivedAt !== null || tenant.status !== "active") notFound();
+  const quota = await projectQuota(ctx, tenant.slug, project.slug);
+
+  // What the live preview computes from, loaded once: prices in force, capacity and what is allocated now.
+  const settings = config().cluster;
+  const [models, pools, rateRows, policy, allocation] = await Promise.all([
+    requestableGpuModels(ctx.db),
+    loadPools(ctx.db),
+    loadRates(ctx.db),
+    loadQuotaPolicy(ctx.db),
+    clusterAllocation(ctx.db, settings, ctx.now),
+  ]);
+  const basis: PreviewBasis = {
+    current: { quota: quota.effective, gpusByModel: quota.gpusByModel },
+    gpuResources: Object.fromEntries(models.map((m) => [m.model, m.resource])),
+    prices: [...ratesInForce(rateRows, ctx.now)],
+    capacity: [...clusterCapacity(pools, policy.overcommit)],
+    allocated: allocation.total,
+    policy,
+  };
+  const collaborator = isCollaboratorOn(ctx.actor, tenant.id) && !ctx.actor.isPlatformAdmin;
+  const base = `/tenants/${tenant.slug}/projects/${project.slug}`;
+
+  return (
+    <>
+      <PageHeader
+        crumbs={[
+          { href: "/", label: "My tenants" },
+          ...(collaborator ? [] : [{ href: `/tenants/${tenant.slug}`, label: tenant.name }]),
+          { href: base, label: project.name },
+          { href: `${base}/quota`, label: "Quota" },
+        ]}
+        title="Request quota"
+        subtitle={
+          <>
+            More resources for {project.name}, added to its quota permanently or until a date. Small requests are approved automatically; larger ones go to the platform
+            admins, who see the cost and the cluster&apos;s capacity.
+          </>
+        }
+      />
+      <RequestForm
+        action={createQuotaRequestAction}
+        tenant={tenant.slug}
+        project={project.slug}
+        projectName={project.name}
+        models={models}
+        basis={basis}
+        currency={config().currency}
+        now={ctx.now.toISOString()}
+        minDate={dateInputValue(new Date(ctx.now.getTime() + DAY))}
+        defaultDate={dateInputValue(new Date(ctx.now.getTime() + 30 * DAY))}
+      />
+    </>
+  );
+}

@@ -1,0 +1,247 @@
+"use client";
+
+import Link from "next/link";
+import { startTransition, useActionState, useMemo, useState, type FormEvent } from "react";
+import { buttonClass } from "@/components/button-class";
+import { Field, FormMessage, inputClass } from "@/components/form";
+import { CapacityTable, CostLines, QuotaComparison } from "@/components/quota/quota-tables";
+import { initialFormState, type FormState } from "@/lib/form-state";
+import { HOURS_PER_MONTH } from "@/lib/quota/cost";
+import { formatCapacityValue, formatMoney, parseAmountInputs, previewRequest, type AmountInputs, type PreviewBasis } from "@/lib/quota/view-helpers";
+
+type Values = AmountInputs & { duration: "permanent" | "until"; endsAt: string; justification: string };
+type FieldName = keyof Values;
+
+const EMPTY: Values = { gpuModel: "", gpuCount: "", cpuCores: "", memory: "", storage: "", duration: "permanent", endsAt: "", justification: "" };
+
+/**
+ * The quota request form. Beside it, computed here as the person types from
+ * what the server loaded once (quota now, prices in force, capacity and what
+ * is allocated): the quota after approval, the monthly estimate, and whether
+ * the pools could hold it. The server runs the same arithmetic on submit.
+ */
+export function RequestForm({
+  action,
+  tenant,
+  project,
+  projectName,
+  models,
+  basis,
+  currency,
+  now,
+  minDate,
+  defaultDate,
+}: {
+  action: (state: FormState, data: FormData) => Promise<FormState>;
+  tenant: string;
+  project: string;
+  projectName: string;
+  models: { model: string; resource: string; mig: boolean }[];
+  basis: PreviewBasis;
+  currency: string;
+  now: string;
+  minDate: string;
+  defaultDate: string;
+}) {
+  const [state, formAction, pending] = useActionState(action, initialFormState);
+  const [values, setValues] = useState<Values>({ ...EMPTY, endsAt: defaultDate });
+  // What was sent with the last submit: a server error stays under its field until the field changes.
+  const [sent, setSent] = useState<Values | null>(null);
+  const set = (name: FieldName) => (e: { currentTarget: { value: string } }) => {
+    const value = e.currentTarget.value;
+    setValues((v) => ({ ...v, [name]: value }));
+  };
+
+  const { amounts, problems } = useMemo(() => parseAmountInputs(values), [values]);
+  const preview = useMemo(() => previewRequest(basis, amounts), [basis, amounts]);
+  const anything = amounts.gpuCount > 0 || amounts.cpuCores > 0 || amounts.memoryBytes > 0 || amounts.storageBytes > 0;
+  const days = values.duration === "until" && values.endsAt ? Math.max(0, (Date.parse(`${values.endsAt}T00:00:00Z`) - Date.parse(now)) / 86_400_000) : null;
+  const exceeded = preview.capacity.filter((l) => l.exceeds);
+
+  const errorsOf = (name: FieldName, live?: string): string[] | undefined => {
+    const server = state.status === "error" && sent && sent[name] === values[name] ? state.fieldErrors?.[name] : undefined;
+    if (server?.length) return server;
+    return live ? [live] : undefined;
+  };
+  // Problems the fields do not show (a bad slug in the address, "_form").
+  const otherErrors = state.status === "error" ? Object.entries(state.fieldErrors ?? {}).filter(([k]) => !(k in EMPTY)) : [];
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setSent(values);
+    const data = new FormData(event.currentTarget);
+    startTransition(() => formAction(data));
+  };
+
+  const standard = models.filter((m) => !m.mig);
+  const mig = models.filter((m) => m.mig);
+
+  return (
+    <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_26rem]">
+      <form action={formAction} onSubmit={onSubmit} noValidate className="min-w-0 space-y-5 rounded-lg border border-slate-200 bg-white p-5 shadow-sm" aria-label="Quota request">
+        <input type="hidden" name="tenant" value={tenant} />
+        <input type="hidden" name="project" value={project} />
+        {state.status === "error" && <FormMessage status="error" message={state.message} />}
+        {otherErrors.map(([k, messages]) => (
+          <p key={k} role="alert" className="text-sm text-red-700">
+            {k === "_form" ? "" : `${k} `}
+            {messages.join("; ")}
+          </p>
+        ))}
+
+        <fieldset className="space-y-3">
+          <legend className="text-sm font-semibold text-slate-900">GPUs</legend>
+          <div className="grid gap-4 sm:grid-cols-2">
+            <Field name="gpuModel" label="GPU model" errors={errorsOf("gpuModel", values.gpuCount.trim() ? problems.gpuModel : undefined)}>
+              {(p) => (
+                <select {...p} name="gpuModel" className={inputClass} value={values.gpuModel} onChange={set("gpuModel")}>
+                  <option value="">No GPUs</option>
+                  {standard.length > 0 && (
+                    <optgroup label="Whole GPUs">
+                      {standard.map((m) => (
+                        <option key={m.model} value={m.model}>
+                          {m.model}
+                        </option>
+                      ))}
+                    </optgroup>
+                  )}
+                  {mig.length > 0 && (
+                    <optgroup label="MIG profiles (a slice of a GPU)">
+                      {mig.map((m) => (
+                        <option key={m.model} value={m.model}>
+                          {m.model}
+                        </option>
+                      ))}
+                    </optgroup>
+                  )}
+                </select>
+              )}
+            </Field>
+            <Field name="gpuCount" label="Number of GPUs" hint="Whole GPUs, or MIG instances for a MIG profile." errors={errorsOf("gpuCount", problems.gpuCount)}>
+              {(p) => <input {...p} name="gpuCount" inputMode="numeric" autoComplete="off" className={inputClass} placeholder="0" value={values.gpuCount} onChange={set("gpuCount")} />}
+            </Field>
+          </div>
+          {models.length === 0 && <p className="text-xs text-slate-500">No node pool offers GPUs yet.</p>}
+        </fieldset>
+
+        <fieldset className="space-y-3">
+          <legend className="text-sm font-semibold text-slate-900">CPU, memory and storage</legend>
+          <div className="grid gap-4 sm:grid-cols-3">
+            <Field name="cpuCores" label="CPU cores" hint="e.g. 16, or 500m" errors={errorsOf("cpuCores", problems.cpuCores)}>
+              {(p) => <input {...p} name="cpuCores" inputMode="decimal" autoComplete="off" className={inputClass} placeholder="0" value={values.cpuCores} onChange={set("cpuCores")} />}
+            </Field>
+            <Field name="memory" label="Memory (GiB)" hint="e.g. 64, or 64Gi" errors={errorsOf("memory", problems.memory)}>
+              {(p) => <input {...p} name="memory" autoComplete="off" className={inputClass} placeholder="0" value={values.memory} onChange={set("memory")} />}
+            </Field>
+            <Field name="storage" label="Storage (GiB)" hint="e.g. 500, or 2Ti" errors={errorsOf("storage", problems.storage)}>
+              {(p) => <input {...p} name="storage" autoComplete="off" className={inputClass} placeholder="0" value={values.storage} onChange={set("storage")} />}
+            </Field>
+          </div>
+          <p className="text-xs text-slate-500">Each amount is added to the project&apos;s quota. Leave a field empty for none.</p>
+        </fieldset>
+
+        <fieldset className="space-y-2">
+          <legend className="text-sm font-semibold text-slate-900">For how long</legend>
+          <label className="flex items-center gap-2 text-sm text-slate-800">
+            <input type="radio" name="duration" value="permanent" checked={values.duration === "permanent"} onChange={set("duration")} />
+            Permanent
+          </label>
+          <label className="flex items-center gap-2 text-sm text-slate-800">
+            <input type="radio" name="duration" value="until" checked={values.duration === "until"} onChange={set("duration")} />
+            Until a date
+          </label>
+          {values.duration === "until" && (
+            <div className="max-w-xs pl-6">
+              <Field
+                name="endsAt"
+                label="Ends on"
+                hint={`The grant ends at 00:00 UTC on this date${days !== null && days > 0 ? ` (in ${Math.round(days * 10) / 10} days)` : ""}.`}
+                errors={errorsOf("endsAt", values.endsAt && values.endsAt < minDate ? "must be in the future" : undefined)}
+              >
+                {(p) => <input {...p} type="date" name="endsAt" className={inputClass} min={minDate} value={values.endsAt} onChange={set("endsAt")} />}
+              </Field>
+            </div>
+          )}
+        </fieldset>
+
+        <Field
+          name="justification"
+          label="Justification"
+          hint="What the resources are for, for the platform admins who decide. At least 10 characters."
+          errors={errorsOf("justification")}
+        >
+          {(p) => (
+            <textarea
+              {...p}
+              name="justification"
+              rows={3}
+              className={inputClass}
+              placeholder="e.g. Fine-tuning the detector on the new warehouse footage: 4 GPUs for two weeks."
+              value={values.justification}
+              onChange={set("justification")}
+            />
+          )}
+        </Field>
+
+        <div className="flex items-center gap-2 border-t border-slate-100 pt-4">
+          <button type="submit" disabled={pending} className={buttonClass("primary")}>
+            {pending ? "Submitting…" : "Submit request"}
+          </button>
+          <Link href={`/tenants/${tenant}/projects/${project}/quota`} className={buttonClass()}>
+            Cancel
+          </Link>
+        </div>
+      </form>
+
+      <aside aria-label="Preview of the request" className="min-w-0 space-y-4 lg:sticky lg:top-4">
+        <section className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-labelledby="preview-quota">
+          <h2 id="preview-quota" className="text-sm font-semibold text-slate-900">
+            Quota of {projectName}
+          </h2>
+          <QuotaComparison caption={`Quota of ${projectName} now and after approval`} now={basis.current} after={preview.after} />
+          <p className="mt-2 text-xs text-slate-500">Usage: not available yet (it comes with metering).</p>
+        </section>
+
+        <section className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-labelledby="preview-cost" data-testid="estimate">
+          <h2 id="preview-cost" className="text-sm font-semibold text-slate-900">
+            Estimated cost
+          </h2>
+          {anything ? (
+            <>
+              <CostLines caption="Estimated monthly cost at the rate card" estimate={preview.estimate} currency={currency} totalLabel="Per month" />
+              {days !== null && days > 0 && (
+                <p className="mt-2 text-xs text-slate-600">
+                  Over the {Math.round(days * 10) / 10} days asked: about <strong>{formatMoney((preview.estimate.monthly / HOURS_PER_MONTH) * days * 24, currency)}</strong>.
+                </p>
+              )}
+            </>
+          ) : (
+            <p className="text-sm text-slate-500">Enter amounts to see the monthly cost at the rate card.</p>
+          )}
+          <p className="mt-2 text-xs text-slate-500">At the prices in force today; what you pay follows what runs. Budgets come with metering: not available yet.</p>
+        </section>
+
+        {anything && (
+          <section className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-labelledby="preview-capacity">
+            <h2 id="preview-capacity" className="text-sm font-semibold text-slate-900">
+              Cluster capacity
+            </h2>
+            {exceeded.length > 0 && (
+              <p role="alert" className="mb-2 rounded-md bg-red-50 px-3 py-2 text-xs font-medium text-red-800" data-testid="capacity-warning">
+                The node pools cannot hold this:{" "}
+                {exceeded.map((l) => `${l.label} would be ${formatCapacityValue(l.resource, l.after)} of ${formatCapacityValue(l.resource, l.capacity)}`).join("; ")}. A platform admin may grant less.
+              </p>
+            )}
+            <CapacityTable caption="Cluster capacity before and after this request" lines={preview.capacity} policy={basis.policy} />
+          </section>
+        )}
+
+        {anything && (
+          <p className={`rounded-md px-3 py-2 text-xs ${preview.auto.auto ? "bg-emerald-50 text-emerald-800" : "bg-slate-100 text-slate-700"}`} data-testid="decision-hint">
+            {preview.auto.auto ? <>Likely approved automatically on submit ({preview.auto.rule}).</> : <>A platform admin decides, because {preview.auto.reason}.</>}
+          </p>
+        )}
+      </aside>
+    </div>
+  );
+}

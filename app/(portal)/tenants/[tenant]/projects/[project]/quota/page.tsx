@@ -1,0 +1,173 @@
+import Link from "next/link";
+import { notFound, redirect } from "next/navigation";
+import { buttonClass } from "@/components/button-class";
+import { QuotaComparison } from "@/components/quota/quota-tables";
+import { RequestTable } from "@/components/quota/request-table";
+import { Cell, DataTable } from "@/components/table";
+import { Badge, Card, EmptyState, formatDate, formatDateTime, PageHeader } from "@/components/ui";
+import { currentContext } from "@/lib/auth/current-actor";
+import { can, isCollaboratorOn } from "@/lib/auth/policy";
+import { config } from "@/lib/config";
+import { projectQuota, projectRequests } from "@/lib/quota/queries";
+import { formatBytes, formatCores } from "@/lib/quota/view-helpers";
+import { projectDetail } from "@/lib/tenancy/queries";
+
+type Params = Promise<{ tenant: string; project: string }>;
+const none = <span className="text-slate-400">—</span>;
+
+export async function generateMetadata({ params }: { params: Params }) {
+  const { tenant, project } = await params;
+  return { title: `Quota · ${project} · ${tenant}` };
+}
+
+export default async function ProjectQuotaPage({ params }: { params: Params }) {
+  const ctx = await currentContext();
+  if (!ctx) redirect("/sign-in");
+  const { tenant: tenantSlug, project: projectSlug } = await params;
+  const detail = await projectDetail(ctx, tenantSlug, projectSlug);
+  if (!detail) notFound();
+  const { tenant, project } = detail;
+  const [quota, requests] = await Promise.all([projectQuota(ctx, tenant.slug, project.slug).catch(() => null), projectRequests(ctx, tenant.slug, project.slug)]);
+  if (!quota || !requests) notFound();
+  const resource = { kind: "project", tenantId: tenant.id, projectId: project.id } as const;
+  const open = project.archivedAt === null && tenant.status === "active";
+  const canRequest = open && can(ctx.actor, "project.quota.request", resource, ctx.now);
+  const collaborator = isCollaboratorOn(ctx.actor, tenant.id) && !ctx.actor.isPlatformAdmin;
+  const currency = config().currency;
+  const base = `/tenants/${tenant.slug}/projects/${project.slug}`;
+  const pending = requests.filter((r) => r.status === "pending").length;
+
+  return (
+    <>
+      <PageHeader
+        crumbs={[
+          { href: "/", label: "My tenants" },
+          ...(collaborator ? [] : [{ href: `/tenants/${tenant.slug}`, label: tenant.name }]),
+          { href: base, label: project.name },
+        ]}
+        title="Quota"
+        subtitle={
+          <>
+            What {project.name} may use on the cluster (namespace <code className="font-mono text-xs">{project.namespace}</code>), the grants it is made of, and the requests for more.
+            {!open && (
+              <>
+                {" "}
+                <Badge tone="red">{project.archivedAt ? "archived" : "tenant disabled"}</Badge>
+              </>
+            )}
+          </>
+        }
+        actions={
+          canRequest ? (
+            <Link href={`${base}/quota/new`} className={buttonClass("primary")}>
+              Request quota
+            </Link>
+          ) : undefined
+        }
+      />
+      <div className="space-y-6">
+        <Card title="Quota now" description={`The starting quota plus every grant in force at ${formatDateTime(ctx.now)}. The project's ResourceQuota is rendered from it.`}>
+          <div className="grid gap-6 md:grid-cols-[minmax(0,28rem)_1fr]">
+            <QuotaComparison caption={`Effective quota of ${project.name}`} now={{ quota: quota.effective, gpusByModel: quota.gpusByModel }} nowLabel="Quota" />
+            <div className="space-y-3 text-sm">
+              <p className="rounded-md border border-dashed border-slate-300 bg-slate-50 px-3 py-2 text-slate-600" data-testid="usage-note">
+                Usage and spend: not available yet. They come with metering.
+              </p>
+              {pending > 0 && (
+                <p className="text-slate-700">
+                  {pending} request{pending === 1 ? "" : "s"} waiting for a platform admin: see Requests below.
+                </p>
+              )}
+              {canRequest && (
+                <p className="text-slate-600">
+                  Need more?{" "}
+                  <Link href={`${base}/quota/new`} className="font-medium text-brand-700 hover:underline">
+                    Request quota
+                  </Link>{" "}
+                  and see the cost before you send it.
+                </p>
+              )}
+            </div>
+          </div>
+        </Card>
+
+        <Card title="Grants" description="What the quota is made of. Time-bound grants end on their own; the quota then drops and the cluster follows.">
+          <DataTable caption={`Grants of ${project.name}`} columns={["Source", "GPUs", "CPU cores", "Memory", "Storage", "PVCs", "From", "Until", "State"]}>
+            <tr>
+              <Cell className="font-medium text-slate-900">Starting quota</Cell>
+              <Cell>{none}</Cell>
+              <Cell className="tabular-nums">{formatCores(quota.base.cpuCores)}</Cell>
+              <Cell className="whitespace-nowrap tabular-nums">{formatBytes(quota.base.memoryBytes)}</Cell>
+              <Cell className="whitespace-nowrap tabular-nums">{formatBytes(quota.base.storageBytes)}</Cell>
+              <Cell className="tabular-nums">{quota.base.pvcCount}</Cell>
+              <Cell className="whitespace-nowrap text-slate-600">{formatDate(project.createdAt)}</Cell>
+              <Cell className="text-slate-600">permanent</Cell>
+              <Cell>
+                <Badge tone="green">in force</Badge>
+              </Cell>
+            </tr>
+            {quota.grants.map((g) => {
+              const state = g.inForce ? "in force" : g.startsAt.getTime() > ctx.now.getTime() ? "starts later" : "ended";
+              return (
+                <tr key={g.id}>
+                  <Cell>
+                    {g.requestId ? (
+                      <Link href={`${base}/quota/requests/${g.requestId}`} className="font-medium text-brand-700 hover:underline">
+                        Request<span className="sr-only"> of {formatDate(g.startsAt)}</span>
+                      </Link>
+                    ) : (
+                      <span className="text-slate-700">Grant</span>
+                    )}
+                  </Cell>
+                  <Cell className="whitespace-nowrap tabular-nums">{g.amounts.gpuCount > 0 ? `${g.amounts.gpuCount} × ${g.amounts.gpuModel}` : none}</Cell>
+                  <Cell className="tabular-nums">{g.amounts.cpuCores > 0 ? `+${formatCores(g.amounts.cpuCores)}` : none}</Cell>
+                  <Cell className="whitespace-nowrap tabular-nums">{g.amounts.memoryBytes > 0 ? `+${formatBytes(g.amounts.memoryBytes)}` : none}</Cell>
+                  <Cell className="whitespace-nowrap tabular-nums">{g.amounts.storageBytes > 0 ? `+${formatBytes(g.amounts.storageBytes)}` : none}</Cell>
+                  <Cell>{none}</Cell>
+                  <Cell className="whitespace-nowrap text-slate-600">
+                    <time dateTime={g.startsAt.toISOString()} title={formatDateTime(g.startsAt)}>
+                      {formatDate(g.startsAt)}
+                    </time>
+                  </Cell>
+                  <Cell className="whitespace-nowrap text-slate-600">
+                    {g.endsAt ? (
+                      <time dateTime={g.endsAt.toISOString()} title={formatDateTime(g.endsAt)}>
+                        {formatDate(g.endsAt)}
+                      </time>
+                    ) : (
+                      "permanent"
+                    )}
+                  </Cell>
+                  <Cell>
+                    <Badge tone={state === "in force" ? "green" : "slate"}>{state}</Badge>
+                  </Cell>
+                </tr>
+              );
+            })}
+          </DataTable>
+          {quota.grants.length === 0 && <p className="mt-3 text-sm text-slate-500">No grants yet: the project holds the starting quota only.</p>}
+        </Card>
+
+        <Card title="Requests" description={requests.length ? `Newest first.${pending ? ` ${pending} waiting for a platform admin.` : ""}` : undefined}>
+          {requests.length === 0 ? (
+            <EmptyState title="No quota requests yet">
+              {canRequest ? (
+                <>
+                  Ask for GPUs, CPU, memory or storage with{" "}
+                  <Link href={`${base}/quota/new`} className="text-brand-700 hover:underline">
+                    Request quota
+                  </Link>
+                  . Small requests are approved automatically; larger ones go to the platform admins.
+                </>
+              ) : (
+                "Members and tenant admins of the project can ask for more quota."
+              )}
+            </EmptyState>
+          ) : (
+            <RequestTable caption={`Quota requests of ${project.name}`} requests={requests} currency={currency} />
+          )}
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,130 @@
+import { ActionDialog, type FieldSpec } from "../action-form";
+import type { FormState } from "@/lib/form-state";
+import { formatDate, formatDateTime } from "@/lib/format";
+import { GiB, type QuotaAmounts } from "@/lib/quota/amounts";
+import { describeAmounts, formatBytes, formatCores, formatMoney } from "@/lib/quota/view-helpers";
+
+type Action = (state: FormState, formData: FormData) => Promise<FormState>;
+
+export interface DecisionTarget {
+  id: string;
+  version: number;
+  projectName: string;
+  tenantSlug: string;
+  amounts: QuotaAmounts;
+  endsAt: Date | null;
+  monthlyCost: number;
+  conflict: string | null;
+}
+
+/** A quantity prefilled exactly: plain cores and GiB where exact, Kubernetes notation otherwise. */
+const coresValue = (cores: number) => (Number.isInteger(cores) ? String(cores) : `${Math.round(cores * 1000)}m`);
+const bytesValue = (bytes: number) => (bytes % GiB === 0 ? String(bytes / GiB) : bytes % 2 ** 20 === 0 ? `${bytes / 2 ** 20}Mi` : String(bytes));
+const dateValue = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : "");
+
+/**
+ * Approve, approve with changes (less, or shorter: fields prefilled with what
+ * was asked) and reject with a reason. Instead of the buttons, why this admin
+ * may not decide (separation of duties). The actions are passed in.
+ */
+export function DecisionActions({
+  request: r,
+  currency,
+  approveAction,
+  rejectAction,
+  now,
+  blockedReason,
+}: {
+  request: DecisionTarget;
+  currency: string;
+  approveAction: Action;
+  rejectAction: Action;
+  now: Date;
+  /** Why this admin may not approve, though they may still reject (they gave the first approval). */
+  blockedReason?: string | null;
+}) {
+  if (r.conflict) {
+    return (
+      <p role="note" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="decision-conflict">
+        {r.conflict}
+      </p>
+    );
+  }
+  const what = `${describeAmounts(r.amounts)} for ${r.projectName} (${r.tenantSlug}), ${r.endsAt ? `until ${formatDateTime(r.endsAt)}` : "permanently"}`;
+  const base: FieldSpec[] = [
+    { kind: "hidden", name: "requestId", value: r.id },
+    { kind: "hidden", name: "version", value: String(r.version) },
+  ];
+  const a = r.amounts;
+  const tomorrow = new Date(now.getTime() + 86_400_000);
+  const changeFields: FieldSpec[] = [
+    ...base,
+    { kind: "hidden", name: "askedEndsAt", value: dateValue(r.endsAt) },
+    ...(a.gpuCount > 0
+      ? [{ kind: "text", name: "gpuCount", label: `${a.gpuModel} GPUs`, defaultValue: String(a.gpuCount), hint: `Asked: ${a.gpuCount}. Grant this many or fewer.` } satisfies FieldSpec]
+      : []),
+    ...(a.cpuCores > 0
+      ? [{ kind: "text", name: "cpuCores", label: "CPU cores", defaultValue: coresValue(a.cpuCores), hint: `Asked: ${formatCores(a.cpuCores)}. Cores, or millicores such as 500m.` } satisfies FieldSpec]
+      : []),
+    ...(a.memoryBytes > 0
+      ? [{ kind: "text", name: "memory", label: "Memory (GiB)", defaultValue: bytesValue(a.memoryBytes), hint: `Asked: ${formatBytes(a.memoryBytes)}. GiB, or a quantity such as 512Mi.` } satisfies FieldSpec]
+      : []),
+    ...(a.storageBytes > 0
+      ? [{ kind: "text", name: "storage", label: "Storage (GiB)", defaultValue: bytesValue(a.storageBytes), hint: `Asked: ${formatBytes(a.storageBytes)}. GiB, or a quantity such as 2Ti.` } satisfies FieldSpec]
+      : []),
+    {
+      kind: "date",
+      name: "endsAt",
+      label: "Grant ends",
+      defaultValue: dateValue(r.endsAt),
+      min: dateValue(tomorrow),
+      ...(r.endsAt ? { max: dateValue(r.endsAt) } : {}),
+      hint: r.endsAt
+        ? `Asked: until ${formatDate(r.endsAt)}. An earlier date shortens the grant (it ends at 00:00 UTC that day).`
+        : "Asked: permanent. Leave empty to keep it permanent, or pick a date to make it time-bound (ends 00:00 UTC).",
+    },
+    { kind: "textarea", name: "note", label: "Note to the requester", placeholder: "Why you granted less, if you did" },
+  ];
+  return (
+    <div className="flex flex-wrap items-center gap-2" data-testid="decision-actions">
+      {blockedReason ? (
+        <p role="note" className="mr-2 text-sm text-amber-900">
+          {blockedReason}
+        </p>
+      ) : (
+        <>
+      <ActionDialog
+        triggerLabel="Approve"
+        title="Approve this request?"
+        description={`Grants ${what}: about ${formatMoney(r.monthlyCost, currency)} a month. The grant is written and the project's cluster change queued at once.`}
+        submitLabel="Approve"
+        pendingLabel="Approving…"
+        action={approveAction}
+        fields={[...base, { kind: "textarea", name: "note", label: "Note to the requester", placeholder: "Optional" }]}
+      />
+      <ActionDialog
+        triggerLabel="Approve with changes"
+        triggerKind="secondary"
+        title="Approve with changes"
+        description={`Asked: ${what}. Grant less, or for a shorter time; fields left as they are grant what was asked.`}
+        submitLabel="Approve with changes"
+        pendingLabel="Approving…"
+        action={approveAction}
+        fields={changeFields}
+      />
+        </>
+      )}
+      <ActionDialog
+        triggerLabel="Reject"
+        triggerKind="secondary"
+        danger
+        title="Reject this request?"
+        description={`Asked: ${what}. The requester and the tenant admins see your reason.`}
+        submitLabel="Reject"
+        pendingLabel="Rejecting…"
+        action={rejectAction}
+        fields={[...base, { kind: "textarea", name: "reason", label: "Reason", placeholder: "What the requester should know, e.g. what you could grant instead", required: true }]}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+import type { QueueEntry } from "@/lib/quota/queries";
+import { formatMoney } from "@/lib/quota/view-helpers";
+import { DiffView } from "./diff-view";
+import { CapacityTable, CostLines, QuotaComparison, SharesTable } from "./quota-tables";
+
+/**
+ * What a platform admin decides on: the project's quota now and after, the
+ * cost estimate, the capacity of the affected resources before and after,
+ * every tenant's share, and the exact change to the cluster. Presentation
+ * only; the entry comes from approvalQueue / requestDetail.
+ */
+export function DecisionPicture({ entry, currency, compact = false }: { entry: QueueEntry; currency: string; compact?: boolean }) {
+  const a = entry.assessment;
+  const H = compact ? "h4" : "h3";
+  const heading = "text-sm font-semibold text-slate-900";
+  // The requesting tenant's share after approval, for the resources the request adds to.
+  const own = a.shares.find((x) => x.tenant === entry.tenantSlug)?.shares ?? {};
+  const after = Object.fromEntries(a.capacity.filter((l) => l.capacity > 0).map((l) => [l.resource, (own[l.resource] ?? 0) + (l.after - l.before) / l.capacity]));
+  return (
+    <div className="space-y-6">
+      <div className={`grid grid-cols-1 gap-6 ${compact ? "lg:grid-cols-2" : "md:grid-cols-2"}`}>
+        <section aria-label="Quota of the project" className="min-w-0">
+          <H className={heading}>Quota of {entry.projectName}</H>
+          <QuotaComparison caption={`Quota of ${entry.projectName} now and after approval`} now={a.current} after={a.after} />
+          <p className="mt-2 text-xs text-slate-500">Usage and spend: not available yet (they come with metering).</p>
+        </section>
+        <section aria-label="Cost estimate" className="min-w-0">
+          <H className={heading}>Cost estimate</H>
+          <CostLines caption="Estimated monthly cost of the request" estimate={a.estimate} currency={currency} totalLabel="Added per month" />
+          <p className="mt-2 text-xs text-slate-500">
+            The project&apos;s quota now comes to {formatMoney(a.current.monthly.monthly, currency)} a month at the rate card.
+            {a.secondApproval && <strong className="font-medium text-amber-800"> Above the second-approval limit: two different platform admins must approve.</strong>}
+          </p>
+        </section>
+        <section aria-label="Capacity impact" className="min-w-0">
+          <H className={heading}>Capacity impact</H>
+          <CapacityTable caption="Capacity before and after approval" lines={a.capacity} policy={a.policy} />
+          {a.capacity.some((l) => l.exceeds) && (
+            <p role="note" className="mt-2 rounded-md bg-red-50 px-3 py-2 text-xs font-medium text-red-800">
+              Approving as asked allocates more than the node pools can hold at the overcommit in force.
+            </p>
+          )}
+        </section>
+        <section aria-label="Tenant shares" className="min-w-0">
+          <H className={heading}>Share of the cluster by tenant</H>
+          <SharesTable
+            caption="Each tenant's share of the cluster per resource"
+            shares={a.shares}
+            highlight={entry.tenantSlug}
+            keys={a.capacity.map((l) => l.resource)}
+            after={after}
+          />
+        </section>
+      </div>
+      <section aria-label="Change to the cluster" className="min-w-0">
+        <H className={heading}>Change to the cluster</H>
+        <p className="mb-2 text-xs text-slate-500">The project&apos;s rendered objects now and with the quota after approval, as applied by the reconcile worker.</p>
+        <DiffView diff={entry.diff} label={`Diff of the cluster objects for ${entry.tenantSlug}/${entry.projectSlug}`} className={compact ? "max-h-72" : "max-h-[32rem]"} />
+      </section>
+    </div>
+  );
+}

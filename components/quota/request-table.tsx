@@ -1,0 +1,42 @@
+import Link from "next/link";
+import { Cell, DataTable } from "../table";
+import { formatDate, formatDateTime } from "@/lib/format";
+import type { RequestListItem } from "@/lib/quota/queries";
+import { describeAmounts, formatMoney } from "@/lib/quota/view-helpers";
+import { RequestStatusBadge } from "./request-status";
+
+const requestHref = (r: RequestListItem) => `/tenants/${r.tenantSlug}/projects/${r.projectSlug}/quota/requests/${r.id}`;
+
+/** Quota requests as a table, newest first as given; the project column for lists across projects. */
+export function RequestTable({ caption, requests, currency, showProject = false }: { caption: string; requests: readonly RequestListItem[]; currency: string; showProject?: boolean }) {
+  return (
+    <DataTable caption={caption} columns={["Date", ...(showProject ? ["Project"] : []), "Asked for", "Until", "Requester", "Estimate / month", "Status"]}>
+      {requests.map((r) => (
+        <tr key={r.id}>
+          <Cell className="whitespace-nowrap">
+            <Link href={requestHref(r)} className="font-medium text-brand-700 hover:underline">
+              <time dateTime={r.createdAt.toISOString()} title={formatDateTime(r.createdAt)}>
+                {formatDate(r.createdAt)}
+              </time>
+              <span className="sr-only"> request for {describeAmounts(r.amounts)}</span>
+            </Link>
+          </Cell>
+          {showProject && (
+            <Cell>
+              <Link href={`/tenants/${r.tenantSlug}/projects/${r.projectSlug}/quota`} className="text-slate-900 hover:underline">
+                {r.projectName}
+              </Link>
+            </Cell>
+          )}
+          <Cell className="text-slate-800">{describeAmounts(r.amounts)}</Cell>
+          <Cell className="whitespace-nowrap text-slate-600">{r.endsAt ? formatDate(r.endsAt) : "permanent"}</Cell>
+          <Cell className="text-slate-600">{r.requester ?? "—"}</Cell>
+          <Cell className="whitespace-nowrap tabular-nums text-slate-800">{formatMoney(r.monthlyCost, currency)}</Cell>
+          <Cell>
+            <RequestStatusBadge status={r.status} awaitingSecondApproval={r.awaitingSecondApproval} />
+          </Cell>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}

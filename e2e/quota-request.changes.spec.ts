@@ -1,0 +1,171 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { ApprovalQueuePage } from "./pages/approval-queue-page";
+import { NotificationsPage } from "./pages/notifications-page";
+import { ProjectPage } from "./pages/project-page";
+import { ProjectQuotaPage } from "./pages/quota-page";
+import { QuotaRequestForm } from "./pages/quota-request-form";
+import { QuotaRequestPage } from "./pages/quota-request-page";
+import { expectCells, formatDay, saveScreenshot } from "./support/checks";
+import { storageStateOf, type PersonaKey } from "./support/personas";
+
+// The portal's central loop: Dana asks for H100s and sees the estimate, Priya
+// decides with the full picture and grants less, Dana sees the decision and
+// the quota it gives her project. The demo seed holds the node pools (an
+// H100 pool of 6 nodes × 8 GPUs at most) and the rate card ($4.10 per
+// H100-hour). The approval queues a cluster change, so this runs with the
+// other changes.
+
+const DAY = 86_400_000;
+const TENANT = "vision-lab";
+const PROJECT = "detector-training";
+const ENTRY = "4 × H100 for vision-lab/Detector training";
+
+async function pageAs(browser: Browser, persona: PersonaKey): Promise<Page> {
+  const context = await browser.newContext({ storageState: storageStateOf(persona) });
+  return context.newPage();
+}
+
+test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, the data scientist sees the decision and the quota", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const endsOn = new Date(Date.now() + 14 * DAY).toISOString().slice(0, 10);
+  const endsDay = formatDay(new Date(`${endsOn}T00:00:00Z`));
+
+  // Dana: from her project to its quota, then the form.
+  const dana = await pageAs(browser, "dana");
+  await new ProjectPage(dana).goto(TENANT, PROJECT, "Detector training");
+  await dana.getByRole("link", { name: "Quota and requests", exact: true }).click();
+  const quota = new ProjectQuotaPage(dana);
+  await expect(quota.heading).toHaveText("Quota");
+  await expect(quota.usageNote).toHaveText("Usage and spend: not available yet. They come with metering.");
+  await expectCells(quota.quotaRow("GPUs"), ["GPUs", "none"]);
+  await quota.requestQuotaButton.click();
+
+  const form = new QuotaRequestForm(dana);
+  await expect(form.heading).toHaveText("Request quota");
+  await expect(form.estimate).toContainText("Enter amounts to see the monthly cost");
+  // MIG profiles are listed apart from whole GPUs.
+  await expect(form.field("GPU model").locator("optgroup")).toHaveCount(2);
+  await expect(form.field("GPU model").locator('optgroup[label^="MIG"] option')).toHaveText(["A100 1g.10gb"]);
+
+  // Live validation names the field.
+  await form.field("CPU cores").fill("-2");
+  await expect(form.fieldError("CPU cores")).toHaveText("CPU cores must be a number of cores such as 4 or 500m");
+  await form.field("CPU cores").fill("");
+  await expect(form.fieldError("CPU cores")).toHaveCount(0);
+
+  await form.field("GPU model").selectOption("H100");
+  await form.field("Number of GPUs").fill("4");
+  await form.endsOn(endsOn);
+  await form.field("Justification").fill("Fine-tuning the detector on the new warehouse footage for two weeks.");
+
+  // The estimate as she types: 4 × $4.10 × 730 hours.
+  await expect(form.estimateRows).toHaveCount(2);
+  await expectCells(form.estimateRows.nth(0), ["H100 GPUs", /^4 × \$4\.10\s*per GPU-hour$/, "$11,972.00"]);
+  await expectCells(form.estimateRows.nth(1), ["Per month", "", "$11,972.00"]);
+  await expect(form.estimate).toContainText(/Over the 1[34](\.\d)? days asked: about \$5,\d{3}\.\d{2}\./);
+  await expect(form.estimate).toContainText("Budgets come with metering: not available yet.");
+  await expectCells(form.afterApprovalRows.filter({ hasText: "H100 GPUs" }), ["H100 GPUs", "0", "4"]);
+  await expect(form.capacityWarning).toHaveCount(0);
+  await expect(form.decisionHint).toHaveText("A platform admin decides, because it is larger than the automatic approval rules allow.");
+  await saveScreenshot(dana, "quota-request-form");
+
+  await form.submit();
+  await expect(dana).toHaveURL(new RegExp(`/tenants/${TENANT}/projects/${PROJECT}/quota/requests/[0-9a-f-]{36}\\?submitted=pending$`));
+  const requestUrl = dana.url().replace(/\?.*$/, "");
+  const request = new QuotaRequestPage(dana);
+  await request.expectLoaded();
+  await expect(request.banner).toHaveText("Your request was sent to the platform admins. You will see their decision here and in your notifications.");
+  await expect(request.item("Status")).toHaveText("pending");
+  await expect(request.item("Asked")).toHaveText(`4 × H100until ${endsDay}, 00:00 UTC`);
+  await expect(request.item("Estimate when asked")).toHaveText("$11,972.00 a month");
+  await expect(dana.getByRole("button", { name: "Cancel request" })).toBeVisible();
+  await expect(request.decide).toHaveCount(0);
+
+  // Priya: the queue, from the admin page, with the capacity impact and the diff.
+  const priya = await pageAs(browser, "priya");
+  await priya.goto("/admin");
+  await priya.getByRole("main").getByRole("link", { name: "Approval queue", exact: true }).click();
+  const queue = new ApprovalQueuePage(priya);
+  await expect(queue.heading).toHaveText("Approval queue");
+  await expect(priya.getByRole("link", { name: /^Approval queue: \d+ waiting$/ })).toBeVisible();
+  const entry = queue.entry(ENTRY);
+  await expect(entry).toHaveCount(1);
+  await expect(entry).toContainText("asked by Dana Okafor");
+  await expect(entry).toContainText("Fine-tuning the detector on the new warehouse footage for two weeks.");
+  await expect(queue.capacityRows(entry)).toHaveCount(1);
+  await expectCells(queue.capacityRows(entry).first(), ["H100 GPUs", /^48\s*overcommit ×1$/, /^0\s*0%$/, /^4\s*8\.3%$/]);
+  const diff = queue.diff(entry);
+  await expect(diff).toContainText("+++ ResourceQuota vision-lab--detector-training/project-quota (after approval)");
+  await expect(diff).toContainText('-    requests.nvidia.com/gpu: "0"');
+  await expect(diff).toContainText('+    requests.nvidia.com/gpu: "4"');
+  await saveScreenshot(priya, "quota-request-queue");
+
+  // The filters keep it (GPU model H100, size "asks for GPUs") or leave it out (no GPUs).
+  await queue.goto("?gpuModel=H100&size=gpu");
+  await expect(queue.entry(ENTRY)).toHaveCount(1);
+  await queue.goto("?size=small");
+  await expect(queue.entry(ENTRY)).toHaveCount(0);
+  await queue.goto();
+
+  await queue.entry(ENTRY).getByRole("heading", { level: 2 }).getByRole("link").click();
+  await expect(priya).toHaveURL(requestUrl);
+  const decision = new QuotaRequestPage(priya);
+  await decision.expectLoaded();
+  await expect(priya.getByRole("region", { name: "Capacity impact" })).toBeVisible();
+  await expect(priya.getByRole("region", { name: "Change to the cluster" })).toContainText('+    requests.nvidia.com/gpu: "4"');
+  await saveScreenshot(priya, "quota-request-decision");
+  const dialog = await decision.openApproveWithChanges();
+  await expect(dialog.field("H100 GPUs")).toHaveValue("4");
+  await expect(dialog.field("Grant ends")).toHaveValue(endsOn);
+  await dialog.field("H100 GPUs").fill("5");
+  await dialog.submit("Approve with changes");
+  await expect(dialog.fieldError("H100 GPUs")).toHaveText("H100 GPUs can only be less than or equal to what was asked");
+  await dialog.field("H100 GPUs").fill("2");
+  await dialog.field("Note to the requester").fill("Two now; ask again when the H100 pool grows.");
+  await dialog.submit("Approve with changes");
+  await expect(dialog.root).toBeHidden();
+  await expect(decision.item("Status")).toContainText("approved");
+  await expect(decision.item("Granted")).toHaveText(`2 × H100until ${endsDay}, 00:00 UTCless or shorter than asked`);
+  await expect(decision.decisionNote).toHaveText("Two now; ask again when the H100 pool grows.");
+  await expect(decision.decide).toHaveCount(0);
+  await expect(decision.timelineEntries().last()).toContainText("Approved with changes by priya@platform.allot.demo");
+  await saveScreenshot(priya, "quota-request-decided");
+  await priya.context().close();
+
+  // Dana: told in the header, then the decision and her project's quota.
+  await dana.goto(`/tenants/${TENANT}/projects/${PROJECT}/quota`);
+  await expect(NotificationsPage.bell(dana)).toHaveAccessibleName(/^Notifications: \d+ unread$/);
+  await NotificationsPage.bell(dana).click();
+  const notifications = new NotificationsPage(dana);
+  await expect(notifications.heading).toHaveText("Notifications");
+  const notice = notifications.items.filter({ hasText: "Quota request for Detector training approved with changes (2 × H100)" });
+  await expect(notice).toHaveCount(1);
+  await expect(notice).toContainText("Two now; ask again when the H100 pool grows.");
+  await notice.getByRole("link").click();
+  await expect(dana).toHaveURL(requestUrl);
+  await expect(request.item("Status")).toContainText("approved");
+  await expect(request.item("Granted")).toContainText("2 × H100");
+  await expect(request.decisionNote).toHaveText("Two now; ask again when the H100 pool grows.");
+  await expect(dana.getByRole("button", { name: "Cancel request" })).toHaveCount(0);
+
+  await dana.getByRole("link", { name: "Quota of Detector training now" }).click();
+  await expect(quota.heading).toHaveText("Quota");
+  await expectCells(quota.quotaRow("H100 GPUs"), ["H100 GPUs", "2"]);
+  const grant = quota.grantRows.filter({ hasText: "2 × H100" });
+  await expect(grant).toHaveCount(1);
+  await expectCells(grant, [/^Request/, "2 × H100", "—", "—", "—", "—", /^\d{1,2} \w{3} \d{4}$/, endsDay, "in force"]);
+  await expectCells(quota.requestRows.filter({ hasText: "4 × H100" }), [/^\d{1,2} \w{3} \d{4}/, "4 × H100", endsDay, "Dana Okafor", "$11,972.00", "approved"]);
+  await saveScreenshot(dana, "quota-request-project-quota");
+
+  // The grant reaches the cluster: the project's ResourceQuota (a plan here, record-only) holds 2 H100s.
+  await expect(async () => {
+    const yaml = await (await dana.request.get(`/tenants/${TENANT}/projects/${PROJECT}/cluster.yaml`)).text();
+    expect(yaml).toContain('requests.nvidia.com/gpu: "2"');
+  }).toPass({ timeout: 20_000 });
+
+  await notifications.goto();
+  await notifications.markAllRead.click();
+  await expect(notifications.unread()).toHaveCount(0);
+  await expect(NotificationsPage.bell(dana)).toHaveAccessibleName("Notifications");
+  await dana.context().close();
+});

@@ -1,0 +1,147 @@
+import type { EffectiveQuota } from "@/lib/cluster/desired-state";
+import { cpuInput, GiB, gpuCountInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
+import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine } from "./capacity";
+import { monthlyCost, type CostEstimate } from "./cost";
+import { autoApproval, type AutoDecision, type QuotaPolicy } from "./policy";
+
+/**
+ * Pure helpers for the quota pages, safe in client components (no server
+ * imports): the request form's live preview follows the same arithmetic as
+ * assessRequest, from data the server page loaded once.
+ */
+
+/** What the request form's preview needs, serialisable from the server page to the client. */
+export interface PreviewBasis {
+  current: { quota: EffectiveQuota; gpusByModel: Record<string, number> };
+  /** GPU model -> extended resource name (from the node pools). */
+  gpuResources: Record<string, string>;
+  /** Prices in force now by rate key ("gpu:H100", "cpu", …). */
+  prices: [string, number][];
+  /** What the cluster can hold per resource, overcommit included. */
+  capacity: [CapacityKey, number][];
+  /** What every open project holds now. */
+  allocated: Allocation;
+  policy: QuotaPolicy;
+}
+
+export interface Preview {
+  after: { quota: EffectiveQuota; gpusByModel: Record<string, number> };
+  estimate: CostEstimate;
+  /** Capacity before/after of the resources the request touches. */
+  capacity: CapacityLine[];
+  auto: AutoDecision;
+}
+
+/** The quota after adding `amounts`, its monthly cost, its capacity impact and what the automatic rules say. */
+export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Preview {
+  const { quota, gpusByModel } = basis.current;
+  const afterQuota: EffectiveQuota = {
+    ...quota,
+    cpuCores: Math.round((quota.cpuCores + amounts.cpuCores) * 1000) / 1000,
+    memoryBytes: quota.memoryBytes + amounts.memoryBytes,
+    storageBytes: quota.storageBytes + amounts.storageBytes,
+    gpus: { ...quota.gpus },
+  };
+  const afterGpus = { ...gpusByModel };
+  const resource = amounts.gpuModel ? basis.gpuResources[amounts.gpuModel] : undefined;
+  if (amounts.gpuModel && amounts.gpuCount > 0 && resource) {
+    afterQuota.gpus[resource] = (afterQuota.gpus[resource] ?? 0) + amounts.gpuCount;
+    afterGpus[amounts.gpuModel] = (afterGpus[amounts.gpuModel] ?? 0) + amounts.gpuCount;
+  }
+  const estimate = monthlyCost(amounts, new Map(basis.prices));
+  const extra: Allocation = { cpuCores: amounts.cpuCores, memoryBytes: amounts.memoryBytes, gpusByModel: amounts.gpuModel && amounts.gpuCount > 0 ? { [amounts.gpuModel]: amounts.gpuCount } : {} };
+  const capacity = touchedLines(capacityImpact(new Map(basis.capacity), basis.allocated, extra), amounts);
+  return { after: { quota: afterQuota, gpusByModel: afterGpus }, estimate, capacity, auto: autoApproval(amounts, estimate, capacity, basis.policy) };
+}
+
+/** Only the resources a request adds to matter to its decision (as assessRequest filters them). */
+export function touchedLines(lines: readonly CapacityLine[], amounts: QuotaAmounts): CapacityLine[] {
+  return lines.filter(
+    (l) => (l.resource === "cpu" && amounts.cpuCores > 0) || (l.resource === "memory" && amounts.memoryBytes > 0) || (amounts.gpuModel !== null && amounts.gpuCount > 0 && l.resource === `gpu:${amounts.gpuModel}`),
+  );
+}
+
+/** The overcommit ratio that applies to a capacity line's resource. */
+export function overcommitOf(policy: QuotaPolicy, resource: CapacityKey): number {
+  return resource === "cpu" ? policy.overcommit.cpu : resource === "memory" ? policy.overcommit.memory : policy.overcommit.gpu;
+}
+
+export interface AmountInputs {
+  gpuModel: string;
+  gpuCount: string;
+  cpuCores: string;
+  memory: string;
+  storage: string;
+}
+
+/**
+ * The form's amounts as the command would read them (same field schemas), and
+ * the problem of each field that does not parse. Invalid fields count as 0.
+ */
+export function parseAmountInputs(v: AmountInputs): { amounts: QuotaAmounts; problems: Partial<Record<keyof AmountInputs, string>> } {
+  const problems: Partial<Record<keyof AmountInputs, string>> = {};
+  const read = (field: keyof AmountInputs, schema: typeof cpuInput) => {
+    const r = schema.safeParse(v[field]);
+    if (r.success) return r.data;
+    problems[field] = r.error.issues[0]?.message ?? "is not valid";
+    return 0;
+  };
+  const gpuCount = read("gpuCount", gpuCountInput);
+  const cpuCores = read("cpuCores", cpuInput);
+  const memoryBytes = read("memory", memoryInput);
+  const storageBytes = read("storage", storageInput);
+  const model = v.gpuModel.trim() || null;
+  if (gpuCount > 0 && !model) problems.gpuModel = "choose a GPU model for the GPUs";
+  return { amounts: { gpuModel: gpuCount > 0 ? model : null, gpuCount, cpuCores, memoryBytes, storageBytes }, problems };
+}
+
+/** "4", "0.5" — cores as people read them. */
+export function formatCores(cores: number): string {
+  return String(Math.round(cores * 1000) / 1000);
+}
+
+/** Bytes as GiB with at most one decimal ("64 GiB"); whole TiB as TiB ("2 TiB"). */
+export function formatBytes(bytes: number): string {
+  const gib = bytes / GiB;
+  if (gib >= 1024 && gib % 1024 === 0) return `${(gib / 1024).toLocaleString("en-US")} TiB`;
+  return `${(Math.round(gib * 10) / 10).toLocaleString("en-US")} GiB`;
+}
+
+/** Money in the configured currency ("$11,972.00"). */
+export function formatMoney(amount: number, currency: string): string {
+  return new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount);
+}
+
+/** A unit price: up to 4 decimals, so $0.004 per GiB-hour does not read as $0.00. */
+export function formatUnitPrice(amount: number, currency: string): string {
+  return new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: 2, maximumFractionDigits: 4 }).format(amount);
+}
+
+/** A rate key as a person reads it: "gpu:H100" -> "H100 GPUs", "cpu" -> "CPU". */
+export function resourceLabel(key: string): string {
+  if (key.startsWith("gpu:")) return `${key.slice(4)} GPUs`;
+  return ({ cpu: "CPU", memory: "Memory", storage: "Storage", inference: "Inference" } as Record<string, string>)[key] ?? key;
+}
+
+/** The amounts of a request in one line: "4 × H100, 32 cores, 256 GiB memory". */
+export function describeAmounts(a: QuotaAmounts): string {
+  const parts = [
+    a.gpuCount > 0 ? `${a.gpuCount} × ${a.gpuModel ?? "GPU"}` : null,
+    a.cpuCores > 0 ? `${formatCores(a.cpuCores)} cores` : null,
+    a.memoryBytes > 0 ? `${formatBytes(a.memoryBytes)} memory` : null,
+    a.storageBytes > 0 ? `${formatBytes(a.storageBytes)} storage` : null,
+  ].filter(Boolean);
+  return parts.length ? parts.join(", ") : "nothing";
+}
+
+/** A quantity on the capacity table: GiB for memory (the lines are in GiB already), else as is. */
+export function formatCapacityValue(resource: CapacityKey, value: number): string {
+  const rounded = Math.round(value * 10) / 10;
+  return resource === "memory" ? `${rounded.toLocaleString("en-US")} GiB` : rounded.toLocaleString("en-US");
+}
+
+/** A share of capacity as a percentage ("12.5%"); "—" with no capacity. */
+export function formatShare(share: number): string {
+  if (!Number.isFinite(share)) return "no capacity";
+  return `${Math.round(share * 1000) / 10}%`;
+}
