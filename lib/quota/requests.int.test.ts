@@ -156,15 +156,17 @@ describe(`quota requests (${databaseLabel()})`, () => {
     await setPolicy({ ...DEFAULT_QUOTA_POLICY, secondApprovalAboveMonthlyCost: 5000 });
     try {
       const { request } = await executeCommand(createQuotaRequest, await as("data-scientist"), fourH100);
-      const first = await executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: request.id, version: request.version });
+      const first = await executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: request.id, version: request.version, gpuCount: "3" });
       expect(first.complete).toBe(false);
       expect(first.request).toMatchObject({ status: "pending", firstApprovedBy: (await as("platform-admin")).actor.principalId });
       expect(await db.select().from(quotaGrants).where(eq(quotaGrants.requestId, request.id))).toHaveLength(0);
       const again = await appErrorOf(executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: request.id, version: first.request.version }));
       expect(again).toMatchObject({ code: "forbidden", message: "You gave the first approval; a second, different platform admin must approve too." });
       const second = await executeCommand(approveQuotaRequest, await asSecondAdmin(), { requestId: request.id, version: first.request.version });
-      expect(second).toMatchObject({ complete: true, request: { status: "approved" } });
-      expect((await eventsOf(request.id)).map(([k]) => k)).toEqual(["created", "first_approval", "approved"]);
+      // The second admin confirms what the first granted (3 of 4) unless they change it.
+      expect(second).toMatchObject({ complete: true, request: { status: "approved", granted: { gpuCount: 3 } } });
+      expect((await db.select().from(quotaGrants).where(eq(quotaGrants.requestId, request.id)))[0]).toMatchObject({ gpuCount: 3 });
+      expect((await eventsOf(request.id)).map(([k]) => k)).toEqual(["created", "first_approval", "approved_with_changes"]);
     } finally {
       await setPolicy(DEFAULT_QUOTA_POLICY);
     }

@@ -191,21 +191,23 @@ export const approveQuotaRequest = defineCommand({
       const conflict = decisionConflict(ctx.actor, r, ctx.now);
       if (conflict) throw new AppError("forbidden", conflict);
       const asked = amountsOfRequest(r);
-      const pick = (given: number | undefined, max: number, field: string, errors: Record<string, string[]>) => {
+      // After a first approval with changes, what it granted is the default the second approver confirms.
+      const proposed = r.granted;
+      const pick = (given: number | undefined, max: number, field: string, errors: Record<string, string[]>, fallback = max) => {
         // An empty field arrives as undefined (changedAmount) and grants what was asked; 0 grants none.
-        if (given === undefined) return max;
+        if (given === undefined) return fallback;
         if (given > max) errors[field] = ["can only be less than or equal to what was asked"];
         return given;
       };
       const errors: Record<string, string[]> = {};
       const granted: QuotaAmounts = {
         gpuModel: asked.gpuModel,
-        gpuCount: pick(input.gpuCount, asked.gpuCount, "gpuCount", errors),
-        cpuCores: pick(input.cpuCores, asked.cpuCores, "cpuCores", errors),
-        memoryBytes: pick(input.memory, asked.memoryBytes, "memory", errors),
-        storageBytes: pick(input.storage, asked.storageBytes, "storage", errors),
+        gpuCount: pick(input.gpuCount, asked.gpuCount, "gpuCount", errors, proposed?.gpuCount),
+        cpuCores: pick(input.cpuCores, asked.cpuCores, "cpuCores", errors, proposed?.cpuCores),
+        memoryBytes: pick(input.memory, asked.memoryBytes, "memory", errors, proposed?.memoryBytes),
+        storageBytes: pick(input.storage, asked.storageBytes, "storage", errors, proposed?.storageBytes),
       };
-      const endsAt = input.endsAt ?? r.endsAt;
+      const endsAt = input.endsAt ?? (proposed ? (proposed.endsAt ? new Date(proposed.endsAt) : null) : r.endsAt);
       if (input.endsAt && r.endsAt && input.endsAt > r.endsAt) errors.endsAt = ["can only be earlier than or equal to the end that was asked"];
       if (endsAt && endsAt.getTime() <= ctx.now.getTime()) errors.endsAt = ["must be in the future"];
       if (granted.gpuCount === 0 && granted.cpuCores === 0 && granted.memoryBytes === 0 && granted.storageBytes === 0) errors.cpuCores = ["grant at least one resource, or reject the request"];
@@ -224,7 +226,12 @@ export const approveQuotaRequest = defineCommand({
       if (assessment.secondApproval && !r.firstApprovedBy) {
         const [row] = await tx
           .update(quotaRequests)
-          .set({ firstApprovedBy: ctx.actor.principalId, firstApprovedAt: ctx.now, version: r.version + 1 })
+          .set({
+            firstApprovedBy: ctx.actor.principalId,
+            firstApprovedAt: ctx.now,
+            granted: changed ? { gpuCount: granted.gpuCount, cpuCores: granted.cpuCores, memoryBytes: granted.memoryBytes, storageBytes: granted.storageBytes, endsAt: endsAt?.toISOString() ?? null } : null,
+            version: r.version + 1,
+          })
           .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
           .returning();
         await addEvent(tx, r.id, actor, "first_approval", ctx.now, changed ? { granted, endsAt } : undefined);
