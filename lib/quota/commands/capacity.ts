@@ -224,6 +224,22 @@ async function unlessNameRace<T>(work: () => Promise<T>): Promise<T> {
 
 // ---------------------------------------------------------------- node pools
 
+/** The stored columns of a pool from the create and edit form (a pool without a GPU model has no GPUs). */
+function poolColumns(input: z.output<typeof poolFields>, dedicatedTenantId: string | null) {
+  return {
+    name: input.name,
+    gpuModel: input.gpuModel,
+    gpuResource: input.gpuResource,
+    gpusPerNode: input.gpuModel ? input.gpusPerNode! : 0,
+    nodeCount: input.nodeCount!,
+    minNodes: input.minNodes,
+    maxNodes: input.maxNodes,
+    cpuPerNode: input.cpuPerNode,
+    memoryBytesPerNode: input.memoryPerNode,
+    dedicatedTenantId,
+  };
+}
+
 export const createNodePool = defineCommand({
   name: "createNodePool",
   input: nodePoolInput,
@@ -236,19 +252,7 @@ export const createNodePool = defineCommand({
         const dedicated = await dedicatedTenantId(tx, input.dedicatedTenant);
         const [pool] = await tx
           .insert(nodePools)
-          .values({
-            name: input.name,
-            gpuModel: input.gpuModel,
-            gpuResource: input.gpuResource,
-            gpusPerNode: input.gpuModel ? input.gpusPerNode! : 0,
-            nodeCount: input.nodeCount!,
-            minNodes: input.minNodes,
-            maxNodes: input.maxNodes,
-            cpuPerNode: input.cpuPerNode,
-            memoryBytesPerNode: input.memoryPerNode,
-            dedicatedTenantId: dedicated,
-            createdAt: ctx.now,
-          })
+          .values({ ...poolColumns(input, dedicated), createdAt: ctx.now })
           .returning();
         await recordAudit(tx, {
           actor: auditActorOf(ctx.actor),
@@ -279,19 +283,7 @@ export const updateNodePool = defineCommand({
         const dedicated = await dedicatedTenantId(tx, input.dedicatedTenant);
         const [after] = await tx
           .update(nodePools)
-          .set({
-            name: input.name,
-            gpuModel: input.gpuModel,
-            gpuResource: input.gpuResource,
-            gpusPerNode: input.gpuModel ? input.gpusPerNode! : 0,
-            nodeCount: input.nodeCount!,
-            minNodes: input.minNodes,
-            maxNodes: input.maxNodes,
-            cpuPerNode: input.cpuPerNode,
-            memoryBytesPerNode: input.memoryPerNode,
-            dedicatedTenantId: dedicated,
-            version: before.version + 1,
-          })
+          .set({ ...poolColumns(input, dedicated), version: before.version + 1 })
           .where(and(eq(nodePools.id, input.id), eq(nodePools.version, input.version)))
           .returning();
         if (!after) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
