@@ -1,20 +1,12 @@
 import { and, eq, gt, inArray, isNotNull, isNull, lte } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { projects, quotaGrants, quotaRequestEvents, quotaRequests, tenants } from "@/db/schema";
+import { projects, quotaGrants, quotaRequestEvents, quotaRequests } from "@/db/schema";
 import { formatDateTime } from "@/lib/format";
 import { notify, tenantAdminIds } from "@/lib/notify/in-app";
+import { projectPlace, projectQuotaPath, requestPath } from "./places";
 import { loadQuotaPolicy } from "./store";
 
 const SYSTEM = "system:expiry";
-
-async function where(db: Database, projectId: string) {
-  const [row] = await db
-    .select({ tenant: tenants.slug, project: projects.slug, name: projects.name })
-    .from(projects)
-    .innerJoin(tenants, eq(tenants.id, projects.tenantId))
-    .where(eq(projects.id, projectId));
-  return row!;
-}
 
 /**
  * Time passing, made visible (the worker runs this every pass):
@@ -34,8 +26,8 @@ export async function sweepQuotaTimeouts(db: Database, now: Date): Promise<{ exp
       .returning();
     for (const r of stale) {
       await tx.insert(quotaRequestEvents).values({ requestId: r.id, at: now, actorLabel: SYSTEM, kind: "expired", detail: { why: "its end passed before a decision" } });
-      const w = await where(tx, r.projectId);
-      await notify(tx, [r.requestedBy], { kind: "quota_request.expired", title: `Your quota request for ${w.name} expired undecided`, link: `/tenants/${w.tenant}/projects/${w.project}/quota/requests/${r.id}` }, now);
+      const w = await projectPlace(tx, r.projectId);
+      await notify(tx, [r.requestedBy], { kind: "quota_request.expired", title: `Your quota request for ${w.name} expired undecided`, link: requestPath(w.tenant, w.project, r.id) }, now);
     }
 
     const warnBefore = new Date(now.getTime() + policy.expiryWarningHours * 3_600_000);
@@ -45,13 +37,13 @@ export async function sweepQuotaTimeouts(db: Database, now: Date): Promise<{ exp
       .where(and(isNull(quotaGrants.expiryWarnedAt), isNotNull(quotaGrants.endsAt), gt(quotaGrants.endsAt, now), lte(quotaGrants.endsAt, warnBefore)))
       .returning();
     for (const g of nearing) {
-      const w = await where(tx, g.projectId);
+      const w = await projectPlace(tx, g.projectId);
       const [request] = g.requestId ? await tx.select({ requestedBy: quotaRequests.requestedBy, tenantId: quotaRequests.tenantId }).from(quotaRequests).where(eq(quotaRequests.id, g.requestId)) : [];
       const [tenant] = await tx.select({ id: projects.tenantId }).from(projects).where(eq(projects.id, g.projectId));
       await notify(
         tx,
         [request?.requestedBy, ...(await tenantAdminIds(tx, tenant!.id))],
-        { kind: "quota_grant.ending", title: `Quota for ${w.name} ends ${formatDateTime(g.endsAt!)}`, body: "The project's quota drops then; ask again before it ends to keep it.", link: `/tenants/${w.tenant}/projects/${w.project}/quota` },
+        { kind: "quota_grant.ending", title: `Quota for ${w.name} ends ${formatDateTime(g.endsAt!)}`, body: "The project's quota drops then; ask again before it ends to keep it.", link: projectQuotaPath(w.tenant, w.project) },
         now,
       );
     }
@@ -70,8 +62,8 @@ export async function sweepQuotaTimeouts(db: Database, now: Date): Promise<{ exp
       : [];
     for (const r of expired) {
       await tx.insert(quotaRequestEvents).values({ requestId: r.id, at: now, actorLabel: SYSTEM, kind: "grant_ended" });
-      const w = await where(tx, r.projectId);
-      await notify(tx, [r.requestedBy, ...(await tenantAdminIds(tx, r.tenantId))], { kind: "quota_grant.ended", title: `Time-bound quota for ${w.name} ended`, link: `/tenants/${w.tenant}/projects/${w.project}/quota/requests/${r.id}` }, now);
+      const w = await projectPlace(tx, r.projectId);
+      await notify(tx, [r.requestedBy, ...(await tenantAdminIds(tx, r.tenantId))], { kind: "quota_grant.ended", title: `Time-bound quota for ${w.name} ended`, link: requestPath(w.tenant, w.project, r.id) }, now);
     }
     return { expiredPending: stale.length, warned: nearing.length, expiredGrants: expired.length };
   });

@@ -1,8 +1,9 @@
 import { and, eq, inArray, lte } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { projects, quotaRequestEvents, quotaRequests, tenants } from "@/db/schema";
+import { quotaRequestEvents, quotaRequests } from "@/db/schema";
 import { notify } from "@/lib/notify/in-app";
 import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
+import { projectPlace, requestPath } from "./places";
 
 const WORKER = { principalId: null, label: "system:reconcile" } as const;
 
@@ -22,17 +23,13 @@ export async function followClusterChange(tx: Database, change: { projectId: str
     .where(and(eq(quotaRequests.projectId, change.projectId), inArray(quotaRequests.status, [...waiting]), lte(quotaRequests.decidedAt, change.claimedAt)))
     .returning();
   if (moved.length === 0) return;
-  const [where] = await tx
-    .select({ tenant: tenants.slug, project: projects.slug, name: projects.name })
-    .from(projects)
-    .innerJoin(tenants, eq(tenants.id, projects.tenantId))
-    .where(eq(projects.id, change.projectId));
+  const where = await projectPlace(tx, change.projectId);
   for (const r of moved) {
     const kind = outcome.status === "applied" ? "applied" : "apply_failed";
     await tx.insert(quotaRequestEvents).values({ requestId: r.id, at, actorPrincipalId: null, actorLabel: WORKER.label, kind, detail: outcome.status === "failed" ? { error: outcome.error } : null });
-    const title = outcome.status === "applied" ? `Quota for ${where!.name} is applied on the cluster` : `Applying quota for ${where!.name} failed`;
-    const link = `/tenants/${where!.tenant}/projects/${where!.project}/quota/requests/${r.id}`;
+    const title = outcome.status === "applied" ? `Quota for ${where.name} is applied on the cluster` : `Applying quota for ${where.name} failed`;
+    const link = requestPath(where.tenant, where.project, r.id);
     await notify(tx, [r.requestedBy], { kind: `quota_request.${kind}`, title, body: outcome.status === "failed" ? "Platform admins see the error and can retry." : "", link }, at);
-    await enqueueWebhookEvent(tx, outcome.status === "applied" ? "request.applied" : "request.failed", { text: title, requestId: r.id, tenant: where!.tenant, project: where!.project }, at);
+    await enqueueWebhookEvent(tx, outcome.status === "applied" ? "request.applied" : "request.failed", { text: title, requestId: r.id, tenant: where.tenant, project: where.project }, at);
   }
 }

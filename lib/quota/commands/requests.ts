@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db/client";
-import { projects, quotaGrants, quotaRequestEvents, quotaRequests, tenants } from "@/db/schema";
+import { quotaGrants, quotaRequestEvents, quotaRequests } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
@@ -18,7 +18,10 @@ import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/ten
 import { onProject, projectAddress } from "@/lib/tenancy/targets";
 import { amountFields, amountProblems, amountsOf, type QuotaAmounts } from "../amounts";
 import { assessRequest, UnknownGpuModelError } from "../assess";
+import { projectPlace, requestPath } from "../places";
 import { loadPools } from "../store";
+
+export { requestPath };
 
 type RequestRow = typeof quotaRequests.$inferSelect;
 const SYSTEM: AuditActor = { principalId: null, label: "system:auto-approval" };
@@ -31,8 +34,6 @@ const justificationInput = z
   .trim()
   .min(10, "say in a sentence what the resources are for (at least 10 characters)")
   .max(2000, "must be at most 2000 characters");
-
-export const requestPath = (tenantSlug: string, projectSlug: string, id: string) => `/tenants/${tenantSlug}/projects/${projectSlug}/quota/requests/${id}`;
 
 async function addEvent(db: Database, requestId: string, actor: AuditActor, kind: string, at: Date, detail?: Record<string, unknown>) {
   await db.insert(quotaRequestEvents).values({ requestId, at, actorPrincipalId: actor.principalId, actorLabel: actor.label, kind, detail: detail ?? null });
@@ -71,20 +72,11 @@ async function grantAndApply(tx: Database, request: RequestRow, amounts: QuotaAm
 
 const amountsOfRequest = (r: RequestRow): QuotaAmounts => ({ gpuModel: r.gpuModel, gpuCount: r.gpuCount, cpuCores: r.cpuCores, memoryBytes: r.memoryBytes, storageBytes: r.storageBytes });
 
-async function slugsOf(db: Database, r: RequestRow) {
-  const [row] = await db
-    .select({ tenant: tenants.slug, project: projects.slug, projectName: projects.name })
-    .from(projects)
-    .innerJoin(tenants, eq(tenants.id, projects.tenantId))
-    .where(eq(projects.id, r.projectId));
-  return row!;
-}
-
 /** Tell the requester and the tenant admins about a decision, in-app and to subscribed webhooks. */
 async function announceDecision(tx: Database, r: RequestRow, outcome: string, at: Date, note?: string | null) {
-  const s = await slugsOf(tx, r);
+  const s = await projectPlace(tx, r.projectId);
   const link = requestPath(s.tenant, s.project, r.id);
-  const title = `Quota request for ${s.projectName} ${outcome}`;
+  const title = `Quota request for ${s.name} ${outcome}`;
   await notify(tx, [r.requestedBy, ...(await tenantAdminIds(tx, r.tenantId))], { kind: "quota_request.decided", title, body: note ?? "", link }, at);
   await enqueueWebhookEvent(tx, "request.decided", { text: `${title}${note ? `: ${note}` : ""}`, requestId: r.id, tenant: s.tenant, project: s.project, outcome }, at);
 }
