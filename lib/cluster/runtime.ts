@@ -49,14 +49,20 @@ export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log
   const log = o.log ?? ((m, e) => (e ? console.error(`[allot] ${m}`, e) : console.log(`[allot] ${m}`)));
   const driftEveryMs = o.settings.driftIntervalMinutes * 60_000;
   let lastDrift = Date.now();
+  // Request statuses and expiry warnings need minute precision, not a query per second:
+  // the quota itself drops on time through the cluster change scheduled for the grant's end.
+  const SWEEP_EVERY_MS = 60_000;
+  let lastSweep = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 
   const pass = async () => {
     try {
-      // Time-bound quota first: an ended grant's cluster change is then due in this same pass.
-      await sweepQuotaTimeouts(o.db, o.clock());
+      if (Date.now() - lastSweep >= SWEEP_EVERY_MS) {
+        lastSweep = Date.now();
+        await sweepQuotaTimeouts(o.db, o.clock());
+      }
       await reconcileDue(o);
       await deliverDueWebhooks(o.db, o.clock());
       if (o.client && driftEveryMs > 0 && Date.now() - lastDrift >= driftEveryMs) {

@@ -262,8 +262,7 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
         .where(mine);
     }
     // Quota requests approved before this change was taken follow it (live mode only).
-    if (outcome.status === "applied") await followClusterChange(tx, { projectId: change.projectId, claimedAt: change.updatedAt }, outcome, now);
-    if (outcome.status === "failed") await followClusterChange(tx, { projectId: change.projectId, claimedAt: change.updatedAt }, outcome, now);
+    if (outcome.status === "applied" || outcome.status === "failed") await followClusterChange(tx, { projectId: change.projectId, claimedAt: change.updatedAt }, outcome, now);
     if (outcome.status !== "applied" && outcome.status !== "recorded" && objects.length > 0) {
       await tx
         .update(clusterObjects)
