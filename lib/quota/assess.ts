@@ -30,15 +30,16 @@ export class UnknownGpuModelError extends Error {}
  * and what the automatic rules say. Used by the request form's preview, by
  * the create command (auto-approval) and by the approval queue.
  */
-export async function assessRequest(db: Database, settings: ClusterSettings, projectId: string, amounts: QuotaAmounts, at: Date): Promise<Assessment> {
-  const [pools, rateRows, policy, allocation, grants, gpuResources] = await Promise.all([
-    loadPools(db),
-    loadRates(db),
-    loadQuotaPolicy(db),
-    clusterAllocation(db, settings, at),
-    grantsOfProjects(db, [projectId]),
-    knownGpuResources(db),
-  ]);
+/** What every assessment at one instant shares: pools, prices, policy and the cluster's allocation. Load it once for a list. */
+export type AssessmentBasis = Awaited<ReturnType<typeof loadAssessmentBasis>>;
+
+export async function loadAssessmentBasis(db: Database, settings: ClusterSettings, at: Date) {
+  const [pools, rateRows, policy, allocation, gpuResources] = await Promise.all([loadPools(db), loadRates(db), loadQuotaPolicy(db), clusterAllocation(db, settings, at), knownGpuResources(db)]);
+  return { pools, rateRows, policy, allocation, gpuResources };
+}
+
+export async function assessRequest(db: Database, settings: ClusterSettings, projectId: string, amounts: QuotaAmounts, at: Date, basis?: AssessmentBasis): Promise<Assessment> {
+  const [{ pools, rateRows, policy, allocation, gpuResources }, grants] = await Promise.all([basis ?? loadAssessmentBasis(db, settings, at), grantsOfProjects(db, [projectId])]);
   let gpuResource: string | null = null;
   if (amounts.gpuCount > 0) {
     const pool = pools.find((p) => p.gpuModel === amounts.gpuModel);

@@ -7,7 +7,7 @@ import { config } from "@/lib/config";
 import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
 import { AppError } from "@/lib/errors";
 import type { QuotaAmounts } from "./amounts";
-import { assessRequest, type Assessment } from "./assess";
+import { assessRequest, loadAssessmentBasis, UnknownGpuModelError, type AssessmentBasis, type Assessment } from "./assess";
 import { quotaChangeDiff } from "./diff";
 import { effectiveQuotaAt, gpusByModelAt, grantInForce } from "./effective";
 import { grantsOfProjects } from "./store";
@@ -17,6 +17,8 @@ export const REQUEST_STATUSES: readonly QuotaRequestStatus[] = ["pending", "appr
 
 export interface RequestListItem {
   id: string;
+  tenantId: string;
+  projectId: string;
   tenantSlug: string;
   projectSlug: string;
   projectName: string;
@@ -48,6 +50,8 @@ async function listWhere(ctx: CommandContext, where: SQL | undefined, order: "ne
     .limit(limit);
   return rows.map(({ r, ...x }) => ({
     id: r.id,
+    tenantId: r.tenantId,
+    projectId: r.projectId,
     ...x,
     requestedBy: r.requestedBy,
     amounts: amountsOf(r),
@@ -89,9 +93,8 @@ export async function visibleRequests(ctx: CommandContext, status?: QuotaRequest
   const projectIds = ctx.actor.projectGrants.map((g) => g.projectId);
   if (tenantIds.length === 0 && projectIds.length === 0) return [];
   const reach = or(tenantIds.length ? inArray(quotaRequests.tenantId, tenantIds) : undefined, projectIds.length ? inArray(quotaRequests.projectId, projectIds) : undefined);
-  const rows = await ctx.db.select({ id: quotaRequests.id, tenantId: quotaRequests.tenantId, projectId: quotaRequests.projectId }).from(quotaRequests).where(and(reach, byStatus));
-  const visible = rows.filter((r) => can(ctx.actor, "project.quota.view", { kind: "project", tenantId: r.tenantId, projectId: r.projectId }, ctx.now)).map((r) => r.id);
-  return visible.length ? listWhere(ctx, inArray(quotaRequests.id, visible), "newest", 1000) : [];
+  const rows = await listWhere(ctx, and(reach, byStatus), "newest", 1000);
+  return rows.filter((r) => can(ctx.actor, "project.quota.view", { kind: "project", tenantId: r.tenantId, projectId: r.projectId }, ctx.now));
 }
 
 export interface QueueFilter {
@@ -118,20 +121,26 @@ export async function approvalQueue(ctx: CommandContext, filter: QueueFilter = {
   if (filter.size === "small") items = items.filter((i) => i.amounts.gpuCount === 0);
   if (filter.size === "large") items = items.filter((i) => i.monthlyCost > 5000);
   const settings = config().cluster;
+  // Pools, prices, policy and the cluster's allocation are the same for every entry: load them once.
+  const basis = await loadAssessmentBasis(ctx.db, settings, ctx.now);
   const out: QueueEntry[] = [];
-  for (const item of items) out.push(await withPicture(ctx, item, settings));
+  for (const item of items) out.push(await withPicture(ctx, item, settings, basis));
   return out;
 }
 
-async function withPicture(ctx: CommandContext, item: RequestListItem, settings = config().cluster): Promise<QueueEntry> {
-  const [row] = await ctx.db.select({ tenantId: quotaRequests.tenantId, projectId: quotaRequests.projectId }).from(quotaRequests).where(eq(quotaRequests.id, item.id));
-  const assessment = await assessRequest(ctx.db, settings, row!.projectId, item.amounts, ctx.now).catch(() => null);
-  const diff = assessment ? await quotaChangeDiff(ctx.db, settings, row!.tenantId, row!.projectId, assessment.after.quota, ctx.now) : "";
+async function withPicture(ctx: CommandContext, item: RequestListItem, settings = config().cluster, basis?: AssessmentBasis): Promise<QueueEntry> {
+  const assess = (amounts: QuotaAmounts) => assessRequest(ctx.db, settings, item.projectId, amounts, ctx.now, basis);
+  // A GPU model whose pools were removed since the request: show the rest of the picture without the GPUs.
+  const assessment = await assess(item.amounts).catch((error: unknown) => {
+    if (error instanceof UnknownGpuModelError) return null;
+    throw error;
+  });
+  const diff = assessment ? await quotaChangeDiff(ctx.db, settings, item.tenantId, item.projectId, assessment.after.quota, ctx.now) : "";
   return {
     ...item,
-    assessment: assessment ?? (await assessRequest(ctx.db, settings, row!.projectId, { ...item.amounts, gpuCount: 0, gpuModel: null }, ctx.now)),
+    assessment: assessment ?? (await assess({ ...item.amounts, gpuCount: 0, gpuModel: null })),
     diff,
-    conflict: decisionConflict(ctx.actor, { requestedBy: item.requestedBy, tenantId: row!.tenantId }, ctx.now),
+    conflict: decisionConflict(ctx.actor, { requestedBy: item.requestedBy, tenantId: item.tenantId }, ctx.now),
   };
 }
 
