@@ -1,7 +1,5 @@
 import "server-only";
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { quotaRequests } from "@/db/schema";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
@@ -67,13 +65,12 @@ async function detailOrNotFound(ctx: CommandContext, id: string) {
 }
 
 /**
- * A request the caller cannot see is not_found before any command runs, so a
- * decision on someone else's request does not reveal that it exists.
+ * A path id that cannot name a request is not found (not a validation error).
+ * Whether the caller may see the request is the commands' decision: their
+ * targets answer not_found for a request out of the caller's reach.
  */
-async function assertInReach(ctx: CommandContext, id: string) {
+function assertRequestId(id: string) {
   if (!REQUEST_ID.test(id)) throw new AppError("not_found");
-  const [row] = await ctx.db.select({ tenantId: quotaRequests.tenantId, projectId: quotaRequests.projectId }).from(quotaRequests).where(eq(quotaRequests.id, id));
-  if (!row || !can(ctx.actor, "project.quota.view", { kind: "project", tenantId: row.tenantId, projectId: row.projectId }, ctx.now)) throw new AppError("not_found");
 }
 
 export const createQuotaRequestRoute = apiRoute({
@@ -152,7 +149,7 @@ export const approveQuotaRequestRoute = apiRoute({
   bodyFromPath: ["requestId"],
   response: quotaRequestDetailOut,
   async handler(ctx, { params, body }) {
-    await assertInReach(ctx, params.id);
+    assertRequestId(params.id);
     await executeCommand(approveQuotaRequest, ctx, commandInput(body, { requestId: params.id }));
     return detailOrNotFound(ctx, params.id);
   },
@@ -168,7 +165,7 @@ export const rejectQuotaRequestRoute = apiRoute({
   bodyFromPath: ["requestId"],
   response: quotaRequestDetailOut,
   async handler(ctx, { params, body }) {
-    await assertInReach(ctx, params.id);
+    assertRequestId(params.id);
     await executeCommand(rejectQuotaRequest, ctx, commandInput(body, { requestId: params.id }));
     return detailOrNotFound(ctx, params.id);
   },
@@ -182,7 +179,7 @@ export const cancelQuotaRequestRoute = apiRoute({
   params: requestParams,
   response: quotaRequestDetailOut,
   async handler(ctx, { params }) {
-    await assertInReach(ctx, params.id);
+    assertRequestId(params.id);
     await executeCommand(cancelQuotaRequest, ctx, { requestId: params.id });
     return detailOrNotFound(ctx, params.id);
   },
