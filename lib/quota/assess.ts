@@ -2,11 +2,12 @@ import type { Database } from "@/db/client";
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import type { ClusterSettings } from "@/lib/config";
 import type { QuotaAmounts } from "./amounts";
-import { capacityImpact, clusterCapacity, tenantShares, type Allocation, type CapacityLine } from "./capacity";
+import { clusterCapacity, tenantShares, type CapacityLine } from "./capacity";
 import { monthlyCost, ratesInForce, type CostEstimate } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt } from "./effective";
-import { autoApproval, needsSecondApproval, type AutoDecision, type QuotaPolicy } from "./policy";
+import { needsSecondApproval, type AutoDecision, type QuotaPolicy } from "./policy";
 import { clusterAllocation, grantsOfProjects, knownGpuResources, loadPools, loadQuotaPolicy, loadRates } from "./store";
+import { previewRequest } from "./view-helpers";
 
 export interface Assessment {
   /** The extended resource the GPU model is served as (from the node pools), when GPUs are asked for. */
@@ -49,25 +50,22 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
   const spans = grants.get(projectId) ?? [];
   const quota = effectiveQuotaAt(settings.defaultProjectQuota, spans, at, gpuResources);
   const gpusByModel = gpusByModelAt(spans, at);
-  const afterQuota: EffectiveQuota = {
-    ...quota,
-    cpuCores: Math.round((quota.cpuCores + amounts.cpuCores) * 1000) / 1000,
-    memoryBytes: quota.memoryBytes + amounts.memoryBytes,
-    storageBytes: quota.storageBytes + amounts.storageBytes,
-    gpus: { ...quota.gpus },
-  };
-  const afterGpus = { ...gpusByModel };
-  if (gpuResource && amounts.gpuModel) {
-    afterQuota.gpus[gpuResource] = (afterQuota.gpus[gpuResource] ?? 0) + amounts.gpuCount;
-    afterGpus[amounts.gpuModel] = (afterGpus[amounts.gpuModel] ?? 0) + amounts.gpuCount;
-  }
-
   const prices = ratesInForce(rateRows, at);
-  const estimate = monthlyCost(amounts, prices);
-  const currentCost = monthlyCost(
-    { gpuModel: null, gpuCount: 0, cpuCores: quota.cpuCores, memoryBytes: quota.memoryBytes, storageBytes: quota.storageBytes },
-    prices,
+  const capacity = clusterCapacity(pools, policy.overcommit);
+  // The same arithmetic as the request form's live preview, so the two never disagree.
+  const preview = previewRequest(
+    {
+      current: { quota, gpusByModel },
+      gpuResources: Object.fromEntries(pools.filter((p) => p.gpuModel && p.gpuResource).map((p) => [p.gpuModel!, p.gpuResource!])),
+      prices: [...prices],
+      capacity: [...capacity],
+      allocated: allocation.total,
+      policy,
+    },
+    amounts,
   );
+
+  const currentCost = monthlyCost({ gpuModel: null, gpuCount: 0, cpuCores: quota.cpuCores, memoryBytes: quota.memoryBytes, storageBytes: quota.storageBytes }, prices);
   for (const [model, n] of Object.entries(gpusByModel)) {
     const gpu = monthlyCost({ gpuModel: model, gpuCount: n, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, prices);
     currentCost.lines.push(...gpu.lines);
@@ -75,21 +73,15 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
     currentCost.monthly = Math.round((currentCost.monthly + gpu.monthly) * 100) / 100;
   }
 
-  const capacity = clusterCapacity(pools, policy.overcommit);
-  const extra: Allocation = { cpuCores: amounts.cpuCores, memoryBytes: amounts.memoryBytes, gpusByModel: amounts.gpuModel && amounts.gpuCount > 0 ? { [amounts.gpuModel]: amounts.gpuCount } : {} };
-  const impact = capacityImpact(capacity, allocation.total, extra);
-  // Only the resources the request touches matter to the decision.
-  const touched = impact.filter((l) => (l.resource === "cpu" && amounts.cpuCores > 0) || (l.resource === "memory" && amounts.memoryBytes > 0) || (amounts.gpuModel !== null && l.resource === `gpu:${amounts.gpuModel}`));
-
   return {
     gpuResource,
     current: { quota, gpusByModel, monthly: currentCost },
-    after: { quota: afterQuota, gpusByModel: afterGpus },
-    estimate,
-    capacity: touched,
+    after: preview.after,
+    estimate: preview.estimate,
+    capacity: preview.capacity,
     shares: tenantShares(capacity, allocation.byTenant),
-    auto: autoApproval(amounts, estimate, touched, policy),
-    secondApproval: needsSecondApproval(estimate.monthly, policy),
+    auto: preview.auto,
+    secondApproval: needsSecondApproval(preview.estimate.monthly, policy),
     policy,
   };
 }
