@@ -1,19 +1,12 @@
 import { approveTenantRequestAction, rejectTenantRequestAction } from "@/app/(portal)/tenant-requests/actions";
+import { isEmpty } from "@/lib/quota/amounts";
 import type { TenantRequestRow } from "@/lib/quota/queries";
+import { describeAmounts } from "@/lib/quota/view-helpers";
 import { ActionDialog } from "./action-form";
 import { Cell, DataTable } from "./table";
 import { Card, EmptyState, formatDate } from "./ui";
 
-const GiB = 2 ** 30;
-const describeQuota = (q: TenantRequestRow["quota"]) =>
-  [
-    q.gpuCount > 0 ? `${q.gpuCount} × ${q.gpuModel}` : null,
-    q.cpuCores > 0 ? `${q.cpuCores} cores` : null,
-    q.memoryBytes > 0 ? `${q.memoryBytes / GiB} GiB memory` : null,
-    q.storageBytes > 0 ? `${q.storageBytes / GiB} GiB storage` : null,
-  ]
-    .filter(Boolean)
-    .join(", ") || "the starting quota only";
+const describeQuota = (q: TenantRequestRow["quota"]) => (isEmpty(q) ? "the starting quota only" : describeAmounts(q));
 
 /** New tenants asked for by request, in the approval queue: approving creates the tenant, its admins and first project. */
 export function TenantRequestQueue({ rows, currentPrincipalId }: { rows: TenantRequestRow[]; currentPrincipalId: string }) {

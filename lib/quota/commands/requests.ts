@@ -19,6 +19,7 @@ import { onProject, projectAddress } from "@/lib/tenancy/targets";
 import { amountFields, amountProblems, amountsOf, type QuotaAmounts } from "../amounts";
 import { assessRequest, UnknownGpuModelError } from "../assess";
 import { projectPlace, requestPath } from "../places";
+import { describeAmounts } from "../view-helpers";
 import { loadPools } from "../store";
 
 export { requestPath };
@@ -38,16 +39,6 @@ const justificationInput = z
 async function addEvent(db: Database, requestId: string, actor: AuditActor, kind: string, at: Date, detail?: Record<string, unknown>) {
   await db.insert(quotaRequestEvents).values({ requestId, at, actorPrincipalId: actor.principalId, actorLabel: actor.label, kind, detail: detail ?? null });
 }
-
-const describeAmounts = (a: QuotaAmounts) =>
-  [
-    a.gpuCount > 0 ? `${a.gpuCount} × ${a.gpuModel}` : null,
-    a.cpuCores > 0 ? `${a.cpuCores} cores` : null,
-    a.memoryBytes > 0 ? `${Math.round((a.memoryBytes / 2 ** 30) * 10) / 10} GiB memory` : null,
-    a.storageBytes > 0 ? `${Math.round((a.storageBytes / 2 ** 30) * 10) / 10} GiB storage` : null,
-  ]
-    .filter(Boolean)
-    .join(", ");
 
 /**
  * Turn a request into a grant and enqueue the project's cluster change, in
