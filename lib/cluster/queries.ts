@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, ne, sql } from "drizzle-orm";
+import { asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { clusterChangeAttempts, clusterChanges, clusterObjects, projects, tenants } from "@/db/schema";
 
@@ -90,13 +90,4 @@ export async function clusterChangeById(db: Database, id: number): Promise<Chang
   if (!row) return null;
   const attemptLog = await db.select().from(clusterChangeAttempts).where(eq(clusterChangeAttempts.changeId, id)).orderBy(asc(clusterChangeAttempts.id));
   return { ...row.change, tenantSlug: row.tenantSlug, projectSlug: row.projectSlug, namespace: row.namespace, attemptLog };
-}
-
-/** Every object the portal owns for a tenant (cluster-scoped ones first), for `render`-like downloads. */
-export async function tenantClusterObjects(db: Database, tenantId: string, options: { projectLevelOnly?: boolean } = {}): Promise<ClusterObjectRow[]> {
-  return db
-    .select()
-    .from(clusterObjects)
-    .where(and(eq(clusterObjects.tenantId, tenantId), options.projectLevelOnly ? ne(clusterObjects.namespace, "") : undefined))
-    .orderBy(sql`${clusterObjects.projectId} is not null`, asc(clusterObjects.namespace), kindRank, asc(clusterObjects.name));
 }

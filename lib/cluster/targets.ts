@@ -70,5 +70,3 @@ export function refOf(o: { apiVersion: string; kind: string; metadata?: { name?:
 
 /** One key per object: kind, namespace and name (our kinds are unique by kind across API groups). */
 export const identityOf = (r: { kind: string; namespace?: string | null; name: string }) => `${r.kind}/${r.namespace ?? ""}/${r.name}`;
-
-export const describeRef = (r: ObjectRef) => `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;

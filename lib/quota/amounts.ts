@@ -12,8 +12,6 @@ export interface QuotaAmounts {
   storageBytes: number;
 }
 
-export const ZERO_AMOUNTS: QuotaAmounts = { gpuModel: null, gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
-
 /** Limits beyond which a number is a typo, not a request. */
 export const MAX = { gpuCount: 4096, cpuCores: 100_000, memoryBytes: 2 ** 50, storageBytes: 2 ** 53 - 1 } as const;
 

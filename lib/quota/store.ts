@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { instanceSettings, nodePools, projects, quotaGrants, rates, tenants } from "@/db/schema";
 import type { ClusterSettings } from "@/lib/config";
-import type { Allocation, PoolCapacityInput } from "./capacity";
+import type { Allocation } from "./capacity";
 import type { RateRow } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt, type GrantSpan } from "./effective";
 import { DEFAULT_QUOTA_POLICY, quotaPolicySchema, type QuotaPolicy } from "./policy";
@@ -18,8 +18,6 @@ export async function loadQuotaPolicy(db: Database): Promise<QuotaPolicy> {
 export async function loadPools(db: Database): Promise<(typeof nodePools.$inferSelect)[]> {
   return db.select().from(nodePools).orderBy(asc(nodePools.name));
 }
-
-export const capacityInputOf = (p: typeof nodePools.$inferSelect): PoolCapacityInput => p;
 
 export async function loadRates(db: Database): Promise<RateRow[]> {
   const rows = await db.select().from(rates).orderBy(asc(rates.resource), asc(rates.effectiveFrom));
