@@ -4,3 +4,4 @@ export * from "./audit";
 export * from "./settings";
 export * from "./cluster";
 export * from "./quota";
+export * from "./metering";

@@ -5,7 +5,8 @@ import { principals } from "./identity";
 export const isolationTier = pgEnum("isolation_tier", ["shared", "dedicated"]);
 export const tenantStatus = pgEnum("tenant_status", ["active", "disabled"]);
 export const tenantRole = pgEnum("tenant_role", ["tenant_admin", "member", "viewer"]);
-export const projectRole = pgEnum("project_role", ["member", "viewer"]);
+/** "meter" is for service accounts only: it may push usage for the project and nothing else. */
+export const projectRole = pgEnum("project_role", ["member", "viewer", "meter"]);
 
 export const tenants = pgTable(
   "tenants",

@@ -1,0 +1,118 @@
+import { sql } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { pricingDivisorSql } from "./rollup";
+
+/** The source of generated demo usage: pages mark figures that include it. */
+export const DEMO_SOURCE = "demo";
+
+/** One hour of one resource's usage by one project, in consumed units (see units.ts). */
+export interface UsageSample {
+  projectId: string;
+  tenantId: string;
+  resource: string;
+  /** The start of the hour, on the hour. */
+  hour: Date;
+  quantity: number;
+  requested?: number | null;
+  used?: number | null;
+  gpuUtilization?: number | null;
+}
+
+/** Where a sample for the same (project, resource, hour) twice in a batch is, so callers can name it. */
+export function firstDuplicate(samples: readonly Pick<UsageSample, "projectId" | "resource" | "hour">[]): [number, number] | null {
+  const seen = new Map<string, number>();
+  for (let i = 0; i < samples.length; i++) {
+    const s = samples[i]!;
+    const key = `${s.projectId}\u0000${s.resource}\u0000${s.hour.getTime()}`;
+    const first = seen.get(key);
+    if (first !== undefined) return [first, i];
+    seen.set(key, i);
+  }
+  return null;
+}
+
+/**
+ * Store a batch of hourly samples from one source and keep the daily rollup
+ * current, in one transaction. A sample replaces the source's earlier figure
+ * for the same (project, resource, hour), so a retried batch never counts
+ * twice: the rollup is moved by the difference between the new and the old
+ * figure, priced at the rate in force at that hour.
+ *
+ * Samples must already be valid (inputs.ts); a batch naming the same key
+ * twice is refused because which of the two counts would be arbitrary.
+ */
+export async function ingestUsage(db: Database, source: string, samples: readonly UsageSample[], now: Date): Promise<{ stored: number }> {
+  if (samples.length === 0) return { stored: 0 };
+  const duplicate = firstDuplicate(samples);
+  if (duplicate) throw new Error(`samples ${duplicate[0]} and ${duplicate[1]} name the same project, resource and hour`);
+  const rows = JSON.stringify(
+    samples.map((s) => ({
+      project_id: s.projectId,
+      tenant_id: s.tenantId,
+      resource: s.resource,
+      hour: s.hour.toISOString(),
+      quantity: s.quantity,
+      requested: s.requested ?? null,
+      used: s.used ?? null,
+      gpu_utilization: s.gpuUtilization ?? null,
+    })),
+  );
+  const projectIds = [...new Set(samples.map((s) => s.projectId))].sort();
+  return db.transaction(async (tx) => {
+    // Two batches touching the same project take turns, so each reads the
+    // other's committed figure as "old" and the rollup moves by the true difference.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('usage:' || p, 0)) from jsonb_array_elements_text(${JSON.stringify(projectIds)}::jsonb) as p order by p`);
+    await tx.execute(sql`
+      with s as (
+        select * from jsonb_to_recordset(${rows}::jsonb)
+          as s(project_id uuid, tenant_id uuid, resource text, hour timestamptz, quantity float8, requested float8, used float8, gpu_utilization float8)
+      ),
+      old as (
+        select h.project_id, h.resource, h.hour, h.quantity, h.gpu_utilization
+        from usage_hourly h
+        join s on h.project_id = s.project_id and h.resource = s.resource and h.hour = s.hour and h.source = ${source}
+      ),
+      up as (
+        insert into usage_hourly (project_id, tenant_id, resource, hour, source, quantity, requested, used, gpu_utilization, ingested_at)
+        select project_id, tenant_id, resource, hour, ${source}, quantity, requested, used, gpu_utilization, ${now.toISOString()}::timestamptz from s
+        on conflict (project_id, resource, hour, source) do update set
+          quantity = excluded.quantity, requested = excluded.requested, used = excluded.used,
+          gpu_utilization = excluded.gpu_utilization, ingested_at = excluded.ingested_at
+        returning project_id, tenant_id, resource, hour, quantity, gpu_utilization
+      ),
+      delta as (
+        select up.project_id, up.tenant_id, up.resource, up.hour,
+          (up.hour at time zone 'UTC')::date as day,
+          up.quantity::numeric - coalesce(old.quantity, 0)::numeric as dq,
+          (case when up.gpu_utilization is null then 0 else up.quantity end)::numeric
+            - (case when old.gpu_utilization is null then 0 else old.quantity end)::numeric as dmeasured,
+          (coalesce(up.gpu_utilization, 0) * up.quantity)::numeric
+            - (coalesce(old.gpu_utilization, 0) * coalesce(old.quantity, 0))::numeric as dbusy
+        from up left join old on old.project_id = up.project_id and old.resource = up.resource and old.hour = up.hour
+      ),
+      priced as (
+        select d.*, p.unit_price from delta d
+        left join lateral (
+          select r.unit_price from rates r where r.resource = d.resource and r.effective_from <= d.hour
+          order by r.effective_from desc limit 1
+        ) p on true
+      )
+      insert into usage_daily as ud (project_id, tenant_id, resource, day, quantity, cost, unpriced_quantity, gpu_measured_hours, gpu_busy_hours, has_demo)
+      select project_id, tenant_id, resource, day,
+        sum(dq),
+        coalesce(sum(dq * unit_price / ${pricingDivisorSql(sql.raw("resource"))}), 0),
+        sum(case when unit_price is null then dq else 0 end),
+        sum(dmeasured), sum(dbusy), ${source === DEMO_SOURCE}
+      from priced
+      group by project_id, tenant_id, resource, day
+      on conflict (project_id, day, resource) do update set
+        quantity = ud.quantity + excluded.quantity,
+        cost = ud.cost + excluded.cost,
+        unpriced_quantity = ud.unpriced_quantity + excluded.unpriced_quantity,
+        gpu_measured_hours = ud.gpu_measured_hours + excluded.gpu_measured_hours,
+        gpu_busy_hours = ud.gpu_busy_hours + excluded.gpu_busy_hours,
+        has_demo = ud.has_demo or excluded.has_demo
+    `);
+    return { stored: samples.length };
+  });
+}
