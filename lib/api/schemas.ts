@@ -78,7 +78,7 @@ export const collaboratorOut = z.object({
 export const grantOut = z.object({
   id: z.string(),
   principalId: z.string(),
-  role: z.enum(["member", "viewer"]),
+  role: z.enum(["member", "viewer", "meter"]),
   expiresAt: nullableDate,
   version: z.number().int(),
 });
@@ -99,7 +99,7 @@ export const serviceAccountOut = z.object({
   createdBy: z.string().nullable(),
   createdAt: isoDateTime,
   disabled: z.boolean(),
-  projectRoles: z.array(z.object({ grantId: z.string(), projectSlug: z.string(), projectName: z.string(), role: z.enum(["member", "viewer"]), expiresAt: nullableDate })),
+  projectRoles: z.array(z.object({ grantId: z.string(), projectSlug: z.string(), projectName: z.string(), role: z.enum(["member", "viewer", "meter"]), expiresAt: nullableDate })),
   tokens: z.array(tokenOut).describe("Present for tenant admins; never includes the secret"),
 });
 

@@ -4,7 +4,8 @@
  * itself decides what the bindings allow at a given instant.
  */
 export type TenantRole = "tenant_admin" | "member" | "viewer";
-export type ProjectRole = "member" | "viewer";
+/** "meter" is held only by service accounts: it pushes usage for the project and grants nothing else. */
+export type ProjectRole = "member" | "viewer" | "meter";
 export type TenantStatus = "active" | "disabled";
 
 export type Actor = {

@@ -26,7 +26,7 @@ type ResourceName = keyof typeof resources;
 function actor(partial: Partial<Actor>): Actor {
   return { principalId: "p", kind: "user", displayName: "x", email: null, isPlatformAdmin: false, memberships: [], projectGrants: [], ...partial };
 }
-const grant = (projectId: string, tenantId: string, role: "member" | "viewer", expiresAt: Date | null, tenantStatus: "active" | "disabled" = "active") => ({
+const grant = (projectId: string, tenantId: string, role: "member" | "viewer" | "meter", expiresAt: Date | null, tenantStatus: "active" | "disabled" = "active") => ({
   projectId,
   tenantId,
   role,
@@ -50,6 +50,8 @@ const subjects = {
     memberships: [{ tenantId: T_OFF, tenantStatus: "disabled", role: "tenant_admin" }],
     projectGrants: [grant("off1", T_OFF, "member", null, "disabled")],
   }),
+  meterOnA1: actor({ kind: "service_account", projectGrants: [grant("a1", T_A, "meter", null)] }),
+  expiredMeterOnA1: actor({ kind: "service_account", projectGrants: [grant("a1", T_A, "meter", EARLIER)] }),
   nobody: actor({}),
 } satisfies Record<string, Actor>;
 type SubjectName = keyof typeof subjects;
@@ -74,6 +76,11 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "quota.decide": ["platform"],
     "webhooks.manage": ["platform"],
     "tenant_request.decide": ["platform"],
+    "platform.spend.view": ["platform"],
+    "usage.manage": ["platform"],
+    "tenant.spend.view": ALL_TENANTS,
+    "project.spend.view": ALL_PROJECTS,
+    "project.budget.manage": ALL_PROJECTS,
     "tenant.view": ALL_TENANTS,
     "tenant.quota.view": ALL_TENANTS,
     "tenant.disable": ALL_TENANTS,
@@ -105,6 +112,9 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "project.quota.view": ["projectA1", "projectA2"],
     "project.quota.request": ["projectA1", "projectA2"],
     "tenant.quota.view": ["tenantA"],
+    "tenant.spend.view": ["tenantA"],
+    "project.spend.view": ["projectA1", "projectA2"],
+    "project.budget.manage": ["projectA1", "projectA2"],
   },
   memberAWithGrantOnA1: {
     ...ACCEPT,
@@ -115,6 +125,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "project.quota.view": ["projectA1"],
     "project.quota.request": ["projectA1"],
     "tenant.quota.view": ["tenantA"],
+    "project.spend.view": ["projectA1"],
   },
   viewerA: {
     ...ACCEPT,
@@ -124,6 +135,8 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "project.cluster.view": ["projectA1", "projectA2"],
     "project.quota.view": ["projectA1", "projectA2"],
     "tenant.quota.view": ["tenantA"],
+    "tenant.spend.view": ["tenantA"],
+    "project.spend.view": ["projectA1", "projectA2"],
   },
   collaboratorOnA1: {
     ...ACCEPT,
@@ -131,6 +144,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "project.cluster.view": ["projectA1"],
     "project.quota.view": ["projectA1"],
     "project.quota.request": ["projectA1"],
+    "project.spend.view": ["projectA1"],
   },
   expiredCollaboratorOnA1: { ...ACCEPT },
   collaboratorExpiringNow: { ...ACCEPT },
@@ -149,8 +163,14 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "project.quota.view": ["projectB1", "projectA1InB"],
     "project.quota.request": ["projectB1", "projectA1InB"],
     "tenant.quota.view": ["tenantB"],
+    "tenant.spend.view": ["tenantB"],
+    "project.spend.view": ["projectB1", "projectA1InB"],
+    "project.budget.manage": ["projectB1", "projectA1InB"],
   },
   adminOfDisabledTenant: { ...ACCEPT },
+  /** A meter pushes usage for its project and reads nothing, not even that project. */
+  meterOnA1: { ...ACCEPT, "usage.push": ["projectA1"] },
+  expiredMeterOnA1: { ...ACCEPT },
   nobody: { ...ACCEPT },
 };
 

@@ -14,12 +14,15 @@ import type { Actor, Resource } from "./actor";
  *                    a project grant. Held without a membership of that tenant,
  *                    it makes the principal an external collaborator: it sees
  *                    that project and nothing else of the tenant.
+ * - project_meter    a service account's project grant that may push usage
+ *                    for the project (POST /api/v1/usage) and do nothing else,
+ *                    not even read it.
  * Grants stop counting at their expiry instant, and bindings in a disabled
  * tenant do not count at all; both are checked on every decision.
  * A rule may also name `authenticated`: any signed-in principal (e.g. to
  * accept an invitation addressed to it, which the command then checks).
  */
-export type RoleKey = "platform_admin" | "tenant_admin" | "tenant_member" | "tenant_viewer" | "project_member" | "project_viewer";
+export type RoleKey = "platform_admin" | "tenant_admin" | "tenant_member" | "tenant_viewer" | "project_member" | "project_viewer" | "project_meter";
 
 /** Strongest first: the order in which held roles are reported (and the first is shown). */
 export const ROLE_KEYS: readonly RoleKey[] = [
@@ -29,6 +32,7 @@ export const ROLE_KEYS: readonly RoleKey[] = [
   "project_member",
   "tenant_viewer",
   "project_viewer",
+  "project_meter",
 ];
 
 type RuleRole = RoleKey | "authenticated";
@@ -36,6 +40,8 @@ type RuleRole = RoleKey | "authenticated";
 const ADMINS = ["platform_admin", "tenant_admin"] as const;
 const TENANT_READERS = ["platform_admin", "tenant_admin", "tenant_member", "tenant_viewer"] as const;
 const PROJECT_READERS = ["platform_admin", "tenant_admin", "tenant_viewer", "project_member", "project_viewer"] as const;
+/** Who sees a whole tenant's spend: its admins and viewers (finance reads), not every member. */
+const TENANT_SPEND_READERS = ["platform_admin", "tenant_admin", "tenant_viewer"] as const;
 
 /** Permissions as data: what each role may do. An action missing here is refused. */
 export const PERMISSIONS = {
@@ -54,6 +60,8 @@ export const PERMISSIONS = {
   "tenant_request.create": { on: "platform", roles: ["authenticated"] },
   "tenant_request.decide": { on: "platform", roles: ["platform_admin"] },
   "cluster.manage": { on: "platform", roles: ["platform_admin"] },
+  "platform.spend.view": { on: "platform", roles: ["platform_admin"] },
+  "usage.manage": { on: "platform", roles: ["platform_admin"] },
   // Tenant
   "tenant.view": { on: "tenant", roles: TENANT_READERS },
   "tenant.disable": { on: "tenant", roles: ["platform_admin"] },
@@ -64,6 +72,7 @@ export const PERMISSIONS = {
   "service_account.manage": { on: "tenant", roles: ADMINS },
   "project.create": { on: "tenant", roles: ADMINS },
   "tenant.quota.view": { on: "tenant", roles: TENANT_READERS },
+  "tenant.spend.view": { on: "tenant", roles: TENANT_SPEND_READERS },
   // Project
   "project.view": { on: "project", roles: PROJECT_READERS },
   "project.edit": { on: "project", roles: ADMINS },
@@ -71,6 +80,9 @@ export const PERMISSIONS = {
   "project.cluster.view": { on: "project", roles: PROJECT_READERS },
   "project.quota.view": { on: "project", roles: PROJECT_READERS },
   "project.quota.request": { on: "project", roles: ["platform_admin", "tenant_admin", "project_member"] },
+  "project.spend.view": { on: "project", roles: PROJECT_READERS },
+  "project.budget.manage": { on: "project", roles: ADMINS },
+  "usage.push": { on: "project", roles: ["project_meter"] },
 } as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RuleRole[] }>;
 
 export type Action = keyof typeof PERMISSIONS;

@@ -8,6 +8,7 @@ export const ROLE_LABELS: Record<RoleKey, string> = {
   tenant_viewer: "Viewer",
   project_member: "Project member",
   project_viewer: "Project viewer",
+  project_meter: "Usage meter",
 };
 
 export function primaryRoleLabel(roles: readonly RoleKey[], options: { collaborator?: boolean } = {}): string {

@@ -117,6 +117,8 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
     const accounts = new Set<string>();
     for (const g of grantRows) {
       if (g.projectId !== p.id || !inForce(g.expiresAt, now)) continue;
+      // A meter pushes usage to the portal's API; it needs nothing in the cluster.
+      if (g.role === "meter") continue;
       if (g.expiresAt && (nextExpiry === null || g.expiresAt < nextExpiry)) nextExpiry = g.expiresAt;
       const role = g.role === "member" ? "project_member" : "project_viewer";
       if (g.kind === "service_account" && g.accountName) {

@@ -10,6 +10,8 @@ export const emailInput = z
 
 export const tenantRoleInput = z.enum(["tenant_admin", "member", "viewer"], { message: "must be tenant_admin, member or viewer" });
 export const projectRoleInput = z.enum(["member", "viewer"], { message: "must be member or viewer" });
+/** What a tenant member or service account may be granted on a project; "meter" is for service accounts only (checked by the command). */
+export const projectGrantRoleInput = z.enum(["member", "viewer", "meter"], { message: "must be member, viewer or meter" });
 
 /** A version number read with the row, to detect a concurrent change (optimistic locking). */
 export const versionInput = z.coerce.number({ message: "is required" }).int().min(1, "is required");

@@ -5,7 +5,7 @@ import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { AppError, isUniqueViolation } from "@/lib/errors";
-import { futureInstant, projectRoleInput, uuidInput } from "../inputs";
+import { futureInstant, projectGrantRoleInput, uuidInput } from "../inputs";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
 import { onProject, projectAddress } from "../targets";
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
@@ -18,7 +18,7 @@ import { enqueueProjectChange } from "@/lib/cluster/outbox";
  */
 export const grantProjectRole = defineCommand({
   name: "grantProjectRole",
-  input: projectAddress.extend({ principalId: uuidInput, role: projectRoleInput, expiresAt: futureInstant.optional() }),
+  input: projectAddress.extend({ principalId: uuidInput, role: projectGrantRoleInput, expiresAt: futureInstant.optional() }),
   target: onProject("project.access.manage"),
   async run(ctx, input, { tenantId, projectId }) {
     if (input.expiresAt && input.expiresAt.getTime() <= ctx.now.getTime()) {
@@ -37,6 +37,9 @@ export const grantProjectRole = defineCommand({
           throw new AppError("validation", "Only members and service accounts of this tenant can be granted a role here; invite others as collaborators.", {
             principalId: ["is not a member or service account of this tenant"],
           });
+        }
+        if (input.role === "meter" && !account) {
+          throw new AppError("validation", "The meter role is for service accounts that push usage, not for people.", { role: ["meter is for service accounts only"] });
         }
         const [existing] = await tx
           .select()

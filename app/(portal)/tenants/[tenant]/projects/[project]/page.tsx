@@ -22,6 +22,8 @@ const PROJECT_ROLE_OPTIONS = [
   { value: "member", label: "Member: works in the project" },
   { value: "viewer", label: "Viewer: reads the project" },
 ];
+/** Service accounts may also meter: push usage for the project (and nothing else). */
+const GRANT_ROLE_OPTIONS = [...PROJECT_ROLE_OPTIONS, { value: "meter", label: "Usage meter (service accounts only): pushes usage" }];
 
 export async function generateMetadata({ params }: { params: Params }) {
   const { tenant, project } = await params;
@@ -116,7 +118,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
                   action={grantProjectRoleAction}
                   fields={
                     candidates.length
-                      ? [...target, { kind: "select", name: "principalId", label: "Who", options: candidates }, { kind: "select", name: "role", label: "Role", options: PROJECT_ROLE_OPTIONS, defaultValue: "member" }]
+                      ? [...target, { kind: "select", name: "principalId", label: "Who", options: candidates }, { kind: "select", name: "role", label: "Role", options: GRANT_ROLE_OPTIONS, defaultValue: "member" }]
                       : [...target, { kind: "hidden", name: "principalId", value: "" }]
                   }
                 />
