@@ -1,4 +1,4 @@
-import { asc, eq, sql, type SQL } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { auditEvents, users } from "@/db/schema";
 import type { Actor } from "@/lib/auth/actor";
@@ -37,11 +37,9 @@ export async function contextOf(db: Database, key: PersonaKey, now: Date): Promi
   return { actor: await actorOf(db, key), db, now };
 }
 
-/** Rows of a raw query: PGlite answers `{ rows }`, postgres.js an array. */
-export async function rowsOf<T extends Record<string, unknown>>(db: Database, query: SQL): Promise<T[]> {
-  const result: unknown = await db.execute(query);
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
-}
+export { rowsOf } from "@/db/rows";
+
+import { rowsOf } from "@/db/rows";
 
 export async function countOf(db: Database, table: string): Promise<number> {
   const [row] = await rowsOf<{ n: number | string }>(db, sql`select count(*)::int as n from ${sql.identifier(table)}`);

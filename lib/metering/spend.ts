@@ -1,0 +1,243 @@
+import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { rowsOf } from "@/db/rows";
+import { projects, tenants, usageDaily } from "@/db/schema";
+import { loadPools, loadRates } from "@/lib/quota/store";
+import { capacityCost } from "./idle";
+import { pricingDivisorSql } from "./rollup";
+import { isPoolResource } from "./units";
+
+/**
+ * Spend read from usage: cost = quantity × the rate in force at each hour.
+ * Day and month figures come from the daily rollup (usage_daily), hour
+ * figures from the hourly table priced in SQL. A window is [from, to): whole
+ * UTC days for day and month granularity, whole hours for hour.
+ */
+export type Granularity = "hour" | "day" | "month";
+
+export interface SpendWindow {
+  from: Date;
+  to: Date;
+}
+
+export interface SpendPoint {
+  /** The start of the period: an ISO instant for hours, YYYY-MM-DD for days and months (the 1st). */
+  period: string;
+  resource: string;
+  /** In consumed units (GPU-hours, core-hours, GiB-hours, requests). */
+  quantity: number;
+  cost: number;
+  /** Quantity that had no price on the rate card: its cost is missing from `cost`. */
+  unpricedQuantity: number;
+}
+
+export type SpendScope = { projectId: string } | { tenantId: string } | { platform: true };
+
+const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+
+function dailyScope(scope: SpendScope): SQL | undefined {
+  if ("projectId" in scope) return eq(usageDaily.projectId, scope.projectId);
+  if ("tenantId" in scope) return eq(usageDaily.tenantId, scope.tenantId);
+  return undefined;
+}
+
+const inDays = (window: SpendWindow) => and(gte(usageDaily.day, dayOf(window.from)), lt(usageDaily.day, dayOf(window.to)));
+
+/** Cost and quantity per period and resource. */
+export async function spendSeries(db: Database, scope: SpendScope, window: SpendWindow, granularity: Granularity): Promise<SpendPoint[]> {
+  if (granularity === "hour") return hourlySeries(db, scope, window);
+  const period = granularity === "month" ? sql<string>`to_char(date_trunc('month', ${usageDaily.day}), 'YYYY-MM-DD')` : sql<string>`to_char(${usageDaily.day}, 'YYYY-MM-DD')`;
+  const rows = await db
+    .select({
+      period,
+      resource: usageDaily.resource,
+      quantity: sql<string>`sum(${usageDaily.quantity})`,
+      cost: sql<string>`sum(${usageDaily.cost})`,
+      unpriced: sql<string>`sum(${usageDaily.unpricedQuantity})`,
+    })
+    .from(usageDaily)
+    .where(and(dailyScope(scope), inDays(window)))
+    .groupBy(period, usageDaily.resource)
+    .orderBy(period, usageDaily.resource);
+  return rows.map((r) => ({ period: r.period, resource: r.resource, quantity: Number(r.quantity), cost: Number(r.cost), unpricedQuantity: Number(r.unpriced) }));
+}
+
+async function hourlySeries(db: Database, scope: SpendScope, window: SpendWindow): Promise<SpendPoint[]> {
+  const where =
+    "projectId" in scope ? sql`u.project_id = ${scope.projectId}` : "tenantId" in scope ? sql`u.tenant_id = ${scope.tenantId}` : sql`true`;
+  const rows = await rowsOf<{ period: Date | string; resource: string; quantity: string; cost: string; unpriced: string }>(
+    db,
+    sql`
+      select u.hour as period, u.resource,
+        sum(u.quantity::numeric)::text as quantity,
+        coalesce(sum(u.quantity::numeric * p.unit_price / ${pricingDivisorSql(sql`u.resource`)}), 0)::text as cost,
+        sum(case when p.unit_price is null then u.quantity::numeric else 0 end)::text as unpriced
+      from usage_hourly u
+      left join lateral (
+        select r.unit_price from rates r where r.resource = u.resource and r.effective_from <= u.hour
+        order by r.effective_from desc limit 1
+      ) p on true
+      where ${where} and u.hour >= ${window.from.toISOString()}::timestamptz and u.hour < ${window.to.toISOString()}::timestamptz
+      group by u.hour, u.resource
+      order by u.hour, u.resource`,
+  );
+  return rows.map((r) => ({
+    period: new Date(r.period).toISOString(),
+    resource: r.resource,
+    quantity: Number(r.quantity),
+    cost: Number(r.cost),
+    unpricedQuantity: Number(r.unpriced),
+  }));
+}
+
+export interface ResourceTotal {
+  resource: string;
+  quantity: number;
+  cost: number;
+  unpricedQuantity: number;
+  /** GPU rows only: the share of the allocated GPU-hours the GPUs were busy, where measured (DCGM). */
+  gpuUtilization: number | null;
+}
+
+/** Totals per resource over a window, most expensive first: a project's cost drivers. */
+export async function spendByResource(db: Database, scope: SpendScope, window: SpendWindow): Promise<ResourceTotal[]> {
+  const rows = await db
+    .select({
+      resource: usageDaily.resource,
+      quantity: sql<string>`sum(${usageDaily.quantity})`,
+      cost: sql<string>`sum(${usageDaily.cost})`,
+      unpriced: sql<string>`sum(${usageDaily.unpricedQuantity})`,
+      measured: sql<string>`sum(${usageDaily.gpuMeasuredHours})`,
+      busy: sql<string>`sum(${usageDaily.gpuBusyHours})`,
+    })
+    .from(usageDaily)
+    .where(and(dailyScope(scope), inDays(window)))
+    .groupBy(usageDaily.resource);
+  return rows
+    .map((r) => ({
+      resource: r.resource,
+      quantity: Number(r.quantity),
+      cost: Number(r.cost),
+      unpricedQuantity: Number(r.unpriced),
+      gpuUtilization: Number(r.measured) > 0 ? Number(r.busy) / Number(r.measured) : null,
+    }))
+    .sort((a, b) => b.cost - a.cost || a.resource.localeCompare(b.resource));
+}
+
+export interface ProjectSpend {
+  projectId: string;
+  slug: string;
+  name: string;
+  tenantId: string;
+  tenantSlug: string;
+  cost: number;
+  gpuCost: number;
+  /** GPU-hours × (1 − utilisation) priced: what the measured idle share of the allocated GPUs cost. */
+  gpuIdleCost: number;
+  gpuUtilization: number | null;
+}
+
+/** Spend per project (a tenant's, or all), most expensive first. Projects with no usage in the window are left out. */
+export async function spendByProject(db: Database, scope: { tenantId: string } | { platform: true }, window: SpendWindow): Promise<ProjectSpend[]> {
+  const gpu = sql`${usageDaily.resource} like 'gpu:%'`;
+  const rows = await db
+    .select({
+      projectId: usageDaily.projectId,
+      slug: projects.slug,
+      name: projects.name,
+      tenantId: usageDaily.tenantId,
+      tenantSlug: tenants.slug,
+      cost: sql<string>`sum(${usageDaily.cost})`,
+      gpuCost: sql<string>`coalesce(sum(${usageDaily.cost}) filter (where ${gpu}), 0)`,
+      gpuIdleCost: sql<string>`coalesce(sum(case when ${usageDaily.gpuMeasuredHours} > 0 then ${usageDaily.cost} * (${usageDaily.gpuMeasuredHours} - ${usageDaily.gpuBusyHours}) / ${usageDaily.quantity} else 0 end) filter (where ${gpu} and ${usageDaily.quantity} > 0), 0)`,
+      measured: sql<string>`coalesce(sum(${usageDaily.gpuMeasuredHours}) filter (where ${gpu}), 0)`,
+      busy: sql<string>`coalesce(sum(${usageDaily.gpuBusyHours}) filter (where ${gpu}), 0)`,
+    })
+    .from(usageDaily)
+    .innerJoin(projects, eq(projects.id, usageDaily.projectId))
+    .innerJoin(tenants, eq(tenants.id, usageDaily.tenantId))
+    .where(and(dailyScope(scope), inDays(window)))
+    .groupBy(usageDaily.projectId, projects.slug, projects.name, usageDaily.tenantId, tenants.slug);
+  return rows
+    .map((r) => ({
+      projectId: r.projectId,
+      slug: r.slug,
+      name: r.name,
+      tenantId: r.tenantId,
+      tenantSlug: r.tenantSlug,
+      cost: Number(r.cost),
+      gpuCost: Number(r.gpuCost),
+      gpuIdleCost: Number(r.gpuIdleCost),
+      gpuUtilization: Number(r.measured) > 0 ? Number(r.busy) / Number(r.measured) : null,
+    }))
+    .sort((a, b) => b.cost - a.cost || a.slug.localeCompare(b.slug));
+}
+
+export interface TenantSpend {
+  tenantId: string;
+  slug: string;
+  name: string;
+  cost: number;
+}
+
+/** Spend per tenant over a window, most expensive first. */
+export async function spendByTenant(db: Database, window: SpendWindow): Promise<TenantSpend[]> {
+  const rows = await db
+    .select({ tenantId: usageDaily.tenantId, slug: tenants.slug, name: tenants.name, cost: sql<string>`sum(${usageDaily.cost})` })
+    .from(usageDaily)
+    .innerJoin(tenants, eq(tenants.id, usageDaily.tenantId))
+    .where(inDays(window))
+    .groupBy(usageDaily.tenantId, tenants.slug, tenants.name);
+  return rows.map((r) => ({ ...r, cost: Number(r.cost) })).sort((a, b) => b.cost - a.cost || a.slug.localeCompare(b.slug));
+}
+
+export interface ClusterCost {
+  /** What the node pools' capacity costs at the rate card over the window. */
+  capacityCost: number;
+  /** What projects used of that capacity (GPU, CPU, memory). */
+  allocatedCost: number;
+  /** Capacity nobody used: capacityCost − allocatedCost. Negative when use exceeded capacity (overcommit). */
+  idleCost: number;
+  /** Storage, inference and custom meters: spend that is not node-pool capacity. */
+  otherCost: number;
+  /** capacityCost + otherCost = the sum over projects + idle. */
+  totalCost: number;
+}
+
+/**
+ * The cluster's cost over a window and its idle part. Node pools are taken as
+ * they are now (the portal keeps no history of pool sizes), priced hour by
+ * hour at the rates in force.
+ */
+export async function clusterCost(db: Database, window: SpendWindow): Promise<ClusterCost> {
+  const [pools, rateRows, byResource] = await Promise.all([loadPools(db), loadRates(db), spendByResource(db, { platform: true }, window)]);
+  const capacity = capacityCost(pools, rateRows, window.from, window.to);
+  let allocated = 0;
+  let other = 0;
+  for (const r of byResource) {
+    if (isPoolResource(r.resource)) allocated += r.cost;
+    else other += r.cost;
+  }
+  return { capacityCost: capacity, allocatedCost: allocated, idleCost: capacity - allocated, otherCost: other, totalCost: capacity + other };
+}
+
+/** Daily cost totals (all resources) for a scope: the input of the month-end forecast. */
+export async function dailyCosts(db: Database, scope: SpendScope, window: SpendWindow): Promise<{ day: string; cost: number }[]> {
+  const day = sql<string>`to_char(${usageDaily.day}, 'YYYY-MM-DD')`;
+  const rows = await db
+    .select({ day, cost: sql<string>`sum(${usageDaily.cost})` })
+    .from(usageDaily)
+    .where(and(dailyScope(scope), inDays(window)))
+    .groupBy(day)
+    .orderBy(day);
+  return rows.map((r) => ({ day: r.day, cost: Number(r.cost) }));
+}
+
+/** Whether any usage in the window is generated demo data (pages say so). */
+export async function windowHasDemoData(db: Database, scope: SpendScope, window: SpendWindow): Promise<boolean> {
+  const [row] = await db
+    .select({ demo: sql<boolean>`coalesce(bool_or(${usageDaily.hasDemo}), false)` })
+    .from(usageDaily)
+    .where(and(dailyScope(scope), inDays(window)));
+  return row?.demo === true;
+}
