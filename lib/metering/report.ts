@@ -1,0 +1,141 @@
+import { eq, inArray } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { projectBudgets } from "@/db/schema";
+import { can } from "@/lib/auth/policy";
+import type { CommandContext } from "@/lib/auth/context";
+import { config } from "@/lib/config";
+import { AppError } from "@/lib/errors";
+import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
+import { forecastMonth, monthStartOf, nextMonthStartOf, type MonthForecast } from "./forecast";
+import {
+  clusterCost,
+  dailyCosts,
+  spendByProject,
+  spendByResource,
+  spendByTenant,
+  spendSeries,
+  windowHasDemoData,
+  type ClusterCost,
+  type ProjectSpend,
+  type ResourceTotal,
+  type SpendPoint,
+  type SpendScope,
+  type TenantSpend,
+} from "./spend";
+import type { ResolvedWindow } from "./window";
+
+/**
+ * What a spend page, the spend API and the exports show for one scope and
+ * window: one function per scope, each deciding access through the policy
+ * and answering not_found when the actor may not see the scope at all.
+ */
+export type SpendReportScope =
+  | { kind: "project"; tenantId: string; tenantSlug: string; tenantName: string; projectId: string; projectSlug: string; projectName: string }
+  | { kind: "tenant"; tenantId: string; tenantSlug: string; tenantName: string }
+  | { kind: "platform" };
+
+export interface BudgetStatus {
+  /** The monthly budget, or null when none is set. */
+  monthlyAmount: number | null;
+  month: MonthForecast;
+  /** monthToDate ÷ budget, when a budget is set. */
+  usedShare: number | null;
+  forecastShare: number | null;
+}
+
+export interface SpendReport {
+  scope: SpendReportScope;
+  currency: string;
+  window: ResolvedWindow;
+  totalCost: number;
+  series: SpendPoint[];
+  byResource: ResourceTotal[];
+  /** Resources used in the window with no price on the rate card (their cost is missing). */
+  unpricedResources: string[];
+  /** True when some of the figures come from generated demo data. */
+  demo: boolean;
+  /** The current month against budget (projects: theirs; tenants: the sum of their projects' budgets). */
+  budget?: BudgetStatus;
+  byProject?: ProjectSpend[];
+  byTenant?: TenantSpend[];
+  cluster?: ClusterCost;
+}
+
+const DAY_MS = 86_400_000;
+
+async function commonParts(db: Database, scope: SpendScope, window: ResolvedWindow) {
+  const [series, byResource, demo] = await Promise.all([
+    spendSeries(db, scope, window, window.granularity),
+    spendByResource(db, scope, window),
+    windowHasDemoData(db, scope, window),
+  ]);
+  return {
+    series,
+    byResource,
+    demo,
+    totalCost: byResource.reduce((s, r) => s + r.cost, 0),
+    unpricedResources: byResource.filter((r) => r.unpricedQuantity > 0).map((r) => r.resource),
+  };
+}
+
+/** This month's spend, its forecast and the budget (null when none) for a scope. */
+export async function budgetStatus(db: Database, scope: SpendScope, monthlyAmount: number | null, now: Date): Promise<BudgetStatus> {
+  // A week before the month too, so the forecast's daily rate is known on the 1st.
+  const from = new Date(Math.min(monthStartOf(now).getTime(), now.getTime() - 8 * DAY_MS));
+  const month = forecastMonth(await dailyCosts(db, scope, { from, to: nextMonthStartOf(now) }), now);
+  return {
+    monthlyAmount,
+    month,
+    usedShare: monthlyAmount ? month.monthToDate / monthlyAmount : null,
+    forecastShare: monthlyAmount ? month.forecast / monthlyAmount : null,
+  };
+}
+
+export async function budgetsOf(db: Database, projectIds: readonly string[]): Promise<Map<string, number>> {
+  if (projectIds.length === 0) return new Map();
+  const rows = await db.select().from(projectBudgets).where(inArray(projectBudgets.projectId, [...projectIds]));
+  return new Map(rows.map((r) => [r.projectId, Number(r.monthlyAmount)]));
+}
+
+export async function projectSpendReport(ctx: CommandContext, tenantSlug: string, projectSlug: string, window: ResolvedWindow): Promise<SpendReport> {
+  const { tenant, project } = await projectBySlugs(ctx.db, tenantSlug, projectSlug);
+  if (!can(ctx.actor, "project.spend.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now)) throw new AppError("not_found");
+  const scope: SpendScope = { projectId: project.id };
+  const [parts, [budgetRow]] = await Promise.all([commonParts(ctx.db, scope, window), ctx.db.select().from(projectBudgets).where(eq(projectBudgets.projectId, project.id))]);
+  return {
+    scope: { kind: "project", tenantId: tenant.id, tenantSlug: tenant.slug, tenantName: tenant.name, projectId: project.id, projectSlug: project.slug, projectName: project.name },
+    currency: config().currency,
+    window,
+    ...parts,
+    budget: await budgetStatus(ctx.db, scope, budgetRow ? Number(budgetRow.monthlyAmount) : null, ctx.now),
+  };
+}
+
+export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string, window: ResolvedWindow): Promise<SpendReport> {
+  const tenant = await tenantBySlug(ctx.db, tenantSlug);
+  if (!can(ctx.actor, "tenant.spend.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
+  const scope: SpendScope = { tenantId: tenant.id };
+  const [parts, byProject] = await Promise.all([commonParts(ctx.db, scope, window), spendByProject(ctx.db, scope, window)]);
+  const budgets = await budgetsOf(ctx.db, byProject.map((p) => p.projectId));
+  const budgetSum = [...budgets.values()].reduce((s, b) => s + b, 0);
+  return {
+    scope: { kind: "tenant", tenantId: tenant.id, tenantSlug: tenant.slug, tenantName: tenant.name },
+    currency: config().currency,
+    window,
+    ...parts,
+    byProject,
+    budget: await budgetStatus(ctx.db, scope, budgets.size ? budgetSum : null, ctx.now),
+  };
+}
+
+export async function platformSpendReport(ctx: CommandContext, window: ResolvedWindow): Promise<SpendReport> {
+  if (!can(ctx.actor, "platform.spend.view", { kind: "platform" }, ctx.now)) throw new AppError("not_found");
+  const scope: SpendScope = { platform: true };
+  const [parts, byTenant, byProject, cluster] = await Promise.all([
+    commonParts(ctx.db, scope, window),
+    spendByTenant(ctx.db, window),
+    spendByProject(ctx.db, scope, window),
+    clusterCost(ctx.db, window),
+  ]);
+  return { scope: { kind: "platform" }, currency: config().currency, window, ...parts, byTenant, byProject, cluster };
+}
