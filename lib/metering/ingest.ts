@@ -2,6 +2,13 @@ import { sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { pricingDivisorSql } from "./rollup";
 
+const RATE_CHANGE_LOCK_KEY = 7_418_061;
+
+/** Called by a price change before it writes: waits for ingest batches in flight and holds new ones off until it commits. */
+export async function lockRatesForChange(tx: Database): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${RATE_CHANGE_LOCK_KEY})`);
+}
+
 /** The source of generated demo usage: pages mark figures that include it. */
 export const DEMO_SOURCE = "demo";
 
@@ -59,6 +66,8 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
   );
   const projectIds = [...new Set(samples.map((s) => s.projectId))].sort();
   return db.transaction(async (tx) => {
+    // Shared with other batches, exclusive to a price being added (which reprices the days it changes).
+    await tx.execute(sql`select pg_advisory_xact_lock_shared(${RATE_CHANGE_LOCK_KEY})`);
     // Two batches touching the same project take turns, so each reads the
     // other's committed figure as "old" and the rollup moves by the true difference.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('usage:' || p, 0)) from jsonb_array_elements_text(${JSON.stringify(projectIds)}::jsonb) as p order by p`);

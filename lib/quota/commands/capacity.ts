@@ -4,6 +4,8 @@ import { z } from "zod";
 import type { Database } from "@/db/client";
 import { instanceSettings, nodePools, rates, tenants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
+import { lockRatesForChange } from "@/lib/metering/ingest";
+import { recomputeDailyRollup } from "@/lib/metering/rollup";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { parseQuantity } from "@/lib/cluster/quantity";
@@ -518,6 +520,8 @@ export const addRate = defineCommand({
           .from(rates)
           .where(and(eq(rates.resource, input.resource), eq(rates.effectiveFrom, effectiveFrom)));
         if (existing) throw duplicate();
+        // Ingest prices usage as it arrives; this waits for batches in flight and holds new ones off until the days are repriced.
+        await lockRatesForChange(tx);
         const [row] = await tx
           .insert(rates)
           .values({ resource: input.resource, unitPrice: input.unitPrice, effectiveFrom, createdBy: ctx.actor.principalId, createdAt: ctx.now })
@@ -530,6 +534,8 @@ export const addRate = defineCommand({
           target: { type: "rate", id: row!.id },
           after: { resource: row!.resource, unitPrice: row!.unitPrice, effectiveFrom: row!.effectiveFrom },
         });
+        // A price from a past instant changes what every hour since cost: reprice those days.
+        if (effectiveFrom.getTime() <= ctx.now.getTime()) await recomputeDailyRollup(tx, { resource: row!.resource, fromDay: effectiveFrom.toISOString().slice(0, 10) });
         return row!;
       });
     } catch (error) {
