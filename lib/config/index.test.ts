@@ -47,6 +47,14 @@ describe("parseConfig", () => {
     ]);
   });
 
+  it("reads the idle GPU settings as a fraction and GPU-hours, naming the variable when wrong", () => {
+    expect(parseConfig({}).gpuIdle).toEqual({ threshold: 0.2, minMeasuredHours: 24 });
+    expect(parseConfig({ ALLOT_GPU_IDLE_THRESHOLD: "0.35", ALLOT_GPU_IDLE_MIN_HOURS: "48" }).gpuIdle).toEqual({ threshold: 0.35, minMeasuredHours: 48 });
+    expect(() => parseConfig({ ALLOT_GPU_IDLE_THRESHOLD: "20" })).toThrow(/ALLOT_GPU_IDLE_THRESHOLD must be a fraction between 0 and 1/);
+    expect(() => parseConfig({ ALLOT_GPU_IDLE_THRESHOLD: "low" })).toThrow(/ALLOT_GPU_IDLE_THRESHOLD must be a fraction/);
+    expect(() => parseConfig({ ALLOT_GPU_IDLE_MIN_HOURS: "-1" })).toThrow(/ALLOT_GPU_IDLE_MIN_HOURS must be 0 or more/);
+  });
+
   describe("cluster settings", () => {
     it("defaults to auto mode, the in-process worker, no Kueue and the starting project quota", () => {
       const c = parseConfig({}).cluster;
@@ -83,6 +91,27 @@ describe("parseConfig", () => {
       ["ALLOT_DEFAULT_PROJECT_QUOTA", "gpus=4", /bad part: "gpus=4"/],
       ["ALLOT_CLUSTER_MODE", "yolo", /ALLOT_CLUSTER_MODE must be auto or record-only/],
       ["ALLOT_CLUSTER_MAX_ATTEMPTS", "0", /ALLOT_CLUSTER_MAX_ATTEMPTS must be at least 1/],
+    ])("refuses %s=%j with a message naming it", (name, value, message) => {
+      expect(() => parseConfig({ [name]: value })).toThrow(message);
+    });
+  });
+
+  describe("Prometheus", () => {
+    it("is off without PROMETHEUS_URL, and reads a week back on its first run by default", () => {
+      expect(parseConfig({}).cluster.prometheus).toBeNull();
+      expect(parseConfig({ PROMETHEUS_URL: "http://prometheus.monitoring:9090" }).cluster.prometheus).toEqual({ url: "http://prometheus.monitoring:9090", backfillDays: 7, timeoutMs: 30_000 });
+      expect(parseConfig({ PROMETHEUS_URL: "https://thanos.example.com/q", PROMETHEUS_BACKFILL_DAYS: "0", PROMETHEUS_TIMEOUT_SECONDS: "120" }).cluster.prometheus).toEqual({
+        url: "https://thanos.example.com/q",
+        backfillDays: 0,
+        timeoutMs: 120_000,
+      });
+    });
+
+    it.each([
+      ["PROMETHEUS_URL", "prometheus:9090", /PROMETHEUS_URL must be an http:\/\/ or https:\/\/ URL/],
+      ["PROMETHEUS_BACKFILL_DAYS", "-1", /PROMETHEUS_BACKFILL_DAYS must be 0 or more/],
+      ["PROMETHEUS_BACKFILL_DAYS", "1.5", /PROMETHEUS_BACKFILL_DAYS must be a whole number of days/],
+      ["PROMETHEUS_TIMEOUT_SECONDS", "0", /PROMETHEUS_TIMEOUT_SECONDS must be at least 1/],
     ])("refuses %s=%j with a message naming it", (name, value, message) => {
       expect(() => parseConfig({ [name]: value })).toThrow(message);
     });

@@ -116,7 +116,16 @@ const envSchema = z.object({
   ALLOT_CLUSTER_USER_IDENTITY: z.enum(["email", "subject"], { message: "must be email or subject" }).default("email"),
   ALLOT_CLUSTER_USER_PREFIX: z.string().default(""),
   ALLOT_CURRENCY: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 currency code such as USD or EUR").default("USD"),
+  ALLOT_GPU_IDLE_THRESHOLD: z.coerce
+    .number({ message: "must be a fraction between 0 and 1 such as 0.2 (20%)" })
+    .min(0, "must be a fraction between 0 and 1 such as 0.2 (20%)")
+    .max(1, "must be a fraction between 0 and 1 such as 0.2 (20%), not a percentage")
+    .default(0.2),
+  ALLOT_GPU_IDLE_MIN_HOURS: z.coerce.number({ message: "must be a number of GPU-hours" }).min(0, "must be 0 or more").max(1_000_000, "must be at most 1000000").default(24),
   ALLOT_DEFAULT_PROJECT_QUOTA: projectQuota.default({ cpuCores: 4, memoryBytes: 16 * 2 ** 30, storageBytes: 100 * 2 ** 30, pvcCount: 10 }),
+  PROMETHEUS_URL: httpUrl.optional(),
+  PROMETHEUS_BACKFILL_DAYS: z.coerce.number({ message: "must be a number of days" }).int("must be a whole number of days").min(0, "must be 0 or more").max(365, "must be at most 365").default(7),
+  PROMETHEUS_TIMEOUT_SECONDS: z.coerce.number({ message: "must be a number of seconds" }).int("must be a whole number of seconds").min(1, "must be at least 1").max(600, "must be at most 600").default(30),
 });
 
 export type AllotConfig = {
@@ -137,6 +146,8 @@ export type AllotConfig = {
   testClockFile: string | undefined;
   /** The one currency of the rate card and every cost shown. */
   currency: string;
+  /** When a project counts as holding GPUs it barely uses (lib/metering/gpu-efficiency.ts). */
+  gpuIdle: GpuIdleSettings;
   cluster: ClusterSettings;
 };
 
@@ -153,6 +164,23 @@ export interface ClusterSettings {
   userIdentity: "email" | "subject";
   userPrefix: string;
   defaultProjectQuota: { cpuCores: number; memoryBytes: number; storageBytes: number; pvcCount: number };
+  /** The cluster's Prometheus, read hourly for usage (lib/metering/prometheus-source.ts); null when PROMETHEUS_URL is unset. */
+  prometheus: PrometheusSettings | null;
+}
+
+export interface PrometheusSettings {
+  url: string;
+  /** How many days before today the first run starts. */
+  backfillDays: number;
+  timeoutMs: number;
+}
+
+/** Idle GPU flags: utilisation over the trailing 7 days below `threshold`, over at least `minMeasuredHours` measured GPU-hours. */
+export interface GpuIdleSettings {
+  /** A fraction 0–1 (ALLOT_GPU_IDLE_THRESHOLD, default 0.2). */
+  threshold: number;
+  /** GPU-hours with a utilisation figure needed before a project is judged (ALLOT_GPU_IDLE_MIN_HOURS, default 24). */
+  minMeasuredHours: number;
 }
 
 export class ConfigError extends Error {
@@ -205,6 +233,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     publicUrl: e.AUTH_URL,
     testClockFile: e.ALLOT_TEST_CLOCK_FILE,
     currency: e.ALLOT_CURRENCY,
+    gpuIdle: { threshold: e.ALLOT_GPU_IDLE_THRESHOLD, minMeasuredHours: e.ALLOT_GPU_IDLE_MIN_HOURS },
     cluster: {
       mode: e.ALLOT_CLUSTER_MODE,
       inProcessWorker: e.ALLOT_CLUSTER_WORKER,
@@ -213,6 +242,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
       userIdentity: e.ALLOT_CLUSTER_USER_IDENTITY,
       userPrefix: e.ALLOT_CLUSTER_USER_PREFIX,
       defaultProjectQuota: e.ALLOT_DEFAULT_PROJECT_QUOTA,
+      prometheus: e.PROMETHEUS_URL ? { url: e.PROMETHEUS_URL, backfillDays: e.PROMETHEUS_BACKFILL_DAYS, timeoutMs: e.PROMETHEUS_TIMEOUT_SECONDS * 1000 } : null,
       render: renderConfig({
         labelPrefix: e.ALLOT_LABEL_PREFIX,
         podSecurityVersion: e.ALLOT_POD_SECURITY_VERSION,

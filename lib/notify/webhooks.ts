@@ -3,7 +3,7 @@ import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { webhookDeliveries, webhooks } from "@/db/schema";
 
-export const WEBHOOK_EVENTS = ["request.created", "request.decided", "request.applied", "request.failed"] as const;
+export const WEBHOOK_EVENTS = ["request.created", "request.decided", "request.applied", "request.failed", "budget.threshold", "budget.forecast", "gpu.idle"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /**

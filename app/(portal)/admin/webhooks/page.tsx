@@ -37,7 +37,7 @@ export default async function WebhooksPage() {
       />
       <Card title="Webhooks">
         {hooks.length === 0 ? (
-          <EmptyState title="No webhooks">Add one to tell a chat channel or an automation when requests are created, decided, applied or fail.</EmptyState>
+          <EmptyState title="No webhooks">Add one to tell a chat channel or an automation when requests are created, decided, applied or fail, when a project reaches its budget or is forecast to exceed it, and when a project leaves its GPUs idle.</EmptyState>
         ) : (
           <DataTable caption="Webhooks" columns={["URL", "Events", "Deliveries", "Last", ""]}>
             {hooks.map((h) => (
