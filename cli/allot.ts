@@ -11,7 +11,7 @@ import { verifyAuditChain } from "@/lib/audit/verify";
 import { adminEmail, grantPlatformAdmin } from "@/lib/auth/platform-admins";
 import { systemClock } from "@/lib/clock";
 import { parseArgs } from "node:util";
-import { ZodError } from "zod";
+import { z, ZodError } from "zod";
 import { AppError } from "@/lib/errors";
 import { serviceAccountName } from "@/lib/tenancy/commands/service-accounts";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
@@ -20,6 +20,7 @@ import { queueReconcileOfEverything } from "@/lib/cluster/commands";
 import { renderAllToFiles, RenderDirectoryError, writeRender } from "@/lib/cluster/render-all";
 import { clusterRuntime, startReconcileLoop, workerIdentity } from "@/lib/cluster/runtime";
 import { reconcileDue } from "@/lib/cluster/worker";
+import { backfillPrometheusUsage, catchUpPrometheusUsage, describeUsageRun } from "@/lib/metering/prometheus-source";
 
 const USAGE = `Usage: npm run allot -- <command>
 
@@ -37,6 +38,10 @@ Commands:
   worker [--once]         run the cluster reconcile worker (for scale-out, with ALLOT_CLUSTER_WORKER=0 on
                           the portal); --once processes what is due and exits
   reconcile-all           queue a reconcile of every tenant and project
+  ingest-usage [--from <time> [--to <time>]]
+                          read hourly usage from Prometheus (PROMETHEUS_URL): without flags, every complete hour
+                          not read yet (as the worker does); with --from (and --to, default now), that range again,
+                          replacing what was read for it; times are ISO 8601: 2026-12-01 or 2026-12-01T10:00:00Z
   help                    show this message`;
 
 const DAY = 86_400_000;
@@ -55,6 +60,8 @@ function options(args: string[]) {
       "no-expiry": { type: "boolean", default: false },
       out: { type: "string" },
       once: { type: "boolean", default: false },
+      from: { type: "string" },
+      to: { type: "string" },
     },
     strict: true,
   }).values;
@@ -66,6 +73,11 @@ function scopeOf(o: ReturnType<typeof options>): string | null {
 }
 
 class UsageError extends Error {}
+
+/** A date (midnight UTC) or a date and time with its offset. */
+const isoInstant = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()], { message: "times must be ISO 8601, e.g. 2026-12-01 or 2026-12-01T10:00:00Z" })
+  .transform((s) => new Date(s.length === 10 ? `${s}T00:00:00Z` : s));
 
 const isProjectRole = (role: string): role is "member" | "viewer" => role === "member" || role === "viewer";
 
@@ -172,6 +184,21 @@ async function main(argv: string[]): Promise<number> {
         const result = await queueReconcileOfEverything(handle.db, systemClock());
         console.log(`Queued a reconcile of ${result.tenants} tenants and their projects.`);
         return 0;
+      }
+      case "ingest-usage": {
+        const o = options(args);
+        const prometheus = c.cluster.prometheus;
+        if (!prometheus) throw new UsageError("ingest-usage needs PROMETHEUS_URL: the Prometheus that scrapes kube-state-metrics, cAdvisor and dcgm-exporter");
+        if (o.to !== undefined && o.from === undefined) throw new UsageError("--to needs --from");
+        const now = systemClock();
+        const range = o.from === undefined ? null : { from: isoInstant.parse(o.from), to: o.to === undefined ? now : isoInstant.parse(o.to) };
+        if (range && range.from >= range.to) throw new UsageError("--from must be before --to");
+        await runMigrations(handle, c.database);
+        const summary = range
+          ? await backfillPrometheusUsage(handle.db, prometheus, range, now)
+          : await catchUpPrometheusUsage(handle.db, prometheus, now, { maxHours: Number.POSITIVE_INFINITY });
+        console.log(describeUsageRun(summary));
+        return summary.error ? 1 : 0;
       }
       default:
         console.error(`Unknown command "${command}".\n\n${USAGE}`);

@@ -1,5 +1,7 @@
 import os from "node:os";
 import type { ClusterSettings } from "@/lib/config";
+import { prometheusUsageTicker } from "@/lib/metering/prometheus-source";
+import { evaluateSpendAlerts } from "@/lib/metering/alerts";
 import { deliverDueWebhooks } from "@/lib/notify/webhooks";
 import { sweepQuotaTimeouts } from "@/lib/quota/expiry";
 import { checkDrift } from "./drift-check";
@@ -40,7 +42,9 @@ export interface ReconcileLoop {
 
 /**
  * The worker loop: every pollMs, take and process due changes; every
- * driftIntervalMinutes (live mode), read back what the cluster holds. One
+ * driftIntervalMinutes (live mode), read back what the cluster holds; with
+ * PROMETHEUS_URL set, read the hours of usage that are complete; every
+ * quarter-hour, send the budget and idle-GPU alerts that are due. One
  * pass at a time; errors are logged and the loop goes on (the database may
  * be briefly away, the cluster too).
  */
@@ -53,15 +57,25 @@ export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log
   // the quota itself drops on time through the cluster change scheduled for the grant's end.
   const SWEEP_EVERY_MS = 60_000;
   let lastSweep = 0;
+  // Usage arrives by the hour (Prometheus) or in batches (push API): a quarter-hour is prompt enough for budget alerts.
+  const ALERTS_EVERY_MS = 15 * 60_000;
+  let lastAlerts = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  const usage = o.settings.prometheus ? prometheusUsageTicker({ db: o.db, settings: o.settings.prometheus, clock: o.clock, log }) : null;
 
   const pass = async () => {
     try {
+      usage?.tick();
       if (Date.now() - lastSweep >= SWEEP_EVERY_MS) {
         lastSweep = Date.now();
         await sweepQuotaTimeouts(o.db, o.clock());
+      }
+      if (Date.now() - lastAlerts >= ALERTS_EVERY_MS) {
+        lastAlerts = Date.now();
+        const r = await evaluateSpendAlerts(o.db, o.clock());
+        if (r.sent.length > 0) log(`spend alerts: ${r.sent.length} sent`);
       }
       await reconcileDue(o);
       await deliverDueWebhooks(o.db, o.clock());
@@ -109,7 +123,7 @@ export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await running;
+      await Promise.all([running, usage?.stop()]);
     },
   };
 }
