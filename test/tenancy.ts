@@ -123,6 +123,11 @@ export const WRITABLE_TABLES = [
   "quota_grants",
   "notifications",
   "webhook_deliveries",
+  "usage_hourly",
+  "usage_daily",
+  "project_budgets",
+  "spend_alerts",
+  "usage_sources",
 ] as const;
 
 /** An md5 of each table's full contents: equal fingerprints mean nothing was inserted, changed or deleted. */

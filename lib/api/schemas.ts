@@ -279,3 +279,117 @@ export const quotaGrantOut = z.object({
   endsAt: nullableDate,
   inForce: z.boolean(),
 });
+
+// ---------------------------------------------------------------- usage push, spend and FOCUS exports
+
+export const pushUsageOut = z.object({ stored: z.number().int().describe("Samples stored (each replaces this account's earlier figure for its project, resource and hour)") });
+
+const spendSlugName = z.object({ slug: z.string(), name: z.string() });
+
+export const spendWindowOut = z.object({
+  from: isoDateTime.describe("Inclusive start (a UTC midnight)"),
+  to: isoDateTime.describe("Exclusive end (a UTC midnight)"),
+  lastDay: z.string().describe("The last day included (YYYY-MM-DD)"),
+  range: z.enum(["7d", "30d", "90d", "month", "custom"]),
+  granularity: z.enum(["hour", "day", "month"]),
+});
+
+export const spendPointOut = z.object({
+  period: z.string().describe("Start of the period: an ISO instant for hours, YYYY-MM-DD for days and months (the 1st)"),
+  resource: z.string(),
+  quantity: z.number().describe("Consumed units: GPU-hours, core-hours, GiB-hours, requests"),
+  cost: moneyOut.describe("Quantity × the rate in force at each hour"),
+  unpricedQuantity: z.number().describe("Quantity with no price on the rate card: its cost is missing from `cost`"),
+});
+
+export const resourceTotalOut = spendPointOut.omit({ period: true }).extend({
+  gpuUtilization: z.number().nullable().describe("GPU resources: the busy share of the allocated GPU-hours where measured; null when not measured"),
+});
+
+export const budgetStatusOut = z.object({
+  monthlyAmount: z.number().nullable().describe("The monthly budget (for a tenant: the sum of its projects' budgets); null when none is set"),
+  month: z.object({
+    monthStart: z.string().describe("YYYY-MM-DD"),
+    monthToDate: z.number(),
+    forecast: z.number().describe("Month to date plus the last seven days' daily rate over the rest of the month"),
+    dailyRate: z.number(),
+    daysInMonth: z.number().int(),
+  }),
+  usedShare: z.number().nullable().describe("monthToDate ÷ budget"),
+  forecastShare: z.number().nullable().describe("forecast ÷ budget"),
+});
+
+export const projectSpendOut = z.object({
+  tenantSlug: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  cost: z.number(),
+  gpuCost: z.number(),
+  gpuIdleCost: z.number().describe("What the measured idle share of the allocated GPUs cost"),
+  gpuUtilization: z.number().nullable(),
+});
+
+export const tenantSpendOut = z.object({ slug: z.string(), name: z.string(), cost: z.number() });
+
+export const clusterCostOut = z.object({
+  capacityCost: z.number().describe("The node pools' capacity at the rate card over the window (pools as they are now)"),
+  allocatedCost: z.number().describe("What projects used of it: GPU, CPU, memory"),
+  idleCost: z.number().describe("capacityCost − allocatedCost; negative when use exceeded capacity (overcommit)"),
+  otherCost: z.number().describe("Storage, inference and custom meters"),
+  totalCost: z.number().describe("capacityCost + otherCost = the sum over projects + idle"),
+});
+
+export const spendReportOut = z.object({
+  scope: z.object({ kind: z.enum(["project", "tenant", "platform"]), tenant: spendSlugName.optional(), project: spendSlugName.optional() }),
+  currency: currencyOut,
+  window: spendWindowOut,
+  totalCost: z.number(),
+  series: z.array(spendPointOut).describe("Cost and quantity per period and resource"),
+  byResource: z.array(resourceTotalOut).describe("Totals per resource over the window, most expensive first"),
+  unpricedResources: z.array(z.string()).describe("Resources used in the window with no price: their cost is missing"),
+  demo: z.boolean().describe("Some figures come from generated demo data"),
+  budget: budgetStatusOut.optional().describe("Projects and tenants: this month against budget"),
+  byProject: z.array(projectSpendOut).optional().describe("Tenants and the platform: spend per project, most expensive first"),
+  byTenant: z.array(tenantSpendOut).optional().describe("The platform: spend per tenant"),
+  cluster: clusterCostOut.optional().describe("The platform: capacity, allocated and idle cost"),
+});
+
+export const focusRowOut = z.object({
+  BillingAccountId: z.string().describe("The tenant's id: the tenant is what its cost centre is charged for"),
+  BillingAccountName: z.string(),
+  BillingPeriodStart: isoDateTime,
+  BillingPeriodEnd: isoDateTime,
+  ChargePeriodStart: isoDateTime.describe("Inclusive"),
+  ChargePeriodEnd: isoDateTime.describe("Exclusive"),
+  ChargeCategory: z.literal("Usage"),
+  ChargeClass: z.null(),
+  ChargeDescription: z.string(),
+  BilledCost: z.number(),
+  EffectiveCost: z.number(),
+  ListCost: z.number(),
+  ContractedCost: z.number(),
+  BillingCurrency: z.string(),
+  PricingQuantity: z.number().describe("ConsumedQuantity ÷ the pricing unit (730 hours for GiB-months, 1,000 for requests)"),
+  PricingUnit: z.string(),
+  ConsumedQuantity: z.number(),
+  ConsumedUnit: z.string(),
+  ServiceCategory: z.enum(["Compute", "Storage", "AI and Machine Learning", "Other"]),
+  ServiceName: z.string(),
+  ProviderName: z.string(),
+  PublisherName: z.string(),
+  InvoiceIssuerName: z.string(),
+  SubAccountId: z.string().describe("The project's id"),
+  SubAccountName: z.string(),
+  ResourceType: z.string().describe("GPU, CPU, Memory, Storage, Inference, or the custom meter's key"),
+  Tags: z.record(z.string(), z.string()).describe('{"tenant": slug, "project": slug, "costCentre": …} (as a JSON text in the CSV)'),
+  x_Tenant: z.string(),
+  x_Project: z.string(),
+  x_GpuModel: z.string().nullable(),
+  x_UnpricedQuantity: z.number().describe("Consumed quantity with no price: its cost is missing from BilledCost"),
+});
+
+export const focusExportOut = z.object({
+  currency: currencyOut,
+  window: spendWindowOut,
+  rows: z.array(focusRowOut).describe("One row per charge period, project and resource, ordered by period, tenant, project and resource"),
+});

@@ -1,0 +1,12 @@
+import { systemClock } from "@/lib/clock";
+import { badWindowResponse, focusCsvFile } from "@/lib/metering/focus-query";
+import { spendWindowOf } from "@/lib/metering/inputs";
+import { csvDownload } from "@/lib/server/csv-download";
+
+/** The tenant's spend over the page's window as FinOps FOCUS CSV, one row per period, project and resource. */
+export async function GET(request: Request, { params }: { params: Promise<{ tenant: string }> }) {
+  const { tenant } = await params;
+  const resolved = spendWindowOf(new URL(request.url).searchParams, systemClock());
+  if ("errors" in resolved) return badWindowResponse(resolved.errors);
+  return csvDownload((ctx) => focusCsvFile(ctx, { kind: "tenant", tenant }, resolved.window));
+}

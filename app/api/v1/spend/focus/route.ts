@@ -1,0 +1,3 @@
+import { getPlatformFocus } from "@/lib/api/routes/metering";
+
+export const GET = getPlatformFocus.handle;

@@ -1,0 +1,3 @@
+import { getPlatformSpend } from "@/lib/api/routes/metering";
+
+export const GET = getPlatformSpend.handle;

@@ -1,0 +1,3 @@
+import { getProjectFocus } from "@/lib/api/routes/metering";
+
+export const GET = getProjectFocus.handle;

@@ -1,0 +1,3 @@
+import { getProjectSpend } from "@/lib/api/routes/metering";
+
+export const GET = getProjectSpend.handle;

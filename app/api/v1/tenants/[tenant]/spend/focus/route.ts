@@ -1,0 +1,3 @@
+import { getTenantFocus } from "@/lib/api/routes/metering";
+
+export const GET = getTenantFocus.handle;

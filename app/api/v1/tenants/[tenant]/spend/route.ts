@@ -1,0 +1,3 @@
+import { getTenantSpend } from "@/lib/api/routes/metering";
+
+export const GET = getTenantSpend.handle;

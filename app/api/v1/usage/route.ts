@@ -1,0 +1,3 @@
+import { pushUsageRoute } from "@/lib/api/routes/metering";
+
+export const POST = pushUsageRoute.handle;

@@ -1,0 +1,176 @@
+import "server-only";
+import { sql, type SQL } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { rowsOf } from "@/db/rows";
+import type { CommandContext } from "@/lib/auth/context";
+import { can } from "@/lib/auth/policy";
+import { config } from "@/lib/config";
+import { AppError } from "@/lib/errors";
+import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
+import { focusCsv, focusRows, type FocusRow, type FocusSourceRow } from "./focus";
+import { pricingDivisorSql } from "./rollup";
+import type { SpendScope } from "./spend";
+import type { ResolvedWindow } from "./window";
+
+/**
+ * What feeds the FOCUS export: usage per charge period × project × resource
+ * with the names of both and the tenant's cost centre. Day and month periods
+ * come from the daily rollup (usage_daily); hours from the hourly table,
+ * priced in SQL at the rate in force at each hour (as spend.ts does). A
+ * month period is clipped to the window, so two exports of adjacent windows
+ * never both claim the same days.
+ *
+ * The export functions decide access through the policy, like the spend
+ * reports (report.ts): a scope the actor may not see is not_found.
+ */
+
+export type FocusExportScope = { kind: "project"; tenant: string; project: string } | { kind: "tenant"; tenant: string } | { kind: "platform" };
+
+export interface FocusExport {
+  currency: string;
+  window: ResolvedWindow;
+  rows: FocusRow[];
+  /** "allot-focus-<scope>-<first day>-to-<last day>-<granularity>.csv" */
+  filename: string;
+}
+
+type Raw = {
+  period: string | Date;
+  tenant_id: string;
+  tenant_slug: string;
+  tenant_name: string;
+  cost_centre: string;
+  project_id: string;
+  project_slug: string;
+  project_name: string;
+  resource: string;
+  quantity: string;
+  cost: string;
+  unpriced: string;
+};
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+
+function whereScope(scope: SpendScope, alias: SQL): SQL {
+  if ("projectId" in scope) return sql`${alias}.project_id = ${scope.projectId}`;
+  if ("tenantId" in scope) return sql`${alias}.tenant_id = ${scope.tenantId}`;
+  return sql`true`;
+}
+
+/** Source rows of a scope and window, ordered by period, tenant, project and resource. */
+export async function focusSourceRows(db: Database, scope: SpendScope, window: ResolvedWindow): Promise<FocusSourceRow[]> {
+  const names = sql`t.id as tenant_id, t.slug as tenant_slug, t.name as tenant_name, t.cost_centre, p.id as project_id, p.slug as project_slug, p.name as project_name`;
+  let rows: Raw[];
+  if (window.granularity === "hour") {
+    rows = await rowsOf<Raw>(
+      db,
+      sql`
+        select u.hour as period, ${names}, u.resource,
+          sum(u.quantity::numeric)::text as quantity,
+          coalesce(sum(u.quantity::numeric * r.unit_price / ${pricingDivisorSql(sql`u.resource`)}), 0)::text as cost,
+          sum(case when r.unit_price is null then u.quantity::numeric else 0 end)::text as unpriced
+        from usage_hourly u
+        join projects p on p.id = u.project_id
+        join tenants t on t.id = p.tenant_id
+        left join lateral (
+          select unit_price from rates where rates.resource = u.resource and rates.effective_from <= u.hour
+          order by rates.effective_from desc limit 1
+        ) r on true
+        where ${whereScope(scope, sql`u`)} and u.hour >= ${window.from.toISOString()}::timestamptz and u.hour < ${window.to.toISOString()}::timestamptz
+        group by u.hour, t.id, t.slug, t.name, t.cost_centre, p.id, p.slug, p.name, u.resource
+        order by u.hour, t.slug, p.slug, p.id, u.resource`,
+    );
+  } else {
+    const period = window.granularity === "month" ? sql`to_char(date_trunc('month', d.day), 'YYYY-MM-DD')` : sql`to_char(d.day, 'YYYY-MM-DD')`;
+    rows = await rowsOf<Raw>(
+      db,
+      sql`
+        select ${period} as period, ${names}, d.resource,
+          sum(d.quantity)::text as quantity, sum(d.cost)::text as cost, sum(d.unpriced_quantity)::text as unpriced
+        from usage_daily d
+        join projects p on p.id = d.project_id
+        join tenants t on t.id = p.tenant_id
+        where ${whereScope(scope, sql`d`)} and d.day >= ${dayOf(window.from)}::date and d.day < ${dayOf(window.to)}::date
+        group by 1, t.id, t.slug, t.name, t.cost_centre, p.id, p.slug, p.name, d.resource
+        order by 1, t.slug, p.slug, p.id, d.resource`,
+    );
+  }
+  return rows.map((r) => {
+    const [start, end] = periodBounds(r.period, window);
+    return {
+      periodStart: start,
+      periodEnd: end,
+      tenantId: r.tenant_id,
+      tenantSlug: r.tenant_slug,
+      tenantName: r.tenant_name,
+      costCentre: r.cost_centre,
+      projectId: r.project_id,
+      projectSlug: r.project_slug,
+      projectName: r.project_name,
+      resource: r.resource,
+      quantity: Number(r.quantity),
+      cost: Number(r.cost),
+      unpricedQuantity: Number(r.unpriced),
+    };
+  });
+}
+
+/** [start, end) of a period: an hour, a UTC day, or a calendar month clipped to the window. */
+function periodBounds(period: string | Date, window: ResolvedWindow): [Date, Date] {
+  if (window.granularity === "hour") {
+    const start = new Date(period);
+    return [start, new Date(start.getTime() + HOUR_MS)];
+  }
+  const day = new Date(`${typeof period === "string" ? period : dayOf(period)}T00:00:00Z`);
+  if (window.granularity === "day") return [day, new Date(day.getTime() + DAY_MS)];
+  const monthEnd = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + 1, 1));
+  return [new Date(Math.max(day.getTime(), window.from.getTime())), new Date(Math.min(monthEnd.getTime(), window.to.getTime()))];
+}
+
+function filenameOf(scopeLabel: string, window: ResolvedWindow): string {
+  return `allot-focus-${scopeLabel}-${dayOf(window.from)}-to-${window.lastDay}-${window.granularity}.csv`;
+}
+
+/**
+ * The FOCUS rows of a project, a tenant or the platform over a window, for
+ * the actor: project.spend.view, tenant.spend.view or platform.spend.view
+ * (the same as the spend reports), else not_found.
+ */
+export async function focusExport(ctx: CommandContext, scope: FocusExportScope, window: ResolvedWindow): Promise<FocusExport> {
+  let spendScope: SpendScope;
+  let label: string;
+  if (scope.kind === "project") {
+    const { tenant, project } = await projectBySlugs(ctx.db, scope.tenant, scope.project);
+    if (!can(ctx.actor, "project.spend.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now)) throw new AppError("not_found");
+    spendScope = { projectId: project.id };
+    label = `${tenant.slug}-${project.slug}`;
+  } else if (scope.kind === "tenant") {
+    const tenant = await tenantBySlug(ctx.db, scope.tenant);
+    if (!can(ctx.actor, "tenant.spend.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
+    spendScope = { tenantId: tenant.id };
+    label = tenant.slug;
+  } else {
+    if (!can(ctx.actor, "platform.spend.view", { kind: "platform" }, ctx.now)) throw new AppError("not_found");
+    spendScope = { platform: true };
+    label = "platform";
+  }
+  const currency = config().currency;
+  const rows = focusRows(await focusSourceRows(ctx.db, spendScope, window), currency);
+  return { currency, window, rows, filename: filenameOf(label, window) };
+}
+
+/** The export as a CSV file (the spend API's ?format=csv and the portal's downloads). */
+export async function focusCsvFile(ctx: CommandContext, scope: FocusExportScope, window: ResolvedWindow): Promise<{ csv: string; filename: string }> {
+  const exported = await focusExport(ctx, scope, window);
+  return { csv: focusCsv(exported.rows), filename: exported.filename };
+}
+
+/** A portal download's answer to a window it cannot read: 400 with the problems by field, as text. */
+export function badWindowResponse(errors: Record<string, string[]>): Response {
+  const text = Object.entries(errors)
+    .map(([field, messages]) => `${field}: ${messages.join("; ")}`)
+    .join("\n");
+  return new Response(`Invalid window.\n${text}\n`, { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
+}

@@ -1,0 +1,229 @@
+import { toCsv } from "@/lib/csv";
+import { CONSUMED_UNIT, gpuModelOf, PRICING_UNIT, pricingDivisor, resourceKind, resourceLabel, type ResourceKind } from "./units";
+
+/**
+ * Spend as FinOps FOCUS (1.x) rows: one row per charge period, project and
+ * resource, at the rate card (the portal knows no discounts or commitments,
+ * so billed, effective, list and contracted cost are the same figure). The
+ * tenant is the billing account (it is what a cost centre is charged for),
+ * the project the sub account. Columns of our own carry the x_ prefix the
+ * specification reserves for them.
+ *
+ * Pure: the rows come from focus-query.ts. Building the same rows twice gives
+ * the same export, in the same order, and a (period, project, resource) never
+ * appears twice, however the input was split.
+ */
+
+export const FOCUS_SERVICE_NAME = "Allot";
+/** Provider, publisher and invoice issuer: the platform itself (an internal chargeback). */
+export const FOCUS_PROVIDER_NAME = "Allot";
+
+/** FOCUS ServiceCategory allowed values that usage resources fall under. */
+export type FocusServiceCategory = "Compute" | "Storage" | "AI and Machine Learning" | "Other";
+
+export const SERVICE_CATEGORY: Record<ResourceKind, FocusServiceCategory> = {
+  gpu: "Compute",
+  cpu: "Compute",
+  memory: "Compute",
+  storage: "Storage",
+  inference: "AI and Machine Learning",
+  custom: "Other",
+};
+
+const RESOURCE_TYPE: Record<Exclude<ResourceKind, "custom">, string> = {
+  gpu: "GPU",
+  cpu: "CPU",
+  memory: "Memory",
+  storage: "Storage",
+  inference: "Inference",
+};
+
+/** One (period, project, resource) of usage with its cost, as the query reads it. */
+export interface FocusSourceRow {
+  /** Inclusive start and exclusive end of the charge period (clipped to the export's window). */
+  periodStart: Date;
+  periodEnd: Date;
+  tenantId: string;
+  tenantSlug: string;
+  tenantName: string;
+  costCentre: string;
+  projectId: string;
+  projectSlug: string;
+  projectName: string;
+  resource: string;
+  /** Consumed units (GPU-hours, core-hours, GiB-hours, requests). */
+  quantity: number;
+  /** At the rate in force each hour; quantity without a price adds nothing. */
+  cost: number;
+  /** Quantity that had no price on the rate card. */
+  unpricedQuantity: number;
+}
+
+export interface FocusRow {
+  BillingAccountId: string;
+  BillingAccountName: string;
+  BillingPeriodStart: string;
+  BillingPeriodEnd: string;
+  ChargePeriodStart: string;
+  ChargePeriodEnd: string;
+  ChargeCategory: "Usage";
+  ChargeClass: null;
+  ChargeDescription: string;
+  BilledCost: number;
+  EffectiveCost: number;
+  ListCost: number;
+  ContractedCost: number;
+  BillingCurrency: string;
+  PricingQuantity: number;
+  PricingUnit: string;
+  ConsumedQuantity: number;
+  ConsumedUnit: string;
+  ServiceCategory: FocusServiceCategory;
+  ServiceName: string;
+  ProviderName: string;
+  PublisherName: string;
+  InvoiceIssuerName: string;
+  SubAccountId: string;
+  SubAccountName: string;
+  ResourceType: string;
+  Tags: Record<string, string>;
+  x_Tenant: string;
+  x_Project: string;
+  x_GpuModel: string | null;
+  /** Consumed quantity with no price on the rate card: its cost is missing from BilledCost. */
+  x_UnpricedQuantity: number;
+}
+
+/** The columns in export order (the CSV header). */
+export const FOCUS_COLUMN_NAMES = [
+  "BillingAccountId",
+  "BillingAccountName",
+  "BillingPeriodStart",
+  "BillingPeriodEnd",
+  "ChargePeriodStart",
+  "ChargePeriodEnd",
+  "ChargeCategory",
+  "ChargeClass",
+  "ChargeDescription",
+  "BilledCost",
+  "EffectiveCost",
+  "ListCost",
+  "ContractedCost",
+  "BillingCurrency",
+  "PricingQuantity",
+  "PricingUnit",
+  "ConsumedQuantity",
+  "ConsumedUnit",
+  "ServiceCategory",
+  "ServiceName",
+  "ProviderName",
+  "PublisherName",
+  "InvoiceIssuerName",
+  "SubAccountId",
+  "SubAccountName",
+  "ResourceType",
+  "Tags",
+  "x_Tenant",
+  "x_Project",
+  "x_GpuModel",
+  "x_UnpricedQuantity",
+] as const satisfies readonly (keyof FocusRow)[];
+
+/** FOCUS Date/Time: ISO 8601 in UTC, to the second ("2026-03-02T00:00:00Z"). */
+export const focusDateTime = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** Money and quantities summed from exact decimals: drop float noise below the database's 9 decimals. */
+const decimal9 = (n: number): number => Math.round(n * 1e9) / 1e9;
+
+export const resourceTypeOf = (resource: string): string => {
+  const kind = resourceKind(resource);
+  return kind === "custom" ? resource : RESOURCE_TYPE[kind];
+};
+
+function monthBounds(at: Date): [Date, Date] {
+  return [new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)), new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1))];
+}
+
+/** One FOCUS row from one source row. */
+export function focusRow(r: FocusSourceRow, currency: string): FocusRow {
+  const kind = resourceKind(r.resource);
+  const cost = decimal9(r.cost);
+  const [billingStart, billingEnd] = monthBounds(r.periodStart);
+  const tags: Record<string, string> = { tenant: r.tenantSlug, project: r.projectSlug };
+  if (r.costCentre) tags.costCentre = r.costCentre;
+  return {
+    BillingAccountId: r.tenantId,
+    BillingAccountName: r.tenantName,
+    BillingPeriodStart: focusDateTime(billingStart),
+    BillingPeriodEnd: focusDateTime(billingEnd),
+    ChargePeriodStart: focusDateTime(r.periodStart),
+    ChargePeriodEnd: focusDateTime(r.periodEnd),
+    ChargeCategory: "Usage",
+    ChargeClass: null,
+    ChargeDescription: `${resourceLabel(r.resource)} used by ${r.projectName}`,
+    BilledCost: cost,
+    EffectiveCost: cost,
+    ListCost: cost,
+    ContractedCost: cost,
+    BillingCurrency: currency,
+    PricingQuantity: r.quantity / pricingDivisor(kind),
+    PricingUnit: PRICING_UNIT[kind],
+    ConsumedQuantity: decimal9(r.quantity),
+    ConsumedUnit: CONSUMED_UNIT[kind],
+    ServiceCategory: SERVICE_CATEGORY[kind],
+    ServiceName: FOCUS_SERVICE_NAME,
+    ProviderName: FOCUS_PROVIDER_NAME,
+    PublisherName: FOCUS_PROVIDER_NAME,
+    InvoiceIssuerName: FOCUS_PROVIDER_NAME,
+    SubAccountId: r.projectId,
+    SubAccountName: r.projectName,
+    ResourceType: resourceTypeOf(r.resource),
+    Tags: tags,
+    x_Tenant: r.tenantSlug,
+    x_Project: r.projectSlug,
+    x_GpuModel: gpuModelOf(r.resource),
+    x_UnpricedQuantity: decimal9(r.unpricedQuantity),
+  };
+}
+
+const keyOf = (r: FocusSourceRow) => `${r.periodStart.getTime()}\u0000${r.projectId}\u0000${r.resource}`;
+
+function compareRows(a: FocusSourceRow, b: FocusSourceRow): number {
+  return (
+    a.periodStart.getTime() - b.periodStart.getTime() ||
+    cmp(a.tenantSlug, b.tenantSlug) ||
+    cmp(a.projectSlug, b.projectSlug) ||
+    cmp(a.projectId, b.projectId) ||
+    cmp(a.resource, b.resource)
+  );
+}
+/** Code-point order, the same on every machine (no locale). */
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The FOCUS rows of an export: one per (period, project, resource), rows
+ * naming the same one merged (their quantities and costs added), ordered by
+ * period, tenant, project and resource.
+ */
+export function focusRows(source: readonly FocusSourceRow[], currency: string): FocusRow[] {
+  const merged = new Map<string, FocusSourceRow>();
+  for (const r of source) {
+    const key = keyOf(r);
+    const seen = merged.get(key);
+    if (!seen) merged.set(key, { ...r });
+    else {
+      seen.quantity += r.quantity;
+      seen.cost += r.cost;
+      seen.unpricedQuantity += r.unpricedQuantity;
+      if (r.periodEnd > seen.periodEnd) seen.periodEnd = r.periodEnd;
+    }
+  }
+  return [...merged.values()].sort(compareRows).map((r) => focusRow(r, currency));
+}
+
+export const FOCUS_CSV_COLUMNS = FOCUS_COLUMN_NAMES.map((name) => ({ header: name, value: (row: FocusRow) => row[name] }));
+
+/** The rows as CSV with the FOCUS header (cells escaped, formula-safe: lib/csv.ts). */
+export function focusCsv(rows: readonly FocusRow[]): string {
+  return toCsv(rows, FOCUS_CSV_COLUMNS);
+}
