@@ -7,6 +7,7 @@ import { openDatabase } from "@/db/client";
 import { DataDirLockedError } from "@/db/data-dir-lock";
 import { runMigrations } from "@/db/migrate";
 import { seedDemoData } from "@/db/seed";
+import { seedDemoUsage } from "@/lib/demo/usage";
 import { verifyAuditChain } from "@/lib/audit/verify";
 import { adminEmail, grantPlatformAdmin } from "@/lib/auth/platform-admins";
 import { systemClock } from "@/lib/clock";
@@ -99,7 +100,9 @@ async function main(argv: string[]): Promise<number> {
       case "seed": {
         await runMigrations(handle, c.database);
         const seeded = await seedDemoData(handle.db, systemClock());
+        const usage = await seedDemoUsage(handle.db, systemClock());
         console.log(seeded ? `Demo data loaded into the ${where}.` : `Demo data was already loaded in the ${where}; nothing changed.`);
+        if (usage) console.log("90 days of demo usage (marked as demo data) loaded.");
         return 0;
       }
       case "create-admin": {

@@ -41,7 +41,7 @@ CREATE TABLE "usage_hourly" (
 	"used" double precision,
 	"gpu_utilization" double precision,
 	"ingested_at" timestamp with time zone DEFAULT now() NOT NULL,
-	CONSTRAINT "usage_hourly_pk" PRIMARY KEY("project_id","resource","hour","source"),
+	CONSTRAINT "usage_hourly_pk" PRIMARY KEY("project_id","hour","resource","source"),
 	CONSTRAINT "usage_hourly_quantity" CHECK ("usage_hourly"."quantity" >= 0 and "usage_hourly"."quantity" < 1e12),
 	CONSTRAINT "usage_hourly_utilization" CHECK ("usage_hourly"."gpu_utilization" is null or ("usage_hourly"."gpu_utilization" >= 0 and "usage_hourly"."gpu_utilization" <= 1))
 );
@@ -59,9 +59,6 @@ ALTER TABLE "project_budgets" ADD CONSTRAINT "project_budgets_updated_by_princip
 ALTER TABLE "spend_alerts" ADD CONSTRAINT "spend_alerts_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "usage_daily" ADD CONSTRAINT "usage_daily_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "usage_daily" ADD CONSTRAINT "usage_daily_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "usage_hourly" ADD CONSTRAINT "usage_hourly_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "usage_hourly" ADD CONSTRAINT "usage_hourly_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "spend_alerts_sent_idx" ON "spend_alerts" USING btree ("sent_at");--> statement-breakpoint
 CREATE INDEX "usage_daily_tenant_day_idx" ON "usage_daily" USING btree ("tenant_id","day");--> statement-breakpoint
-CREATE INDEX "usage_daily_day_idx" ON "usage_daily" USING btree ("day");--> statement-breakpoint
-CREATE INDEX "usage_hourly_project_hour_idx" ON "usage_hourly" USING btree ("project_id","hour");
+CREATE INDEX "usage_daily_day_idx" ON "usage_daily" USING btree ("day");

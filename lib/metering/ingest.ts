@@ -76,7 +76,8 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
         select * from jsonb_to_recordset(${rows}::jsonb)
           as s(project_id uuid, tenant_id uuid, resource text, hour timestamptz, quantity float8, requested float8, used float8, gpu_utilization float8)
       ),
-      old as (
+      -- Materialized: inlined, the planner rescans the batch for every upserted row (quadratic in the batch size).
+      old as materialized (
         select h.project_id, h.resource, h.hour, h.quantity, h.gpu_utilization
         from usage_hourly h
         join s on h.project_id = s.project_id and h.resource = s.resource and h.hour = s.hour and h.source = ${source}
@@ -87,6 +88,9 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
         on conflict (project_id, resource, hour, source) do update set
           quantity = excluded.quantity, requested = excluded.requested, used = excluded.used,
           gpu_utilization = excluded.gpu_utilization, ingested_at = excluded.ingested_at
+        -- A resent figure that did not change writes nothing (and moves the rollup by nothing).
+        where (usage_hourly.quantity, usage_hourly.requested, usage_hourly.used, usage_hourly.gpu_utilization)
+          is distinct from (excluded.quantity, excluded.requested, excluded.used, excluded.gpu_utilization)
         returning project_id, tenant_id, resource, hour, quantity, gpu_utilization
       ),
       delta as (
@@ -99,12 +103,17 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
             - (coalesce(old.gpu_utilization, 0) * coalesce(old.quantity, 0))::numeric as dbusy
         from up left join old on old.project_id = up.project_id and old.resource = up.resource and old.hour = up.hour
       ),
-      priced as (
-        select d.*, p.unit_price from delta d
+      -- A batch usually holds few distinct (resource, hour) pairs: look each price up once, not per sample.
+      prices as (
+        select k.resource, k.hour, p.unit_price
+        from (select distinct resource, hour from delta) k
         left join lateral (
-          select r.unit_price from rates r where r.resource = d.resource and r.effective_from <= d.hour
+          select r.unit_price from rates r where r.resource = k.resource and r.effective_from <= k.hour
           order by r.effective_from desc limit 1
         ) p on true
+      ),
+      priced as (
+        select d.*, prices.unit_price from delta d join prices on prices.resource = d.resource and prices.hour = d.hour
       )
       insert into usage_daily as ud (project_id, tenant_id, resource, day, quantity, cost, unpriced_quantity, gpu_measured_hours, gpu_busy_hours, has_demo)
       select project_id, tenant_id, resource, day,
