@@ -36,7 +36,8 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   await dana.getByRole("link", { name: "Quota and requests", exact: true }).click();
   const quota = new ProjectQuotaPage(dana);
   await expect(quota.heading).toHaveText("Quota");
-  await expect(quota.usageNote).toHaveText("Usage and spend: not available yet. They come with metering.");
+  // Use and spend from metering: figures when the project has usage (the demo data gives it some), else the empty state.
+  await expect(quota.usageNote).toContainText(/^Use and spend\s*(No usage recorded yet for Detector training|This month so far\s*\$[\d,]+\.\d{2})/);
   await expectCells(quota.quotaRow("GPUs"), ["GPUs", "none"]);
   await quota.requestQuotaButton.click();
 
@@ -63,7 +64,9 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   await expectCells(form.estimateRows.nth(0), ["H100 GPUs", /^4 × \$4\.10\s*per GPU-hour$/, "$11,972.00"]);
   await expectCells(form.estimateRows.nth(1), ["Per month", "", "$11,972.00"]);
   await expect(form.estimate).toContainText(/Over the 1[34](\.\d)? days asked: about \$5,\d{3}\.\d{2}\./);
-  await expect(form.estimate).toContainText("Budgets come with metering: not available yet.");
+  // The demo project has no budget: the form says so plainly (the warning over a budget is covered by the unit tests).
+  await expect(dana.getByTestId("budget-note")).toHaveText(/^No monthly budget is set for this project, so the estimate is not checked against one\. This month's spend forecast: \$[\d,]+\.\d{2}\.$/);
+  await expect(dana.getByTestId("budget-warning")).toHaveCount(0);
   await expectCells(form.afterApprovalRows.filter({ hasText: "H100 GPUs" }), ["H100 GPUs", "0", "4"]);
   await expect(form.capacityWarning).toHaveCount(0);
   await expect(form.decisionHint).toHaveText("A platform admin decides, because it is larger than the automatic approval rules allow.");
@@ -92,6 +95,8 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   await expect(entry).toHaveCount(1);
   await expect(entry).toContainText("asked by Dana Okafor");
   await expect(entry).toContainText("Fine-tuning the detector on the new warehouse footage for two weeks.");
+  await expect(entry.getByRole("region", { name: "Use and spend" })).toContainText(/^Use and spend of Detector training\s*(No usage recorded yet|This month so far\s*\$[\d,]+\.\d{2})/);
+  await expect(entry.getByRole("region", { name: "Cost estimate" }).getByTestId("budget-note")).toContainText("No monthly budget is set for this project");
   await expect(queue.capacityRows(entry)).toHaveCount(1);
   await expectCells(queue.capacityRows(entry).first(), ["H100 GPUs", /^48\s*overcommit ×1$/, /^0\s*0%$/, /^4\s*8\.3%$/]);
   const diff = queue.diff(entry);

@@ -1,11 +1,14 @@
 import type { QueueEntry } from "@/lib/quota/queries";
-import { formatMoney } from "@/lib/quota/view-helpers";
+import { budgetBasisOf, checkBudget, formatMoney } from "@/lib/quota/view-helpers";
+import { BudgetCheckNote } from "./budget-check";
 import { DiffView } from "./diff-view";
 import { CapacityTable, CostLines, QuotaComparison, SharesTable } from "./quota-tables";
+import { UsageSummary } from "./usage-summary";
 
 /**
- * What a platform admin decides on: the project's quota now and after, the
- * cost estimate, the capacity of the affected resources before and after,
+ * What a platform admin decides on: the project's quota now and after, its
+ * use and spend (this month against the budget, the last 30 days), the
+ * cost estimate and how it sits with the budget, the capacity of the affected resources before and after,
  * every tenant's share, and the exact change to the cluster. Presentation
  * only; the entry comes from approvalQueue / requestDetail.
  */
@@ -22,7 +25,16 @@ export function DecisionPicture({ entry, currency, compact = false }: { entry: Q
         <section aria-label="Quota of the project" className="min-w-0">
           <H className={heading}>Quota of {entry.projectName}</H>
           <QuotaComparison caption={`Quota of ${entry.projectName} now and after approval`} now={a.current} after={a.after} />
-          <p className="mt-2 text-xs text-slate-500">Usage and spend: not available yet (they come with metering).</p>
+        </section>
+        <section aria-label="Use and spend" className="min-w-0">
+          <H className={heading}>Use and spend of {entry.projectName}</H>
+          <div className="mt-1">
+            {entry.usage ? (
+              <UsageSummary summary={entry.usage} currency={currency} projectName={entry.projectName} />
+            ) : (
+              <p className="text-sm text-slate-500">You may not see this project&apos;s spend.</p>
+            )}
+          </div>
         </section>
         <section aria-label="Cost estimate" className="min-w-0">
           <H className={heading}>Cost estimate</H>
@@ -31,6 +43,13 @@ export function DecisionPicture({ entry, currency, compact = false }: { entry: Q
             The project&apos;s quota now comes to {formatMoney(a.current.monthly.monthly, currency)} a month at the rate card.
             {a.secondApproval && <strong className="font-medium text-amber-800"> Above the second-approval limit: two different platform admins must approve.</strong>}
           </p>
+          {entry.usage && (
+            <BudgetCheckNote
+              className="mt-2"
+              currency={currency}
+              check={checkBudget(budgetBasisOf(entry.usage.budget, entry.usage.lastUsageDay !== null), a.estimate.monthly)}
+            />
+          )}
         </section>
         <section aria-label="Capacity impact" className="min-w-0">
           <H className={heading}>Capacity impact</H>

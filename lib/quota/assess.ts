@@ -5,8 +5,8 @@ import type { QuotaAmounts } from "./amounts";
 import { clusterCapacity, tenantShares, type CapacityLine } from "./capacity";
 import { monthlyCost, ratesInForce, type CostEstimate } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt } from "./effective";
-import { needsSecondApproval, type AutoDecision, type QuotaPolicy } from "./policy";
-import { clusterAllocation, grantsOfProjects, knownGpuResources, loadPools, loadQuotaPolicy, loadRates } from "./store";
+import { autoApprovedHoldings, needsSecondApproval, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
+import { autoApprovedGrantsOf, clusterAllocation, grantsOfProjects, knownGpuResources, loadPools, loadQuotaPolicy, loadRates } from "./store";
 import { previewRequest } from "./view-helpers";
 
 export interface Assessment {
@@ -18,6 +18,8 @@ export interface Assessment {
   capacity: CapacityLine[];
   shares: ReturnType<typeof tenantShares>;
   auto: AutoDecision;
+  /** What the project holds by automatic approval now: what the cumulative cap of the rules counts. */
+  autoApproved: AutoApprovedHoldings;
   secondApproval: boolean;
   policy: QuotaPolicy;
 }
@@ -40,7 +42,11 @@ export async function loadAssessmentBasis(db: Database, settings: ClusterSetting
 }
 
 export async function assessRequest(db: Database, settings: ClusterSettings, projectId: string, amounts: QuotaAmounts, at: Date, basis?: AssessmentBasis): Promise<Assessment> {
-  const [{ pools, rateRows, policy, allocation, gpuResources }, grants] = await Promise.all([basis ?? loadAssessmentBasis(db, settings, at), grantsOfProjects(db, [projectId])]);
+  const [{ pools, rateRows, policy, allocation, gpuResources }, grants, autoGrants] = await Promise.all([
+    basis ?? loadAssessmentBasis(db, settings, at),
+    grantsOfProjects(db, [projectId]),
+    autoApprovedGrantsOf(db, [projectId]),
+  ]);
   let gpuResource: string | null = null;
   if (amounts.gpuCount > 0) {
     const pool = pools.find((p) => p.gpuModel === amounts.gpuModel);
@@ -51,6 +57,7 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
   const quota = effectiveQuotaAt(settings.defaultProjectQuota, spans, at, gpuResources);
   const gpusByModel = gpusByModelAt(spans, at);
   const prices = ratesInForce(rateRows, at);
+  const autoApproved = autoApprovedHoldings(autoGrants.get(projectId) ?? [], at, prices);
   const capacity = clusterCapacity(pools, policy.overcommit);
   // The same arithmetic as the request form's live preview, so the two never disagree.
   const preview = previewRequest(
@@ -61,6 +68,7 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
       capacity: [...capacity],
       allocated: allocation.total,
       policy,
+      autoApproved,
     },
     amounts,
   );
@@ -81,6 +89,7 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
     capacity: preview.capacity,
     shares: tenantShares(capacity, allocation.byTenant),
     auto: preview.auto,
+    autoApproved,
     secondApproval: needsSecondApproval(preview.estimate.monthly, policy),
     policy,
   };

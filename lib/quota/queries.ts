@@ -6,10 +6,12 @@ import { can, decisionConflict } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
 import { AppError } from "@/lib/errors";
+import { projectUsageSummaries, type ProjectUsageSummary } from "@/lib/metering/project-summaries";
 import type { QuotaAmounts } from "./amounts";
 import { assessRequest, loadAssessmentBasis, UnknownGpuModelError, type AssessmentBasis, type Assessment } from "./assess";
 import { quotaChangeDiff } from "./diff";
 import { effectiveQuotaAt, gpusByModelAt, grantInForce } from "./effective";
+import { largeRequestThreshold } from "./policy";
 import { grantsOfProjects } from "./store";
 
 export type QuotaRequestStatus = (typeof quotaRequests.$inferSelect)["status"];
@@ -100,7 +102,7 @@ export async function visibleRequests(ctx: CommandContext, status?: QuotaRequest
 export interface QueueFilter {
   tenant?: string;
   gpuModel?: string;
-  /** "gpu" (any GPUs), "large" (monthly estimate above 5,000), "small" (no GPUs). */
+  /** "gpu" (any GPUs), "large" (monthly estimate above the second-approval limit, see largeRequestThreshold), "small" (no GPUs). */
   size?: "gpu" | "small" | "large";
 }
 
@@ -109,6 +111,8 @@ export interface QueueEntry extends RequestListItem {
   diff: string;
   /** Why this admin may not decide it (separation of duties), if so. */
   conflict: string | null;
+  /** The project's use and spend (metering), or null when this admin may not see its spend. */
+  usage: ProjectUsageSummary | null;
 }
 
 /** The approval queue, oldest first, each entry with the full picture. Platform admins only (null otherwise). */
@@ -119,16 +123,28 @@ export async function approvalQueue(ctx: CommandContext, filter: QueueFilter = {
   if (filter.gpuModel) items = items.filter((i) => i.amounts.gpuModel === filter.gpuModel);
   if (filter.size === "gpu") items = items.filter((i) => i.amounts.gpuCount > 0);
   if (filter.size === "small") items = items.filter((i) => i.amounts.gpuCount === 0);
-  if (filter.size === "large") items = items.filter((i) => i.monthlyCost > 5000);
   const settings = config().cluster;
   // Pools, prices, policy and the cluster's allocation are the same for every entry: load them once.
   const basis = await loadAssessmentBasis(ctx.db, settings, ctx.now);
+  if (filter.size === "large") items = items.filter((i) => i.monthlyCost > largeRequestThreshold(basis.policy));
+  // Use and spend of every project in the queue, in one batch.
+  const usage = await usageOf(ctx, items);
   const out: QueueEntry[] = [];
-  for (const item of items) out.push(await withPicture(ctx, item, settings, basis));
+  for (const item of items) out.push(await withPicture(ctx, item, usage.get(item.projectId) ?? null, settings, basis));
   return out;
 }
 
-async function withPicture(ctx: CommandContext, item: RequestListItem, settings = config().cluster, basis?: AssessmentBasis): Promise<QueueEntry> {
+/** The use and spend summaries of the requests' projects whose spend the actor may see. */
+async function usageOf(ctx: CommandContext, items: readonly RequestListItem[]): Promise<Map<string, ProjectUsageSummary>> {
+  const visible = items.filter((i) => can(ctx.actor, "project.spend.view", { kind: "project", tenantId: i.tenantId, projectId: i.projectId }, ctx.now));
+  return projectUsageSummaries(
+    ctx.db,
+    visible.map((i) => i.projectId),
+    ctx.now,
+  );
+}
+
+async function withPicture(ctx: CommandContext, item: RequestListItem, usage: ProjectUsageSummary | null, settings = config().cluster, basis?: AssessmentBasis): Promise<QueueEntry> {
   const assess = (amounts: QuotaAmounts) => assessRequest(ctx.db, settings, item.projectId, amounts, ctx.now, basis);
   // A GPU model whose pools were removed since the request: show the rest of the picture without the GPUs.
   const assessment = await assess(item.amounts).catch((error: unknown) => {
@@ -141,6 +157,7 @@ async function withPicture(ctx: CommandContext, item: RequestListItem, settings 
     assessment: assessment ?? (await assess({ ...item.amounts, gpuCount: 0, gpuModel: null })),
     diff,
     conflict: decisionConflict(ctx.actor, { requestedBy: item.requestedBy, tenantId: item.tenantId }, ctx.now),
+    usage,
   };
 }
 
@@ -168,7 +185,7 @@ export async function requestDetail(ctx: CommandContext, id: string, path?: { te
     events,
     canCancel: row.status === "pending" && row.requestedBy === ctx.actor.principalId,
     canDecide,
-    picture: canDecide ? await withPicture(ctx, item!) : null,
+    picture: canDecide ? await withPicture(ctx, item!, (await usageOf(ctx, [item!])).get(item!.projectId) ?? null) : null,
   };
 }
 

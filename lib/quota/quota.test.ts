@@ -5,7 +5,18 @@ import { amountFields, amountProblems, amountsOf, GiB } from "./amounts";
 import { capacityImpact, clusterCapacity, tenantShares, type PoolCapacityInput } from "./capacity";
 import { HOURS_PER_MONTH, monthlyCost, ratesInForce } from "./cost";
 import { effectiveQuotaAt, grantInForce, nextGrantBoundary, type GrantSpan } from "./effective";
-import { autoApproval, DEFAULT_QUOTA_POLICY, needsSecondApproval, type QuotaPolicy } from "./policy";
+import {
+  autoApproval,
+  autoApprovedHoldings,
+  DEFAULT_LARGE_REQUEST_MONTHLY_COST,
+  DEFAULT_QUOTA_POLICY,
+  largeRequestThreshold,
+  NO_AUTO_APPROVED_HOLDINGS,
+  needsSecondApproval,
+  type AutoApprovedHoldings,
+  type AutoDecision,
+  type QuotaPolicy,
+} from "./policy";
 import { z } from "zod";
 
 const base = { cpuCores: 4, memoryBytes: 16 * GiB, storageBytes: 100 * GiB, pvcCount: 10 };
@@ -159,7 +170,8 @@ describe("cost", () => {
 });
 
 describe("automatic approval", () => {
-  const policy: QuotaPolicy = { ...DEFAULT_QUOTA_POLICY, autoApprove: { enabled: true, maxCpuCores: 8, maxMemoryGiB: 32, maxStorageGiB: 200, underMonthlyCost: 500 } };
+  // Each request judged alone here; the cumulative cap has its own tests below.
+  const policy: QuotaPolicy = { ...DEFAULT_QUOTA_POLICY, autoApprove: { enabled: true, maxCpuCores: 8, maxMemoryGiB: 32, maxStorageGiB: 200, underMonthlyCost: 500, cumulativeFactor: null } };
   const estimate = (monthly: number, unpriced: string[] = []) => ({ monthly, lines: [], unpriced });
   const fits = [{ resource: "cpu", label: "CPU cores", capacity: 100, before: 1, after: 2, exceeds: false }];
   const small = { gpuModel: null, gpuCount: 0, cpuCores: 8, memoryBytes: 32 * GiB, storageBytes: 200 * GiB };
@@ -175,6 +187,118 @@ describe("automatic approval", () => {
     expect(autoApproval(small, estimate(1), [{ ...fits[0]!, exceeds: true }], policy)).toMatchObject({ auto: false, reason: "it would exceed the capacity of the cluster" });
     expect(autoApproval({ ...small, gpuModel: "X", gpuCount: 1 }, estimate(0, ["gpu:X"]), fits, policy)).toMatchObject({ auto: false });
     expect(autoApproval(small, estimate(1), fits, { ...policy, autoApprove: { ...policy.autoApprove, enabled: false } })).toMatchObject({ auto: false });
+  });
+
+  describe("the cumulative cap", () => {
+    const capped: QuotaPolicy = { ...policy, autoApprove: { ...policy.autoApprove, cumulativeFactor: 3 } };
+    const held = (cpuCores: number, memoryGiB: number, storageGiB: number, monthly = 0, grants = 2): AutoApprovedHoldings => ({ grants, cpuCores, memoryBytes: memoryGiB * GiB, storageBytes: storageGiB * GiB, monthly });
+    const four = { gpuModel: null, gpuCount: 0, cpuCores: 4, memoryBytes: 16 * GiB, storageBytes: 0 };
+    const said = (d: AutoDecision) => (d.auto ? `approved: ${d.rule}` : `to a person: ${d.reason}`);
+
+    it("approves while the project's automatic grants in force and the request stay within N× the limits, saying so in the rule", () => {
+      expect(autoApproval(four, estimate(2000), fits, capped, held(20, 80, 0))).toEqual({
+        auto: true,
+        rule: "no GPUs and at most 8 cores, 32 GiB memory and 200 GiB storage; automatically approved grants in force, this one included: 24 of 24 cores, 96 of 96 GiB memory, 0 of 600 GiB storage (3× the limits)",
+      });
+      // With no holdings (the default), the request alone counts.
+      expect(said(autoApproval(four, estimate(2000), fits, capped))).toMatch(/^approved: .*4 of 24 cores, 16 of 96 GiB memory/);
+    });
+
+    it("sends a small request to a person once the cap would be passed on any amount, naming the figures", () => {
+      expect(autoApproval(four, estimate(2000), fits, capped, held(20.5, 0, 0))).toEqual({
+        auto: false,
+        reason:
+          "the project's 2 automatically approved grants in force and this request would hold 24.5 cores, 16 GiB memory and 0 GiB storage, more than 3× the automatic limits (24 cores, 96 GiB memory, 600 GiB storage)",
+      });
+      expect(autoApproval(four, estimate(2000), fits, capped, held(0, 80.5, 0))).toMatchObject({ auto: false });
+      expect(said(autoApproval({ ...four, storageBytes: GiB }, estimate(2000), fits, capped, held(0, 0, 600, 0, 1)))).toMatch(
+        /^to a person: the project's 1 automatically approved grant in force and this request would hold 4 cores, 16 GiB memory and 601 GiB storage/,
+      );
+      // Judged alone (no cap), the same request passes.
+      expect(autoApproval(four, estimate(2000), fits, policy, held(1000, 1000, 1000))).toMatchObject({ auto: true });
+    });
+
+    it("caps the cost rule by the monthly estimates of the automatic grants in force", () => {
+      const gpu = { gpuModel: "L4", gpuCount: 1, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
+      expect(autoApproval(gpu, estimate(400), fits, capped, held(0, 0, 0, 1100))).toEqual({
+        auto: true,
+        rule: "monthly estimate under 500; automatically approved grants in force, this one included: 1,500 of 1,500 a month (3× the limit)",
+      });
+      expect(autoApproval(gpu, estimate(400), fits, capped, held(0, 0, 0, 1100.01))).toEqual({
+        auto: false,
+        reason: "the project's 2 automatically approved grants in force and this request come to 1,500.01 a month, more than 3× the automatic limit (1,500)",
+      });
+    });
+
+    it("a small request past its cap may still pass the cost rule within that rule's cap", () => {
+      expect(said(autoApproval(four, estimate(100), fits, capped, held(24, 0, 0, 200)))).toMatch(/^approved: monthly estimate under 500; .*300 of 1,500 a month/);
+      expect(said(autoApproval(four, estimate(100), fits, capped, held(24, 0, 0, 1450)))).toMatch(
+        /^to a person: .*more than 3× the automatic limits \(24 cores.*; and the project's 2 automatically approved grants in force and this request come to 1,550 a month/,
+      );
+    });
+
+    it("whatever the sequence of requests, what the rules approve in force never passes N× the limits (property)", () => {
+      const request = fc.record({
+        cpuCores: fc.integer({ min: 0, max: 10_000 }).map((m) => m / 1000),
+        memoryGiB: fc.integer({ min: 0, max: 40 }),
+        storageGiB: fc.integer({ min: 0, max: 250 }),
+        monthly: fc.integer({ min: 0, max: 60_000 }).map((c) => c / 100),
+      });
+      fc.assert(
+        fc.property(fc.array(request, { maxLength: 40 }), fc.integer({ min: 1, max: 5 }), (requests, n) => {
+          const p: QuotaPolicy = { ...capped, autoApprove: { ...capped.autoApprove, cumulativeFactor: n } };
+          let h: AutoApprovedHoldings = { ...NO_AUTO_APPROVED_HOLDINGS };
+          for (const r of requests) {
+            const amounts = { gpuModel: null, gpuCount: 0, cpuCores: r.cpuCores, memoryBytes: r.memoryGiB * GiB, storageBytes: r.storageGiB * GiB };
+            const decision = autoApproval(amounts, estimate(r.monthly), fits, p, h);
+            if (!decision.auto) continue;
+            h = {
+              grants: h.grants + 1,
+              cpuCores: Math.round((h.cpuCores + r.cpuCores) * 1000) / 1000,
+              memoryBytes: h.memoryBytes + amounts.memoryBytes,
+              storageBytes: h.storageBytes + amounts.storageBytes,
+              monthly: Math.round((h.monthly + r.monthly) * 100) / 100,
+            };
+            // Approved by the size rule: within N× its limits; by the cost rule: within N× the cost limit.
+            const bySize = decision.rule.startsWith("no GPUs");
+            if (bySize) {
+              expect(h.cpuCores).toBeLessThanOrEqual(n * 8 + 1e-9);
+              expect(h.memoryBytes).toBeLessThanOrEqual(n * 32 * GiB);
+              expect(h.storageBytes).toBeLessThanOrEqual(n * 200 * GiB);
+            } else expect(h.monthly).toBeLessThanOrEqual(n * 500);
+          }
+        }),
+      );
+    });
+
+    it("counts only grants in force at the instant, priced at the prices given", () => {
+      const at = new Date("2026-05-01T00:00:00Z");
+      const span = (cpuCores: number, startsAt: string, endsAt: string | null, gpu?: [string, number]): GrantSpan => ({
+        gpuModel: gpu?.[0] ?? null,
+        gpuResource: gpu ? "nvidia.com/gpu" : null,
+        gpuCount: gpu?.[1] ?? 0,
+        cpuCores,
+        memoryBytes: 0,
+        storageBytes: 0,
+        startsAt: new Date(startsAt),
+        endsAt: endsAt ? new Date(endsAt) : null,
+      });
+      const prices = new Map([["cpu", 0.03], ["gpu:L4", 0.5]]);
+      const grants = [
+        span(4, "2026-04-01T00:00:00Z", null),
+        span(0.1, "2026-04-01T00:00:00Z", "2026-05-02T00:00:00Z", ["L4", 1]),
+        span(8, "2026-03-01T00:00:00Z", "2026-05-01T00:00:00Z"), // ended at the instant
+        span(8, "2026-05-01T00:00:01Z", null), // not yet
+      ];
+      expect(autoApprovedHoldings(grants, at, prices)).toEqual({ grants: 2, cpuCores: 4.1, memoryBytes: 0, storageBytes: 0, monthly: Math.round((4.1 * 0.03 * 730 + 0.5 * 730) * 100) / 100 });
+      expect(autoApprovedHoldings([], at, prices)).toEqual(NO_AUTO_APPROVED_HOLDINGS);
+    });
+  });
+
+  it("calls a request large above the second-approval limit, or above 5,000 when none is set", () => {
+    expect(largeRequestThreshold({ ...policy, secondApprovalAboveMonthlyCost: 2500 })).toBe(2500);
+    expect(largeRequestThreshold({ ...policy, secondApprovalAboveMonthlyCost: null })).toBe(DEFAULT_LARGE_REQUEST_MONTHLY_COST);
+    expect(DEFAULT_LARGE_REQUEST_MONTHLY_COST).toBe(5000);
   });
 
   it("asks for a second approval above the configured monthly cost only", () => {

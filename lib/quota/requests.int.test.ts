@@ -204,4 +204,59 @@ describe(`quota requests (${databaseLabel()})`, () => {
     expect(hard()["requests.nvidia.com/gpu"]).toBe("0");
     expect(hard()["requests.cpu"]).toBe("8"); // the permanent CPU grant stays
   });
+  describe("the cumulative cap of automatic approval", () => {
+    const capped = (maxCpuCores: number, cumulativeFactor: number | null): QuotaPolicy => ({
+      ...DEFAULT_QUOTA_POLICY,
+      autoApprove: { ...DEFAULT_QUOTA_POLICY.autoApprove, maxCpuCores, maxMemoryGiB: 16, maxStorageGiB: 100, cumulativeFactor },
+    });
+    const chatEval = { tenant: "language-models", project: "chat-eval", justification: "More evaluation workers for the nightly run." };
+
+    it("approves by rule while the project's automatic grants in force stay within N× the limits, then sends requests to a person; audited with the figures", async () => {
+      await setPolicy(capped(4, 2));
+      try {
+        const admin = await as("language-admin");
+        const first = await executeCommand(createQuotaRequest, admin, { ...chatEval, cpuCores: "3", memory: "8" });
+        const rule = "no GPUs and at most 4 cores, 16 GiB memory and 100 GiB storage; automatically approved grants in force, this one included: 3 of 8 cores, 8 of 32 GiB memory, 0 of 200 GiB storage (2× the limits)";
+        expect(first).toMatchObject({ autoApproved: true, request: { status: "auto_approved", decisionNote: `Approved automatically: ${rule}.` } });
+        const [audit] = await db.select().from(auditEvents).where(and(eq(auditEvents.targetId, first.request.id), eq(auditEvents.action, "quota_request.auto_approved")));
+        expect(audit).toMatchObject({ actorLabel: "system:auto-approval", after: { rule } });
+        const [event] = await db.select().from(quotaRequestEvents).where(and(eq(quotaRequestEvents.requestId, first.request.id), eq(quotaRequestEvents.kind, "auto_approved")));
+        expect(event!.detail).toEqual({ rule });
+
+        expect((await executeCommand(createQuotaRequest, admin, { ...chatEval, cpuCores: "3", memory: "8" })).autoApproved).toBe(true);
+        const third = await executeCommand(createQuotaRequest, admin, { ...chatEval, cpuCores: "3", memory: "8" });
+        expect(third.autoApproved).toBe(false);
+        expect(third.request.status).toBe("pending");
+        expect(third.assessment.autoApproved).toMatchObject({ grants: 2, cpuCores: 6, memoryBytes: 16 * GiB });
+        expect(third.assessment.auto).toEqual({
+          auto: false,
+          reason:
+            "the project's 2 automatically approved grants in force and this request would hold 9 cores, 24 GiB memory and 0 GiB storage, more than 2× the automatic limits (8 cores, 32 GiB memory, 200 GiB storage)",
+        });
+
+        // What a person approved does not count against the rules' cap: 6 automatic + 1 fits 8 with the 3 approved by hand beside it.
+        await executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: third.request.id, version: third.request.version });
+        expect((await executeCommand(createQuotaRequest, admin, { ...chatEval, cpuCores: "1" })).autoApproved).toBe(true);
+        expect((await executeCommand(createQuotaRequest, admin, { ...chatEval, cpuCores: "1.5" })).autoApproved).toBe(false);
+
+        // Judged alone again when the cap is off.
+        await setPolicy(capped(4, null));
+        expect((await executeCommand(createQuotaRequest, admin, { ...chatEval, cpuCores: "4" })).autoApproved).toBe(true);
+      } finally {
+        await setPolicy(DEFAULT_QUOTA_POLICY);
+      }
+    });
+
+    it("two small requests at once cannot both slip under the cap: they are judged one after the other", async () => {
+      await setPolicy(capped(4, 1));
+      try {
+        const admin = await as("language-admin");
+        const ask = { tenant: "language-models", project: "pretraining", cpuCores: "3", justification: "Data preparation workers beside the training job." };
+        const results = await Promise.all([executeCommand(createQuotaRequest, admin, ask), executeCommand(createQuotaRequest, admin, ask)]);
+        expect(results.map((r) => r.request.status).sort()).toEqual(["auto_approved", "pending"]);
+      } finally {
+        await setPolicy(DEFAULT_QUOTA_POLICY);
+      }
+    });
+  });
 });

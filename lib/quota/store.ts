@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { instanceSettings, nodePools, projects, quotaGrants, rates, tenants } from "@/db/schema";
+import { instanceSettings, nodePools, projects, quotaGrants, quotaRequestEvents, rates, tenants } from "@/db/schema";
 import type { ClusterSettings } from "@/lib/config";
 import type { Allocation } from "./capacity";
 import type { RateRow } from "./cost";
@@ -47,6 +47,28 @@ export async function grantsOfProjects(db: Database, projectIds: readonly string
   const out = new Map<string, GrantSpan[]>(projectIds.map((id) => [id, []]));
   if (projectIds.length === 0) return out;
   const rows = await db.select().from(quotaGrants).where(inArray(quotaGrants.projectId, [...projectIds]));
+  for (const r of rows) out.get(r.projectId)!.push(spanOf(r));
+  return out;
+}
+
+/**
+ * The grants of the given projects that a rule approved, not a person (their
+ * request's timeline holds the "auto_approved" event), at all times: the
+ * caller picks the instant. What the cumulative cap of automatic approval
+ * counts.
+ */
+export async function autoApprovedGrantsOf(db: Database, projectIds: readonly string[]): Promise<Map<string, GrantSpan[]>> {
+  const out = new Map<string, GrantSpan[]>(projectIds.map((id) => [id, []]));
+  if (projectIds.length === 0) return out;
+  const rows = await db
+    .select()
+    .from(quotaGrants)
+    .where(
+      and(
+        inArray(quotaGrants.projectId, [...projectIds]),
+        sql`exists (select 1 from ${quotaRequestEvents} where ${quotaRequestEvents.requestId} = ${quotaGrants.requestId} and ${quotaRequestEvents.kind} = 'auto_approved')`,
+      ),
+    );
   for (const r of rows) out.get(r.projectId)!.push(spanOf(r));
   return out;
 }

@@ -2,7 +2,18 @@ import { describe, expect, it } from "vitest";
 import { GiB } from "./amounts";
 import { clusterCapacity, type PoolCapacityInput } from "./capacity";
 import { DEFAULT_QUOTA_POLICY } from "./policy";
-import { describeAmounts, formatBytes, formatMoney, parseAmountInputs, previewRequest, type PreviewBasis } from "./view-helpers";
+import {
+  budgetBasisOf,
+  checkBudget,
+  describeAmounts,
+  formatBytes,
+  formatMoney,
+  formatPercent,
+  formatUsageQuantity,
+  parseAmountInputs,
+  previewRequest,
+  type PreviewBasis,
+} from "./view-helpers";
 
 const pools: PoolCapacityInput[] = [
   { name: "h100", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1800 * GiB },
@@ -55,6 +66,60 @@ describe("the request form's live preview", () => {
     const small = previewRequest(basis, { gpuModel: null, gpuCount: 0, cpuCores: 2, memoryBytes: 8 * GiB, storageBytes: 0 });
     expect(small.auto.auto).toBe(true);
     expect(small.estimate.unpriced).toEqual(["memory"]);
+  });
+
+  it("counts what the project holds by automatic approval, as the server does (cumulative cap)", () => {
+    const small = { gpuModel: null, gpuCount: 0, cpuCores: 2, memoryBytes: 8 * GiB, storageBytes: 0 };
+    const said = (b: PreviewBasis) => {
+      const d = previewRequest(b, small).auto;
+      return d.auto ? `approved: ${d.rule}` : `to a person: ${d.reason}`;
+    };
+    expect(said({ ...basis, autoApproved: { grants: 3, cpuCores: 22, memoryBytes: 0, storageBytes: 0, monthly: 0 } })).toMatch(/^approved: .*24 of 24 cores/);
+    expect(said({ ...basis, autoApproved: { grants: 3, cpuCores: 22.5, memoryBytes: 0, storageBytes: 0, monthly: 0 } })).toMatch(
+      /^to a person: the project's 3 automatically approved grants in force and this request would hold 24\.5 cores/,
+    );
+  });
+
+  describe("the budget warning", () => {
+    const fourH100 = { gpuModel: "H100", gpuCount: 4, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
+
+    it("warns with the figures when this month's forecast plus the request's monthly estimate goes over the budget", () => {
+      const p = previewRequest({ ...basis, budget: { monthlyAmount: 15_000, monthToDate: 1234.5, forecast: 4000 } }, fourH100);
+      expect(p.budget).toEqual({ kind: "over", budget: 15_000, monthToDate: 1234.5, forecast: 4000, added: 11_972, total: 15_972, left: -972, forecastAlreadyOver: false, usageRecorded: true });
+      // Live: fewer GPUs fit.
+      const two = previewRequest({ ...basis, budget: { monthlyAmount: 15_000, monthToDate: 1234.5, forecast: 4000 } }, { ...fourH100, gpuCount: 2 });
+      expect(two.budget).toMatchObject({ kind: "within", added: 5986, total: 9986, left: 5014 });
+    });
+
+    it("is exact at the boundary: a total equal to the budget is within it", () => {
+      expect(checkBudget({ monthlyAmount: 1000, monthToDate: 0, forecast: 400 }, 600)).toMatchObject({ kind: "within", left: 0 });
+      expect(checkBudget({ monthlyAmount: 1000, monthToDate: 0, forecast: 400.01 }, 600)).toMatchObject({ kind: "over", left: -0.01 });
+    });
+
+    it("says when the forecast alone is already over the budget", () => {
+      expect(checkBudget({ monthlyAmount: 1000, monthToDate: 900, forecast: 1500 }, 0)).toMatchObject({ kind: "over", forecastAlreadyOver: true, left: -500 });
+    });
+
+    it("says plainly that no budget is set, and says nothing when the basis has no budget status (spend not visible)", () => {
+      expect(previewRequest({ ...basis, budget: { monthlyAmount: null, monthToDate: 10, forecast: 55.555 } }, fourH100).budget).toEqual({ kind: "no_budget", monthToDate: 10, forecast: 55.56, added: 11_972, usageRecorded: true });
+      expect(previewRequest(basis, fourH100).budget).toBeNull();
+      expect(previewRequest({ ...basis, budget: null }, fourH100).budget).toBeNull();
+    });
+
+    it("reads the budget status of lib/metering", () => {
+      expect(budgetBasisOf({ monthlyAmount: 2500, month: { monthToDate: 100, forecast: 900 } })).toEqual({ monthlyAmount: 2500, monthToDate: 100, forecast: 900, usageRecorded: true });
+      expect(checkBudget(budgetBasisOf({ monthlyAmount: null, month: { monthToDate: 0, forecast: 0 } }, false), 10)).toMatchObject({ kind: "no_budget", usageRecorded: false });
+    });
+  });
+
+  it("formats metered quantities and shares", () => {
+    expect(formatUsageQuantity("gpu:H100", 620.4)).toBe("620 GPU-hours");
+    expect(formatUsageQuantity("cpu", 12.34)).toBe("12.3 core-hours");
+    expect(formatUsageQuantity("memory", 12_000)).toBe("12,000 GiB-hours");
+    expect(formatUsageQuantity("inference", 5000)).toBe("5,000 requests");
+    expect(formatUsageQuantity("tokens", 3)).toBe("3 units");
+    expect(formatPercent(0.634)).toBe("63%");
+    expect(formatPercent(0.045)).toBe("4.5%");
   });
 
   it("formats amounts as people read them", () => {

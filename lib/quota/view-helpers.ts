@@ -2,7 +2,7 @@ import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { cpuInput, GiB, gpuCountInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
 import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine } from "./capacity";
 import { monthlyCost, type CostEstimate } from "./cost";
-import { autoApproval, type AutoDecision, type QuotaPolicy } from "./policy";
+import { autoApproval, NO_AUTO_APPROVED_HOLDINGS, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
 
 /**
  * Pure helpers for the quota pages, safe in client components (no server
@@ -22,6 +22,68 @@ export interface PreviewBasis {
   /** What every open project holds now. */
   allocated: Allocation;
   policy: QuotaPolicy;
+  /** What the project holds by automatic approval now (the cumulative cap); none when left out. */
+  autoApproved?: AutoApprovedHoldings;
+  /** The project's month against its budget, when the person may see its spend; left out otherwise. */
+  budget?: BudgetBasis | null;
+}
+
+/** This month's spend of a project and its budget, as the budget check needs them (from lib/metering budgetStatus). */
+export interface BudgetBasis {
+  /** The monthly budget, or null when none is set. */
+  monthlyAmount: number | null;
+  monthToDate: number;
+  /** This month's spend forecast to its end. */
+  forecast: number;
+  /** False when the project has no usage recorded at all yet: its zero spend is then not a figure to show. Default true. */
+  usageRecorded?: boolean;
+}
+
+/**
+ * A request's monthly estimate against the project's budget: this month's
+ * forecast plus the estimate, compared with the monthly budget.
+ */
+export type BudgetCheck =
+  | { kind: "no_budget"; monthToDate: number; forecast: number; added: number; usageRecorded: boolean }
+  | {
+      kind: "within" | "over";
+      budget: number;
+      monthToDate: number;
+      forecast: number;
+      added: number;
+      total: number;
+      /** budget − total: negative when over. */
+      left: number;
+      forecastAlreadyOver: boolean;
+      usageRecorded: boolean;
+    };
+
+/** The budget basis of a budget status (lib/metering budgetStatus, or a usage summary's). */
+export const budgetBasisOf = (status: { monthlyAmount: number | null; month: { monthToDate: number; forecast: number } }, usageRecorded = true): BudgetBasis => ({
+  monthlyAmount: status.monthlyAmount,
+  monthToDate: status.month.monthToDate,
+  forecast: status.month.forecast,
+  usageRecorded,
+});
+
+export function checkBudget(b: BudgetBasis, added: number): BudgetCheck {
+  const cents = (n: number) => Math.round(n * 100) / 100;
+  const forecast = cents(b.forecast);
+  const monthToDate = cents(b.monthToDate);
+  const usageRecorded = b.usageRecorded ?? true;
+  if (b.monthlyAmount === null) return { kind: "no_budget", monthToDate, forecast, added, usageRecorded };
+  const total = cents(forecast + added);
+  return {
+    usageRecorded,
+    kind: total > b.monthlyAmount ? "over" : "within",
+    budget: b.monthlyAmount,
+    monthToDate,
+    forecast,
+    added,
+    total,
+    left: cents(b.monthlyAmount - total),
+    forecastAlreadyOver: forecast > b.monthlyAmount,
+  };
 }
 
 export interface Preview {
@@ -30,9 +92,11 @@ export interface Preview {
   /** Capacity before/after of the resources the request touches. */
   capacity: CapacityLine[];
   auto: AutoDecision;
+  /** The estimate against the project's budget; null when the basis carries no budget status. */
+  budget: BudgetCheck | null;
 }
 
-/** The quota after adding `amounts`, its monthly cost, its capacity impact and what the automatic rules say. */
+/** The quota after adding `amounts`, its monthly cost, its capacity impact, what the automatic rules say and how it sits with the budget. */
 export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Preview {
   const { quota, gpusByModel } = basis.current;
   const afterQuota: EffectiveQuota = {
@@ -51,7 +115,13 @@ export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Prev
   const estimate = monthlyCost(amounts, new Map(basis.prices));
   const extra: Allocation = { cpuCores: amounts.cpuCores, memoryBytes: amounts.memoryBytes, gpusByModel: amounts.gpuModel && amounts.gpuCount > 0 ? { [amounts.gpuModel]: amounts.gpuCount } : {} };
   const capacity = touchedLines(capacityImpact(new Map(basis.capacity), basis.allocated, extra), amounts);
-  return { after: { quota: afterQuota, gpusByModel: afterGpus }, estimate, capacity, auto: autoApproval(amounts, estimate, capacity, basis.policy) };
+  return {
+    after: { quota: afterQuota, gpusByModel: afterGpus },
+    estimate,
+    capacity,
+    auto: autoApproval(amounts, estimate, capacity, basis.policy, basis.autoApproved ?? NO_AUTO_APPROVED_HOLDINGS),
+    budget: basis.budget ? checkBudget(basis.budget, estimate.monthly) : null,
+  };
 }
 
 /** Only the resources a request adds to matter to its decision (as assessRequest filters them). */
@@ -144,4 +214,20 @@ export function formatCapacityValue(resource: CapacityKey, value: number): strin
 export function formatShare(share: number): string {
   if (!Number.isFinite(share)) return "no capacity";
   return `${Math.round(share * 1000) / 10}%`;
+}
+
+/** A share as a whole percentage ("63%"), one decimal under 10% ("4.5%"). */
+export function formatPercent(share: number): string {
+  const pct = share * 100;
+  return `${pct < 10 ? Math.round(pct * 10) / 10 : Math.round(pct)}%`;
+}
+
+const USAGE_UNITS: Record<string, string> = { gpu: "GPU-hours", cpu: "core-hours", memory: "GiB-hours", storage: "GiB-hours", inference: "requests" };
+
+/** A metered quantity in its consumed unit: "620 GPU-hours", "1,234.5 core-hours", "12,000 requests". */
+export function formatUsageQuantity(resource: string, quantity: number): string {
+  const kind = resource.startsWith("gpu:") ? "gpu" : resource;
+  const unit = USAGE_UNITS[kind] ?? "units";
+  const value = quantity >= 100 ? Math.round(quantity) : Math.round(quantity * 10) / 10;
+  return `${value.toLocaleString("en-US")} ${unit}`;
 }

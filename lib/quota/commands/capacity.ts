@@ -586,6 +586,7 @@ const onOff = z
   .transform((v) => v === true || v === "on" || v === "true");
 
 const ratio = policyNumber({ min: 0.1, max: 20 });
+const cumulativeFactor = policyNumber({ min: 1, max: 100, optional: true });
 const money = { min: 0, max: 1e12 };
 
 /** The policy form's fields, flat (the API sends the same names). */
@@ -599,36 +600,53 @@ export const quotaPolicyInput = z
     autoApproveMaxMemoryGiB: policyNumber({ min: 0, max: 2 ** 20 }),
     autoApproveMaxStorageGiB: policyNumber({ min: 0, max: 2 ** 23 }),
     autoApproveUnderMonthlyCost: policyNumber({ ...money, optional: true }),
+    /**
+     * N: automatically approved grants in force stay within N × the limits above. Empty: no cumulative cap.
+     * Absent (a form or client that does not know the field): the stored value is kept.
+     */
+    autoApproveCumulativeFactor: z
+      .union([z.string(), z.number(), z.null()])
+      .optional()
+      .transform((raw, ctx): number | null | undefined => {
+        if (raw === undefined) return undefined;
+        const r = cumulativeFactor.safeParse(raw);
+        if (r.success) return r.data;
+        for (const issue of r.error.issues) ctx.addIssue({ code: "custom", message: issue.message });
+        return z.NEVER;
+      }),
     secondApprovalAboveMonthlyCost: policyNumber({ ...money, optional: true }),
     expiryWarningHours: policyNumber({ min: 0, max: 720, integer: true, unit: "hours" }),
   })
   // The fields above check what quotaPolicySchema checks, with messages per form field; parsing again keeps the two honest.
-  .transform(
-    (v): QuotaPolicy =>
-      quotaPolicySchema.parse({
-        overcommit: { cpu: v.overcommitCpu, memory: v.overcommitMemory, gpu: v.overcommitGpu },
-        autoApprove: {
-          enabled: v.autoApproveEnabled,
-          maxCpuCores: v.autoApproveMaxCpuCores,
-          maxMemoryGiB: v.autoApproveMaxMemoryGiB,
-          maxStorageGiB: v.autoApproveMaxStorageGiB,
-          underMonthlyCost: v.autoApproveUnderMonthlyCost,
-        },
-        secondApprovalAboveMonthlyCost: v.secondApprovalAboveMonthlyCost,
-        expiryWarningHours: v.expiryWarningHours,
-      }),
-  );
+  .transform((v): { policy: QuotaPolicy; keepCumulativeFactor: boolean } => ({
+    policy: quotaPolicySchema.parse({
+      overcommit: { cpu: v.overcommitCpu, memory: v.overcommitMemory, gpu: v.overcommitGpu },
+      autoApprove: {
+        enabled: v.autoApproveEnabled,
+        maxCpuCores: v.autoApproveMaxCpuCores,
+        maxMemoryGiB: v.autoApproveMaxMemoryGiB,
+        maxStorageGiB: v.autoApproveMaxStorageGiB,
+        underMonthlyCost: v.autoApproveUnderMonthlyCost,
+        // Absent: replaced by the stored value in setQuotaPolicy.
+        cumulativeFactor: v.autoApproveCumulativeFactor ?? null,
+      },
+      secondApprovalAboveMonthlyCost: v.secondApprovalAboveMonthlyCost,
+      expiryWarningHours: v.expiryWarningHours,
+    }),
+    keepCumulativeFactor: v.autoApproveCumulativeFactor === undefined,
+  }));
 
-/** Replace the platform's rules for quota requests (overcommit, automatic approval, second approval, expiry warnings). */
+/** Replace the platform's rules for quota requests (overcommit, automatic approval and its cumulative cap, second approval, expiry warnings). */
 export const setQuotaPolicy = defineCommand({
   name: "setQuotaPolicy",
   input: quotaPolicyInput,
   target: onCapacity,
-  async run(ctx, policy) {
+  async run(ctx, input) {
     return ctx.db.transaction(async (tx) => {
       // Serialise writers of the policy, so the "before" in the audit log is what each one replaced.
       await tx.select({ key: instanceSettings.key }).from(instanceSettings).where(eq(instanceSettings.key, QUOTA_POLICY_KEY)).for("update");
       const before = await loadQuotaPolicy(tx);
+      const policy: QuotaPolicy = input.keepCumulativeFactor ? { ...input.policy, autoApprove: { ...input.policy.autoApprove, cumulativeFactor: before.autoApprove.cumulativeFactor } } : input.policy;
       await tx
         .insert(instanceSettings)
         .values({ key: QUOTA_POLICY_KEY, value: policy, updatedAt: ctx.now })

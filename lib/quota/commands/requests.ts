@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db/client";
-import { quotaGrants, quotaRequestEvents, quotaRequests } from "@/db/schema";
+import { projects, quotaGrants, quotaRequestEvents, quotaRequests } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
@@ -86,6 +86,8 @@ export const createQuotaRequest = defineCommand({
       const { tenant, project } = await projectBySlugs(tx, input.tenant, input.project);
       assertTenantActive(tenant);
       assertProjectOpen(project);
+      // One request of a project is judged at a time: the cumulative cap of automatic approval counts the grants the one before wrote.
+      await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("no key update");
       let assessment;
       try {
         assessment = await assessRequest(tx, settings, projectId, amounts, ctx.now);

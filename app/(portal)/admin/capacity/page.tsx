@@ -395,7 +395,9 @@ function RulesCard({ policy, currency }: { policy: QuotaPolicy; currency: string
       a.enabled
         ? `On: requests that add no GPUs and at most ${number.format(a.maxCpuCores)} cores, ${number.format(a.maxMemoryGiB)} GiB memory and ${number.format(a.maxStorageGiB)} GiB storage${
             a.underMonthlyCost === null ? "" : `, or any request estimated under ${money(a.underMonthlyCost, currency)} a month`
-          }, when the cluster can hold them.`
+          }, when the cluster can hold them${
+            a.cumulativeFactor === null ? "" : `, and while the project's automatically approved grants in force stay within ${number.format(a.cumulativeFactor)}× those limits`
+          }.`
         : "Off: a platform admin decides every request.",
     ],
     ["Second approval", policy.secondApprovalAboveMonthlyCost === null ? "Never needed." : `A second, different platform admin must approve requests estimated above ${money(policy.secondApprovalAboveMonthlyCost, currency)} a month.`],
@@ -439,10 +441,17 @@ function RulesCard({ policy, currency }: { policy: QuotaPolicy; currency: string
             },
             {
               kind: "text",
+              name: "autoApproveCumulativeFactor",
+              label: "Cumulative cap (× the limits above)",
+              defaultValue: a.cumulativeFactor === null ? "" : String(a.cumulativeFactor),
+              hint: "A project's automatically approved grants in force, with the new request, stay within this many times each limit; beyond it a person decides. 1 to 100. Empty: each request is judged alone.",
+            },
+            {
+              kind: "text",
               name: "secondApprovalAboveMonthlyCost",
               label: `Second approval above (${currency} a month)`,
               defaultValue: moneyOrNone(policy.secondApprovalAboveMonthlyCost),
-              hint: "Empty: one approval is always enough.",
+              hint: "Empty: one approval is always enough. The approval queue's “large” filter uses this limit too (5,000 when empty).",
             },
             { kind: "text", name: "expiryWarningHours", label: "Warn before a grant ends (hours)", defaultValue: String(policy.expiryWarningHours), hint: "0 to 720." },
           ]}

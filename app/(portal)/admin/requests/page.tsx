@@ -10,7 +10,9 @@ import { Card, EmptyState, formatDateTime, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { requestableGpuModels } from "@/lib/quota/commands/requests";
+import { largeRequestThreshold } from "@/lib/quota/policy";
 import { approvalQueue, pendingRequestCount, pendingTenantRequests, type QueueEntry, type QueueFilter } from "@/lib/quota/queries";
+import { loadQuotaPolicy } from "@/lib/quota/store";
 import { describeAmounts, formatMoney } from "@/lib/quota/view-helpers";
 import { allTenantsForAdmin } from "@/lib/tenancy/queries";
 import { approveQuotaRequestAction, rejectQuotaRequestAction } from "./actions";
@@ -21,7 +23,8 @@ export const dynamic = "force-dynamic";
 const SIZES = [
   { value: "gpu", label: "Asks for GPUs" },
   { value: "small", label: "No GPUs" },
-  { value: "large", label: "Over 5,000 a month" },
+  // Labelled with the threshold in force: the second-approval limit when one is set (largeRequestThreshold).
+  { value: "large", label: "Large" },
 ] as const;
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
@@ -35,7 +38,14 @@ export default async function ApprovalQueuePage({ searchParams }: { searchParams
   const filter: QueueFilter = { tenant: one(sp.tenant), gpuModel: one(sp.gpuModel), size: SIZES.some((s) => s.value === size) ? (size as QueueFilter["size"]) : undefined };
   const entries = await approvalQueue(ctx, filter);
   if (!entries) notFound();
-  const [total, tenants, models, tenantRequests] = await Promise.all([pendingRequestCount(ctx), allTenantsForAdmin(ctx), requestableGpuModels(ctx.db), pendingTenantRequests(ctx)]);
+  const [total, tenants, models, tenantRequests, policy] = await Promise.all([
+    pendingRequestCount(ctx),
+    allTenantsForAdmin(ctx),
+    requestableGpuModels(ctx.db),
+    pendingTenantRequests(ctx),
+    loadQuotaPolicy(ctx.db),
+  ]);
+  const largeAbove = largeRequestThreshold(policy);
   const filtered = Boolean(filter.tenant || filter.gpuModel || filter.size);
   const currency = config().currency;
 
@@ -81,7 +91,9 @@ export default async function ApprovalQueuePage({ searchParams }: { searchParams
               <option value="">Any size</option>
               {SIZES.map((s) => (
                 <option key={s.value} value={s.value}>
-                  {s.value === "large" ? `Over ${formatMoney(5000, currency).replace(/\.00$/, "")} a month` : s.label}
+                  {s.value === "large"
+                    ? `Over ${formatMoney(largeAbove, currency).replace(/\.00$/, "")} a month${policy.secondApprovalAboveMonthlyCost !== null ? " (second approval)" : ""}`
+                    : s.label}
                 </option>
               ))}
             </select>

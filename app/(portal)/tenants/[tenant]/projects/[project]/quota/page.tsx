@@ -3,11 +3,13 @@ import { notFound, redirect } from "next/navigation";
 import { buttonClass } from "@/components/button-class";
 import { QuotaComparison } from "@/components/quota/quota-tables";
 import { RequestTable } from "@/components/quota/request-table";
+import { UsageSummary } from "@/components/quota/usage-summary";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, formatDateTime, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
+import { projectUsageSummaries } from "@/lib/metering/project-summaries";
 import { projectQuota, projectRequests } from "@/lib/quota/queries";
 import { formatBytes, formatCores } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
@@ -30,6 +32,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
   const [quota, requests] = await Promise.all([projectQuota(ctx, tenant.slug, project.slug).catch(() => null), projectRequests(ctx, tenant.slug, project.slug)]);
   if (!quota || !requests) notFound();
   const resource = { kind: "project", tenantId: tenant.id, projectId: project.id } as const;
+  const usage = can(ctx.actor, "project.spend.view", resource, ctx.now) ? ((await projectUsageSummaries(ctx.db, [project.id], ctx.now)).get(project.id) ?? null) : null;
   const open = project.archivedAt === null && tenant.status === "active";
   const canRequest = open && can(ctx.actor, "project.quota.request", resource, ctx.now);
   const collaborator = isCollaboratorOn(ctx.actor, tenant.id) && !ctx.actor.isPlatformAdmin;
@@ -70,9 +73,14 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
           <div className="grid gap-6 md:grid-cols-[minmax(0,28rem)_1fr]">
             <QuotaComparison caption={`Effective quota of ${project.name}`} now={{ quota: quota.effective, gpusByModel: quota.gpusByModel }} nowLabel="Quota" />
             <div className="space-y-3 text-sm">
-              <p className="rounded-md border border-dashed border-slate-300 bg-slate-50 px-3 py-2 text-slate-600" data-testid="usage-note">
-                Usage and spend: not available yet. They come with metering.
-              </p>
+              {usage && (
+                <section aria-labelledby="usage-heading" className="rounded-md border border-slate-200 bg-slate-50 px-3 py-2" data-testid="usage-note">
+                  <h3 id="usage-heading" className="mb-1 font-semibold text-slate-900">
+                    Use and spend
+                  </h3>
+                  <UsageSummary summary={usage} currency={currency} projectName={project.name} />
+                </section>
+              )}
               {pending > 0 && (
                 <p className="text-slate-700">
                   {pending} request{pending === 1 ? "" : "s"} waiting for a platform admin: see Requests below.

@@ -1,4 +1,5 @@
 import { notFound, redirect } from "next/navigation";
+import { UsageSummary } from "@/components/quota/usage-summary";
 import { PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
@@ -6,10 +7,12 @@ import { config } from "@/lib/config";
 import { dateInputValue } from "@/lib/format";
 import { clusterCapacity } from "@/lib/quota/capacity";
 import { requestableGpuModels } from "@/lib/quota/commands/requests";
+import { projectUsageSummaries } from "@/lib/metering/project-summaries";
 import { ratesInForce } from "@/lib/quota/cost";
+import { autoApprovedHoldings } from "@/lib/quota/policy";
 import { projectQuota } from "@/lib/quota/queries";
-import { clusterAllocation, loadPools, loadQuotaPolicy, loadRates } from "@/lib/quota/store";
-import type { PreviewBasis } from "@/lib/quota/view-helpers";
+import { autoApprovedGrantsOf, clusterAllocation, loadPools, loadQuotaPolicy, loadRates } from "@/lib/quota/store";
+import { budgetBasisOf, type PreviewBasis } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { createQuotaRequestAction } from "../actions";
 import { RequestForm } from "./request-form";
@@ -34,22 +37,29 @@ export default async function NewQuotaRequestPage({ params }: { params: Params }
   if (!can(ctx.actor, "project.quota.request", resource, ctx.now) || project.archivedAt !== null || tenant.status !== "active") notFound();
   const quota = await projectQuota(ctx, tenant.slug, project.slug);
 
-  // What the live preview computes from, loaded once: prices in force, capacity and what is allocated now.
+  // What the live preview computes from, loaded once: prices in force, capacity and what is allocated now,
+  // what the project holds by automatic approval, and (for those who may see its spend) its month against the budget.
   const settings = config().cluster;
-  const [models, pools, rateRows, policy, allocation] = await Promise.all([
+  const seesSpend = can(ctx.actor, "project.spend.view", resource, ctx.now);
+  const [models, pools, rateRows, policy, allocation, autoGrants, usage] = await Promise.all([
     requestableGpuModels(ctx.db),
     loadPools(ctx.db),
     loadRates(ctx.db),
     loadQuotaPolicy(ctx.db),
     clusterAllocation(ctx.db, settings, ctx.now),
+    autoApprovedGrantsOf(ctx.db, [project.id]),
+    seesSpend ? projectUsageSummaries(ctx.db, [project.id], ctx.now).then((m) => m.get(project.id) ?? null) : null,
   ]);
+  const prices = ratesInForce(rateRows, ctx.now);
   const basis: PreviewBasis = {
     current: { quota: quota.effective, gpusByModel: quota.gpusByModel },
     gpuResources: Object.fromEntries(models.map((m) => [m.model, m.resource])),
-    prices: [...ratesInForce(rateRows, ctx.now)],
+    prices: [...prices],
     capacity: [...clusterCapacity(pools, policy.overcommit)],
     allocated: allocation.total,
     policy,
+    autoApproved: autoApprovedHoldings(autoGrants.get(project.id) ?? [], ctx.now, prices),
+    budget: usage ? budgetBasisOf(usage.budget, usage.lastUsageDay !== null) : null,
   };
   const collaborator = isCollaboratorOn(ctx.actor, tenant.id) && !ctx.actor.isPlatformAdmin;
   const base = `/tenants/${tenant.slug}/projects/${project.slug}`;
@@ -78,6 +88,7 @@ export default async function NewQuotaRequestPage({ params }: { params: Params }
         projectName={project.name}
         models={models}
         basis={basis}
+        usage={usage ? <UsageSummary summary={usage} currency={config().currency} projectName={project.name} /> : null}
         currency={config().currency}
         now={ctx.now.toISOString()}
         minDate={dateInputValue(new Date(ctx.now.getTime() + DAY))}

@@ -1,9 +1,10 @@
 "use client";
 
 import Link from "next/link";
-import { startTransition, useActionState, useMemo, useState, type FormEvent } from "react";
+import { startTransition, useActionState, useMemo, useState, type FormEvent, type ReactNode } from "react";
 import { buttonClass } from "@/components/button-class";
 import { Field, FormMessage, inputClass } from "@/components/form";
+import { BudgetCheckNote } from "@/components/quota/budget-check";
 import { CapacityTable, CostLines, QuotaComparison } from "@/components/quota/quota-tables";
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { HOURS_PER_MONTH } from "@/lib/quota/cost";
@@ -17,8 +18,10 @@ const EMPTY: Values = { gpuModel: "", gpuCount: "", cpuCores: "", memory: "", st
 /**
  * The quota request form. Beside it, computed here as the person types from
  * what the server loaded once (quota now, prices in force, capacity and what
- * is allocated): the quota after approval, the monthly estimate, and whether
- * the pools could hold it. The server runs the same arithmetic on submit.
+ * is allocated, the project's month against its budget): the quota after
+ * approval, the monthly estimate, whether it fits the budget, whether the
+ * pools could hold it and whether the rules would approve it. The server
+ * runs the same arithmetic on submit.
  */
 export function RequestForm({
   action,
@@ -27,6 +30,7 @@ export function RequestForm({
   projectName,
   models,
   basis,
+  usage,
   currency,
   now,
   minDate,
@@ -38,6 +42,8 @@ export function RequestForm({
   projectName: string;
   models: { model: string; resource: string; mig: boolean }[];
   basis: PreviewBasis;
+  /** The project's use and spend, rendered by the server page; null when the person may not see its spend. */
+  usage: ReactNode;
   currency: string;
   now: string;
   minDate: string;
@@ -199,8 +205,16 @@ export function RequestForm({
             Quota of {projectName}
           </h2>
           <QuotaComparison caption={`Quota of ${projectName} now and after approval`} now={basis.current} after={preview.after} />
-          <p className="mt-2 text-xs text-slate-500">Usage: not available yet (it comes with metering).</p>
         </section>
+
+        {usage && (
+          <section className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-labelledby="preview-usage">
+            <h2 id="preview-usage" className="mb-1 text-sm font-semibold text-slate-900">
+              Use and spend
+            </h2>
+            {usage}
+          </section>
+        )}
 
         <section className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-labelledby="preview-cost" data-testid="estimate">
           <h2 id="preview-cost" className="text-sm font-semibold text-slate-900">
@@ -218,7 +232,8 @@ export function RequestForm({
           ) : (
             <p className="text-sm text-slate-500">Enter amounts to see the monthly cost at the rate card.</p>
           )}
-          <p className="mt-2 text-xs text-slate-500">At the prices in force today; what you pay follows what runs. Budgets come with metering: not available yet.</p>
+          <p className="mt-2 text-xs text-slate-500">At the prices in force today; what you pay follows what runs.</p>
+          {preview.budget && <BudgetCheckNote className="mt-2" check={preview.budget} currency={currency} />}
         </section>
 
         {anything && (
