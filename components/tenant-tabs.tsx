@@ -3,16 +3,17 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 
-type Tab = "overview" | "requests" | "collaborators" | "service-accounts" | "audit";
+type Tab = "overview" | "requests" | "spend" | "collaborators" | "service-accounts" | "audit";
 
 /**
  * Sub-navigation of a tenant; tabs the person may not use are left out by the page.
  * "Quota requests" follows "Overview": its permission (tenant.quota.view) has
- * the same readers as tenant.view, which the overview needs.
+ * the same readers as tenant.view, which the overview needs. "Spend" is
+ * passed only to those the policy lets see the tenant's spend (tenant.spend.view).
  */
 export function TenantTabs({ tenantSlug, tabs }: { tenantSlug: string; tabs: Tab[] }) {
   const pathname = usePathname();
-  const labels = { overview: "Overview", requests: "Quota requests", collaborators: "Collaborators", "service-accounts": "Service accounts", audit: "Audit log" } as const;
+  const labels = { overview: "Overview", requests: "Quota requests", spend: "Spend", collaborators: "Collaborators", "service-accounts": "Service accounts", audit: "Audit log" } as const;
   const shown = tabs.includes("overview") && !tabs.includes("requests") ? tabs.flatMap((t): Tab[] => (t === "overview" ? ["overview", "requests"] : [t])) : tabs;
   return (
     <nav aria-label="Tenant" className="mb-6 flex gap-1 border-b border-slate-200 text-sm">

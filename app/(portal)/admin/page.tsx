@@ -32,6 +32,9 @@ export default async function AdminPage() {
             <Link href="/admin/capacity" className={buttonClass()}>
               Capacity and prices
             </Link>
+            <Link href="/admin/spend" className={buttonClass()}>
+              Spend
+            </Link>
             <Link href="/admin/webhooks" className={buttonClass()}>
               Webhooks
             </Link>

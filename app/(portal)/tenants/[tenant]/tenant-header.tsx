@@ -1,13 +1,17 @@
 import { TenantTabs } from "@/components/tenant-tabs";
 import { Badge, PageHeader } from "@/components/ui";
+import { currentContext } from "@/lib/auth/current-actor";
+import { can } from "@/lib/auth/policy";
 import { primaryRoleLabel } from "@/lib/auth/role-labels";
 import type { TenantAccess } from "@/lib/tenancy/queries";
 import type { ReactNode } from "react";
 
 /** Title and tabs shared by the tenant's pages. */
-export function TenantHeader({ detail, actions }: { detail: TenantAccess; actions?: ReactNode }) {
+export async function TenantHeader({ detail, actions }: { detail: TenantAccess; actions?: ReactNode }) {
   const { tenant } = detail;
-  const tabs: ("overview" | "collaborators" | "service-accounts" | "audit")[] = ["overview"];
+  const ctx = await currentContext();
+  const tabs: ("overview" | "spend" | "collaborators" | "service-accounts" | "audit")[] = ["overview"];
+  if (ctx && can(ctx.actor, "tenant.spend.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) tabs.push("spend");
   if (detail.canManageMembers) tabs.push("collaborators");
   tabs.push("service-accounts");
   if (detail.canSeeAudit) tabs.push("audit");

@@ -197,10 +197,15 @@ export default async function ProjectPage({ params }: { params: Params }) {
           />
         </div>
       )}
-      <p className="mt-6 text-sm">
+      <p className="mt-6 flex gap-6 text-sm">
         <Link href={`/tenants/${tenant.slug}/projects/${project.slug}/quota`} className="font-medium text-brand-700 hover:underline">
           Quota and requests
         </Link>
+        {can(ctx.actor, "project.spend.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now) && (
+          <Link href={`/tenants/${tenant.slug}/projects/${project.slug}/spend`} className="font-medium text-brand-700 hover:underline">
+            Spend
+          </Link>
+        )}
       </p>
     </>
   );

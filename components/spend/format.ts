@@ -1,0 +1,103 @@
+import { CONSUMED_UNIT, resourceKind, resourceLabel, type ResourceKind } from "@/lib/metering/units";
+
+/** How the spend pages write money, quantities, shares and periods (en-GB, UTC, like lib/format.ts). */
+
+const formatters = new Map<string, Intl.NumberFormat>();
+function cached(key: string, make: () => Intl.NumberFormat): Intl.NumberFormat {
+  let f = formatters.get(key);
+  if (!f) formatters.set(key, (f = make()));
+  return f;
+}
+
+/** An amount in the report's currency, to the cent: "$1,234.56". */
+export function money(amount: number, currency: string): string {
+  return cached(`m:${currency}`, () => new Intl.NumberFormat("en-GB", { style: "currency", currency, currencyDisplay: "narrowSymbol", minimumFractionDigits: 2, maximumFractionDigits: 2 })).format(amount);
+}
+
+/** Short, for chart axes: "$1.2K", "$350". */
+export function compactMoney(amount: number, currency: string): string {
+  return cached(`c:${currency}`, () => new Intl.NumberFormat("en-GB", { style: "currency", currency, currencyDisplay: "narrowSymbol", notation: "compact", maximumFractionDigits: 2 })).format(amount);
+}
+
+export function percent(ratio: number): string {
+  return cached(`p:${ratio < 0.1 ? 1 : 0}`, () => new Intl.NumberFormat("en-GB", { style: "percent", maximumFractionDigits: ratio < 0.1 ? 1 : 0 })).format(ratio);
+}
+
+/** A consumed quantity with its unit: "1,234.5 GPU-Hours" (the FOCUS ConsumedUnit, as in the exports). */
+export function quantity(amount: number, resource: string): string {
+  const digits = amount >= 100 ? 0 : amount >= 1 ? 1 : 3;
+  return `${cached(`q:${digits}`, () => new Intl.NumberFormat("en-GB", { maximumFractionDigits: digits })).format(amount)} ${CONSUMED_UNIT[resourceKind(resource)]}`;
+}
+
+export { resourceLabel };
+
+const KIND_RANK: Record<ResourceKind, number> = { gpu: 0, cpu: 1, memory: 2, storage: 3, inference: 4, custom: 5 };
+const GPU_COLOURS = ["#4f46e5", "#a855f7", "#2563eb", "#c026d3", "#1e3a8a", "#7c3aed"];
+const KIND_COLOURS: Record<Exclude<ResourceKind, "gpu" | "custom">, string> = { cpu: "#0d9488", memory: "#d97706", storage: "#64748b", inference: "#db2777" };
+const CUSTOM_COLOURS = ["#65a30d", "#0891b2", "#b45309", "#475569"];
+
+/** Resources in a stable order (GPUs by model, CPU, memory, storage, inference, meters), so colours do not move when the range changes. */
+export function orderResources(keys: Iterable<string>): string[] {
+  return [...new Set(keys)].sort((a, b) => KIND_RANK[resourceKind(a)] - KIND_RANK[resourceKind(b)] || a.localeCompare(b));
+}
+
+/** One colour per resource, by kind; GPU models and meters take the next of their family's colours. */
+export function resourceColours(ordered: readonly string[]): Map<string, string> {
+  const colours = new Map<string, string>();
+  let gpu = 0;
+  let custom = 0;
+  for (const key of ordered) {
+    const kind = resourceKind(key);
+    if (kind === "gpu") colours.set(key, GPU_COLOURS[gpu++ % GPU_COLOURS.length]!);
+    else if (kind === "custom") colours.set(key, CUSTOM_COLOURS[custom++ % CUSTOM_COLOURS.length]!);
+    else colours.set(key, KIND_COLOURS[kind]);
+  }
+  return colours;
+}
+
+export type Granularity = "hour" | "day" | "month";
+
+const DAY_MS = 86_400_000;
+
+/** Every period start a window holds, as the report names them (YYYY-MM-DD for days and months, ISO instants for hours). */
+export function periodsOf(from: string, to: string, granularity: Granularity): string[] {
+  const start = Date.parse(from);
+  const end = Date.parse(to);
+  const out: string[] = [];
+  if (granularity === "hour") {
+    for (let t = start; t < end && out.length < 2000; t += 3_600_000) out.push(new Date(t).toISOString());
+  } else if (granularity === "day") {
+    for (let t = start; t < end && out.length < 2000; t += DAY_MS) out.push(new Date(t).toISOString().slice(0, 10));
+  } else {
+    const d = new Date(start);
+    for (let m = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1); m < end && out.length < 200; ) {
+      out.push(new Date(m).toISOString().slice(0, 10));
+      const n = new Date(m);
+      m = Date.UTC(n.getUTCFullYear(), n.getUTCMonth() + 1, 1);
+    }
+  }
+  return out;
+}
+
+const instantOf = (period: string) => new Date(period.length === 10 ? `${period}T00:00:00Z` : period);
+
+/** A period for an axis tick: "3 Nov", "Nov 2026", "3 Nov 14:00". */
+export function periodTick(period: string, granularity: Granularity): string {
+  const d = instantOf(period);
+  if (granularity === "month") return d.toLocaleDateString("en-GB", { month: "short", year: "numeric", timeZone: "UTC" });
+  const day = d.toLocaleDateString("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
+  return granularity === "hour" ? `${day} ${d.toISOString().slice(11, 16)}` : day;
+}
+
+/** A period in full, for tooltips and tables: "Mon 3 Nov 2026", "November 2026", "3 Nov 2026, 14:00 UTC". */
+export function periodLong(period: string, granularity: Granularity): string {
+  const d = instantOf(period);
+  if (granularity === "month") return d.toLocaleDateString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" });
+  if (granularity === "hour") return `${d.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" })}, ${d.toISOString().slice(11, 16)} UTC`;
+  return d.toLocaleDateString("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+}
+
+/** A day (YYYY-MM-DD) as the portal writes dates: "3 Nov 2026". */
+export function dayLong(day: string): string {
+  return instantOf(day).toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+}

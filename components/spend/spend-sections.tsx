@@ -1,0 +1,309 @@
+"use client";
+
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { Cell, DataTable } from "@/components/table";
+import { Badge, Card, EmptyState } from "@/components/ui";
+import type { ProjectSpend } from "@/lib/metering/spend";
+import type { SpendData } from "@/lib/server/spend-json";
+import { BudgetPanel } from "./budget-panel";
+import { money, percent, resourceLabel } from "./format";
+import { hasNoUsage, pivotSeries } from "./pivot";
+import { CostOverTimeChart, NamedCostBars, type BarSegment } from "./spend-charts";
+import { CostDriversTable, CostOverTimeTable, Utilisation } from "./spend-table";
+
+/** The spend page's cards for one report, by scope: project, tenant or platform. */
+
+export interface SectionSlots {
+  /** The project's budget form, for those who may set it. */
+  budgetForm?: ReactNode;
+  /** The platform page's pool utilisation, rendered on the server from the capacity overview. */
+  capacity?: ReactNode;
+  /** Utilisation below this share of GPU-hours is idle (ALLOT_GPU_IDLE_THRESHOLD). */
+  idleThreshold: number;
+  /** The current query, carried to the links into narrower spend pages. */
+  search: string;
+}
+
+const DAY_MS = 86_400_000;
+const COLOURS = { busy: "#4f46e5", idle: "#f59e0b", other: "#0d9488", spend: "#4f46e5" };
+
+function Tile({ label, value, detail, testId }: { label: string; value: ReactNode; detail?: ReactNode; testId?: string }) {
+  return (
+    <div className="rounded-lg border border-slate-200 bg-white px-4 py-3 shadow-sm" data-testid={testId}>
+      <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
+      <dd className="mt-1 text-xl font-semibold tabular-nums text-slate-900">{value}</dd>
+      {detail && <dd className="mt-0.5 text-xs text-slate-500">{detail}</dd>}
+    </div>
+  );
+}
+
+/** The window's figures at a glance; this month's budget has its own card beside them. */
+function Tiles({ data }: { data: SpendData }) {
+  const c = data.currency;
+  const days = (Date.parse(data.window.to) - Date.parse(data.window.from)) / DAY_MS;
+  const tiles: ReactNode[] = [<Tile key="total" label="Spend in window" value={money(data.totalCost, c)} detail={`${money(data.totalCost / days, c)} a day on average`} testId="tile-total" />];
+  if (data.cluster) {
+    const k = data.cluster;
+    tiles.push(
+      <Tile key="cluster" label="Cluster cost" value={money(k.totalCost, c)} detail="capacity plus storage and meters" />,
+      <Tile key="idle" label="Idle capacity" value={money(k.idleCost, c)} detail={k.capacityCost > 0 ? `${percent(Math.max(0, k.idleCost) / k.capacityCost)} of capacity cost` : "no priced capacity"} />,
+    );
+  }
+  if (data.byProject) {
+    const idle = data.byProject.reduce((s, p) => s + p.gpuIdleCost, 0);
+    tiles.push(<Tile key="gpuidle" label="GPU idle cost" value={money(idle, c)} detail="allocated GPUs that sat idle, where measured" />);
+  } else {
+    const top = data.byResource.find((r) => r.cost > 0);
+    tiles.push(<Tile key="top" label="Top cost driver" value={top ? resourceLabel(top.resource) : "—"} detail={top && data.totalCost > 0 ? `${percent(top.cost / data.totalCost)} of the window's spend` : "nothing used"} />);
+  }
+  return <dl className={`grid content-start gap-4 ${data.cluster ? "sm:grid-cols-2 lg:grid-cols-4" : ""}`}>{tiles}</dl>;
+}
+
+function Unpriced({ data }: { data: SpendData }) {
+  if (data.unpricedResources.length === 0) return null;
+  return (
+    <div role="alert" className="rounded-md border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900" data-testid="unpriced">
+      <p className="font-medium">Some usage has no price on the rate card, so its cost is missing from these figures:</p>
+      <ul className="mt-1 list-inside list-disc">
+        {data.unpricedResources.map((r) => (
+          <li key={r}>{resourceLabel(r)}</li>
+        ))}
+      </ul>
+      <p className="mt-1 text-amber-800">A platform admin adds prices under Admin → Capacity and prices; costs are computed at the price in force at each hour.</p>
+    </div>
+  );
+}
+
+function NoUsage({ data }: { data: SpendData }) {
+  return (
+    <EmptyState title="No usage in this window">
+      Nothing was metered {data.scope.kind === "project" ? "for this project" : data.scope.kind === "tenant" ? "for this tenant's projects" : "on the platform"} between these dates. Pick a longer range; usage
+      appears here once it is metered (hourly).
+    </EmptyState>
+  );
+}
+
+function CostOverTime({ data, title }: { data: SpendData; title: string }) {
+  const table = pivotSeries(data);
+  const per = data.window.granularity === "month" ? "month" : data.window.granularity === "hour" ? "hour" : "day";
+  return (
+    <Card title={title} description={`Cost per ${per} in ${data.currency}, stacked by resource. Hover a bar for its figures.`}>
+      <figure aria-label={`${title}, ${data.currency}`}>
+        <CostOverTimeChart table={table} currency={data.currency} />
+        <figcaption className="sr-only">The same figures are in the table below.</figcaption>
+      </figure>
+      <CostOverTimeTable table={table} currency={data.currency} caption={`${title} (${data.currency})`} />
+    </Card>
+  );
+}
+
+function Drivers({ data }: { data: SpendData }) {
+  return (
+    <Card title="Top cost drivers" description="What the window's spend went on, most expensive first. GPU utilisation is the share of allocated GPU-hours the GPUs were busy, where measured.">
+      <CostDriversTable data={data} caption="Cost by resource" />
+    </Card>
+  );
+}
+
+const projectSegments: BarSegment[] = [
+  { key: "busy", label: "GPUs in use", colour: COLOURS.busy },
+  { key: "idle", label: "GPUs idle", colour: COLOURS.idle },
+  { key: "other", label: "CPU, memory, storage and more", colour: COLOURS.other },
+];
+
+function projectBarValues(p: ProjectSpend) {
+  return { busy: p.gpuCost - p.gpuIdleCost, idle: p.gpuIdleCost, other: p.cost - p.gpuCost };
+}
+
+function ProjectsCard({ data, slots, title, showTenant }: { data: SpendData; slots: SectionSlots; title: string; showTenant: boolean }) {
+  const projects = data.byProject ?? [];
+  const c = data.currency;
+  return (
+    <Card title={title} description="GPU idle cost is what the allocated GPUs cost while they sat idle, where utilisation is measured.">
+      {projects.length === 0 ? (
+        <p className="text-sm text-slate-500">No project used anything in this window.</p>
+      ) : (
+        <>
+          <figure aria-label={`${title}, ${c}`}>
+            <NamedCostBars rows={projects.map((p) => ({ name: showTenant ? `${p.tenantSlug}/${p.slug}` : p.name, values: projectBarValues(p) }))} segments={projectSegments} currency={c} />
+          </figure>
+          <div className="mt-4">
+            <DataTable caption={`${title} (${c})`} columns={[...(showTenant ? ["Tenant"] : []), "Project", "Spend", "Share", "GPU cost", "GPU utilisation", "GPU idle cost"]}>
+              {projects.map((p) => (
+                <tr key={p.projectId}>
+                  {showTenant && <Cell className="whitespace-nowrap text-slate-600">{p.tenantSlug}</Cell>}
+                  <Cell className="whitespace-nowrap">
+                    <Link href={`/tenants/${p.tenantSlug}/projects/${p.slug}/spend${slots.search}`} className="font-medium text-brand-700 hover:underline">
+                      {p.name}
+                    </Link>
+                    {p.gpuUtilization !== null && p.gpuUtilization < slots.idleThreshold && (
+                      <span className="ml-2">
+                        <Badge tone="amber">idle GPUs</Badge>
+                      </span>
+                    )}
+                  </Cell>
+                  <Cell className="whitespace-nowrap tabular-nums">{money(p.cost, c)}</Cell>
+                  <Cell className="whitespace-nowrap tabular-nums text-slate-600">{data.totalCost > 0 ? percent(p.cost / data.totalCost) : "—"}</Cell>
+                  <Cell className="whitespace-nowrap tabular-nums">{p.gpuCost > 0 ? money(p.gpuCost, c) : <span className="text-slate-400">—</span>}</Cell>
+                  <Cell className="whitespace-nowrap tabular-nums">
+                    {p.gpuUtilization === null ? <span className="text-slate-500">{p.gpuCost > 0 ? "not measured" : "—"}</span> : <Utilisation ratio={p.gpuUtilization} low={slots.idleThreshold} />}
+                  </Cell>
+                  <Cell className={`whitespace-nowrap tabular-nums ${p.gpuIdleCost > 0 ? "text-amber-800" : "text-slate-400"}`}>{p.gpuIdleCost > 0 ? money(p.gpuIdleCost, c) : "—"}</Cell>
+                </tr>
+              ))}
+            </DataTable>
+          </div>
+        </>
+      )}
+    </Card>
+  );
+}
+
+function ClusterCard({ data }: { data: SpendData }) {
+  const k = data.cluster!;
+  const c = data.currency;
+  const rows: [string, number, string][] = [
+    ["Capacity", k.capacityCost, "the node pools' GPUs, CPU and memory at the rate card, over the window"],
+    ["Allocated to projects", k.allocatedCost, "GPU, CPU and memory the projects used"],
+    [k.idleCost < 0 ? "Idle (negative: use beyond capacity)" : "Idle", k.idleCost, "capacity nobody used: capacity − allocated"],
+    ["Storage, inference and meters", k.otherCost, "spend that is not node-pool capacity"],
+  ];
+  return (
+    <Card title="Cluster cost and idle" description="Idle capacity is shown beside the projects, never spread over them.">
+      <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[16rem_8rem_1fr]" data-testid="cluster-cost">
+        {rows.map(([label, value, note]) => (
+          <div key={label} className="contents">
+            <dt className="font-medium text-slate-900">{label}</dt>
+            <dd className={`tabular-nums sm:text-right ${label.startsWith("Idle") ? "font-medium text-amber-800" : "text-slate-900"}`}>{money(value, c)}</dd>
+            <dd className="text-slate-500">{note}</dd>
+          </div>
+        ))}
+        <div className="contents">
+          <dt className="border-t border-slate-200 pt-2 font-semibold text-slate-900">Cluster cost</dt>
+          <dd className="border-t border-slate-200 pt-2 font-semibold tabular-nums text-slate-900 sm:text-right">{money(k.totalCost, c)}</dd>
+          <dd className="border-t border-slate-200 pt-2 text-slate-500">capacity + storage, inference and meters</dd>
+        </div>
+      </dl>
+      <p className="mt-4 rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700" data-testid="cluster-equation">
+        Sum of projects + idle = cluster cost: {money(data.totalCost, c)} + {money(k.idleCost, c)} = {money(k.totalCost, c)}.
+      </p>
+    </Card>
+  );
+}
+
+const tenantSegments: BarSegment[] = [
+  { key: "spend", label: "Tenant spend", colour: COLOURS.spend },
+  { key: "idle", label: "Idle capacity", colour: COLOURS.idle },
+];
+
+function TenantsCard({ data, slots }: { data: SpendData; slots: SectionSlots }) {
+  const tenants = data.byTenant ?? [];
+  const k = data.cluster!;
+  const c = data.currency;
+  const cluster = k.totalCost;
+  return (
+    <Card title="Spend by tenant" description="Each tenant's projects added up, and idle capacity as its own line: together they make the cluster cost.">
+      <figure aria-label={`Spend by tenant and idle capacity, ${c}`}>
+        <NamedCostBars
+          rows={[...tenants.map((t) => ({ name: t.name, values: { spend: t.cost } })), { name: "Idle capacity", values: { idle: k.idleCost } }]}
+          segments={tenantSegments}
+          currency={c}
+        />
+      </figure>
+      <div className="mt-4">
+        <DataTable caption={`Spend by tenant and idle capacity (${c})`} columns={["Tenant", "Spend", "Share of cluster cost"]}>
+          {tenants.map((t) => (
+            <tr key={t.tenantId}>
+              <Cell className="whitespace-nowrap">
+                <Link href={`/tenants/${t.slug}/spend${slots.search}`} className="font-medium text-brand-700 hover:underline">
+                  {t.name}
+                </Link>
+              </Cell>
+              <Cell className="whitespace-nowrap tabular-nums">{money(t.cost, c)}</Cell>
+              <Cell className="whitespace-nowrap tabular-nums text-slate-600">{cluster > 0 ? percent(t.cost / cluster) : "—"}</Cell>
+            </tr>
+          ))}
+          <tr>
+            <Cell className="whitespace-nowrap font-medium text-amber-800">Idle capacity</Cell>
+            <Cell className="whitespace-nowrap tabular-nums text-amber-800">{money(k.idleCost, c)}</Cell>
+            <Cell className="whitespace-nowrap tabular-nums text-slate-600">{cluster > 0 ? percent(k.idleCost / cluster) : "—"}</Cell>
+          </tr>
+          <tr className="bg-slate-50">
+            <Cell className="font-semibold text-slate-900">Cluster cost</Cell>
+            <Cell className="whitespace-nowrap font-semibold tabular-nums">{money(cluster, c)}</Cell>
+            <Cell className="text-slate-600">{tenants.length === 0 ? "no tenant used anything" : ""}</Cell>
+          </tr>
+        </DataTable>
+      </div>
+    </Card>
+  );
+}
+
+function IdleGpuProjects({ data, slots }: { data: SpendData; slots: SectionSlots }) {
+  const idle = (data.byProject ?? [])
+    .filter((p) => p.gpuUtilization !== null && p.gpuUtilization < slots.idleThreshold && p.gpuIdleCost > 0)
+    .sort((a, b) => b.gpuIdleCost - a.gpuIdleCost)
+    .slice(0, 10);
+  const c = data.currency;
+  return (
+    <Card title="Projects with idle GPUs" description={`GPU utilisation under ${percent(slots.idleThreshold)} of the allocated GPU-hours in this window, most idle cost first.`}>
+      {idle.length === 0 ? (
+        <p className="text-sm text-slate-500">No project held GPUs that sat idle in this window.</p>
+      ) : (
+        <DataTable caption={`Projects with idle GPUs (${c})`} columns={["Project", "GPU utilisation", "GPU idle cost", "GPU cost"]}>
+          {idle.map((p) => (
+            <tr key={p.projectId}>
+              <Cell className="whitespace-nowrap">
+                <Link href={`/tenants/${p.tenantSlug}/projects/${p.slug}/spend${slots.search}`} className="font-medium text-brand-700 hover:underline">
+                  {p.tenantSlug}/{p.slug}
+                </Link>
+              </Cell>
+              <Cell className="whitespace-nowrap tabular-nums">
+                <Utilisation ratio={p.gpuUtilization!} low={slots.idleThreshold} />
+              </Cell>
+              <Cell className="whitespace-nowrap font-medium tabular-nums text-amber-800">{money(p.gpuIdleCost, c)}</Cell>
+              <Cell className="whitespace-nowrap tabular-nums">{money(p.gpuCost, c)}</Cell>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </Card>
+  );
+}
+
+export function SpendSections({ data, slots }: { data: SpendData; slots: SectionSlots }) {
+  const empty = hasNoUsage(data);
+  const kind = data.scope.kind;
+  const overTimeTitle = data.window.granularity === "month" ? "Monthly cost by resource" : data.window.granularity === "hour" ? "Hourly cost by resource" : "Daily cost by resource";
+  return (
+    <div className="space-y-6">
+      {kind === "platform" || !data.budget ? (
+        <Tiles data={data} />
+      ) : (
+        <div className="grid gap-6 lg:grid-cols-3">
+          <Tiles data={data} />
+          <div className="lg:col-span-2">
+            <Card title="This month against budget">
+              <BudgetPanel budget={data.budget} currency={data.currency} scope={kind} form={slots.budgetForm} />
+            </Card>
+          </div>
+        </div>
+      )}
+      <Unpriced data={data} />
+      {kind === "platform" && <ClusterCard data={data} />}
+      {empty ? (
+        <NoUsage data={data} />
+      ) : (
+        <>
+          {kind === "platform" && <TenantsCard data={data} slots={slots} />}
+          {kind === "tenant" && <ProjectsCard data={data} slots={slots} title="Spend by project" showTenant={false} />}
+          <CostOverTime data={data} title={overTimeTitle} />
+          {kind === "platform" && <IdleGpuProjects data={data} slots={slots} />}
+        </>
+      )}
+      {slots.capacity}
+      {!empty && <Drivers data={data} />}
+    </div>
+  );
+}

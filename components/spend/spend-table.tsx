@@ -1,0 +1,84 @@
+"use client";
+
+import { Cell, DataTable } from "@/components/table";
+import { Badge } from "@/components/ui";
+import type { SpendData } from "@/lib/server/spend-json";
+import { money, percent, periodLong, quantity, resourceLabel } from "./format";
+import type { SeriesTable } from "./pivot";
+
+/** The numbers behind the spend charts, as real tables. */
+
+/** Cost per period and resource: the chart's own figures, for screen readers and for reading exact values. */
+export function CostOverTimeTable({ table, currency, caption }: { table: SeriesTable; currency: string; caption: string }) {
+  const totals = table.resources.map((_, i) => table.rows.reduce((s, r) => s + r.values[i]!, 0));
+  const grand = totals.reduce((s, v) => s + v, 0);
+  return (
+    <details className="mt-4 group" data-testid="spend-table-toggle">
+      <summary className="cursor-pointer text-sm font-medium text-brand-700 hover:underline">Show as table</summary>
+      <div className="mt-3 max-h-[28rem] overflow-y-auto">
+        <DataTable caption={caption} columns={[table.granularity === "month" ? "Month" : table.granularity === "hour" ? "Hour" : "Day", ...table.resources.map(resourceLabel), "Total"]}>
+          {table.rows.map((r) => (
+            <tr key={r.period}>
+              <Cell className="whitespace-nowrap text-slate-700">{periodLong(r.period, table.granularity)}</Cell>
+              {r.values.map((v, i) => (
+                <Cell key={table.resources[i]} className={`whitespace-nowrap tabular-nums ${v === 0 ? "text-slate-400" : ""}`}>
+                  {money(v, currency)}
+                </Cell>
+              ))}
+              <Cell className="whitespace-nowrap font-medium tabular-nums">{money(r.total, currency)}</Cell>
+            </tr>
+          ))}
+          <tr className="bg-slate-50">
+            <Cell className="font-medium text-slate-900">Total</Cell>
+            {totals.map((v, i) => (
+              <Cell key={table.resources[i]} className="whitespace-nowrap font-medium tabular-nums">
+                {money(v, currency)}
+              </Cell>
+            ))}
+            <Cell className="whitespace-nowrap font-semibold tabular-nums">{money(grand, currency)}</Cell>
+          </tr>
+        </DataTable>
+      </div>
+    </details>
+  );
+}
+
+/** Cost per resource over the window, most expensive first, with what was used and, for GPUs, how busy they were. */
+export function CostDriversTable({ data, caption }: { data: SpendData; caption: string }) {
+  const rows = data.byResource.filter((r) => r.cost > 0 || r.quantity > 0);
+  return (
+    <DataTable caption={caption} columns={["Resource", "Used", "Cost", "Share", "GPU utilisation"]}>
+      {rows.map((r) => (
+        <tr key={r.resource}>
+          <Cell className="whitespace-nowrap font-medium text-slate-900">
+            {resourceLabel(r.resource)}
+            {r.unpricedQuantity > 0 && (
+              <span className="ml-2">
+                <Badge tone="amber">no price</Badge>
+              </span>
+            )}
+          </Cell>
+          <Cell className="whitespace-nowrap tabular-nums text-slate-700">{quantity(r.quantity, r.resource)}</Cell>
+          <Cell className="whitespace-nowrap tabular-nums">{money(r.cost, data.currency)}</Cell>
+          <Cell className="whitespace-nowrap tabular-nums text-slate-700">{data.totalCost > 0 ? percent(r.cost / data.totalCost) : "—"}</Cell>
+          <Cell className="whitespace-nowrap tabular-nums text-slate-700">
+            {r.resource.startsWith("gpu:") ? r.gpuUtilization === null ? <span className="text-slate-500">not measured</span> : <Utilisation ratio={r.gpuUtilization} /> : <span className="text-slate-400">—</span>}
+          </Cell>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+/** A utilisation figure with a small bar; low figures in amber. */
+export function Utilisation({ ratio, low = 0.2 }: { ratio: number; low?: number }) {
+  const width = Math.max(0, Math.min(1, ratio)) * 100;
+  return (
+    <span className="inline-flex items-center gap-2">
+      <span className="h-1.5 w-16 overflow-hidden rounded-full bg-slate-100" aria-hidden>
+        <span className={`block h-full rounded-full ${ratio < low ? "bg-amber-500" : "bg-emerald-500"}`} style={{ width: `${width}%` }} />
+      </span>
+      <span className={ratio < low ? "font-medium text-amber-800" : ""}>{percent(ratio)}</span>
+    </span>
+  );
+}
