@@ -27,7 +27,7 @@ const USAGE = `Usage: npm run allot -- <command>
 
 Commands:
   migrate                 apply database migrations
-  seed                    load the demo tenants, projects and personas (once per database)
+  seed                    load the demo tenants, projects, personas and 90 days of demo usage (once per database)
   create-admin <email>    make a user a platform admin (creates the user if needed)
   create-service-account  --tenant <slug> --name <name> [--description <text>] [--project <slug>:member|viewer ...]
                           --platform --name <name>   (platform-scoped, holds the platform admin role)
