@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fieldErrorsOf } from "@/lib/auth/command";
 import { RESOURCE_KEY_PATTERN, resourceKind } from "./units";
 import { resolveWindow, spendQueryInput, type ResolvedWindow } from "./window";
 
@@ -214,10 +215,6 @@ export function spendWindowOf(search: URLSearchParams, now: Date): { window: Res
     if (value) query[name] = value;
   }
   const parsed = spendQueryInput.safeParse(query);
-  if (!parsed.success) {
-    const errors: Record<string, string[]> = {};
-    for (const issue of parsed.error.issues) (errors[issue.path.length ? issue.path.join(".") : "_form"] ??= []).push(issue.message);
-    return { errors };
-  }
+  if (!parsed.success) return { errors: fieldErrorsOf(parsed.error) };
   return resolveWindow(parsed.data, now);
 }
