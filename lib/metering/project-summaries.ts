@@ -1,9 +1,8 @@
-import { and, gte, inArray, lt, sql } from "drizzle-orm";
+import { and, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { usageDaily } from "@/db/schema";
-import { forecastMonth, monthStartOf, nextMonthStartOf } from "./forecast";
-import { budgetsOf, type BudgetStatus } from "./report";
-import type { ResourceTotal, SpendWindow } from "./spend";
+import { budgetStatusOf, budgetsOf, budgetWindow, totalsOf, type BudgetStatus } from "./report";
+import { dayOf, inDays, mostExpensiveFirst, resourceTotalOf, type ResourceTotal } from "./spend";
 import { resolveWindow, spendQueryInput } from "./window";
 
 /**
@@ -35,15 +34,6 @@ export interface ProjectUsageSummary {
   gpuUtilization: number | null;
   /** True when some of the 30 days' figures come from generated demo data. */
   demo: boolean;
-}
-
-const DAY_MS = 86_400_000;
-const dayOf = (d: Date) => d.toISOString().slice(0, 10);
-const inDays = (window: SpendWindow) => and(gte(usageDaily.day, dayOf(window.from)), lt(usageDaily.day, dayOf(window.to)));
-
-/** The days budgetStatus reads: the month, and a week before it so the forecast's daily rate is known on the 1st. */
-export function budgetWindow(now: Date): SpendWindow {
-  return { from: new Date(Math.min(monthStartOf(now).getTime(), now.getTime() - 8 * DAY_MS)), to: nextMonthStartOf(now) };
 }
 
 /** The last 30 days, today included: the spend pages' "30d" range. */
@@ -102,44 +92,23 @@ export async function projectUsageSummaries(db: Database, projectIds: readonly s
   const resourcesOf = new Map<string, { totals: ResourceTotal[]; measured: number; busy: number; demo: boolean }>();
   for (const r of byResource) {
     const entry = resourcesOf.get(r.projectId) ?? { totals: [], measured: 0, busy: 0, demo: false };
-    const measured = Number(r.measured);
-    const busy = Number(r.busy);
-    entry.totals.push({
-      resource: r.resource,
-      quantity: Number(r.quantity),
-      cost: Number(r.cost),
-      unpricedQuantity: Number(r.unpriced),
-      gpuUtilization: measured > 0 ? busy / measured : null,
-    });
+    entry.totals.push(resourceTotalOf(r));
     if (r.resource.startsWith("gpu:")) {
-      entry.measured += measured;
-      entry.busy += busy;
+      entry.measured += Number(r.measured);
+      entry.busy += Number(r.busy);
     }
     entry.demo ||= r.demo === true;
     resourcesOf.set(r.projectId, entry);
   }
 
   for (const id of ids) {
-    const monthly = forecastMonth(dailyOf.get(id) ?? [], now);
-    const amount = budgets.get(id) ?? null;
     const resources = resourcesOf.get(id) ?? { totals: [], measured: 0, busy: 0, demo: false };
-    const totals = resources.totals.sort((a, b) => b.cost - a.cost || a.resource.localeCompare(b.resource));
+    const totals = resources.totals.sort(mostExpensiveFirst);
     out.set(id, {
       projectId: id,
       lastUsageDay: lastDayOf.get(id) ?? null,
-      budget: {
-        monthlyAmount: amount,
-        month: monthly,
-        usedShare: amount ? monthly.monthToDate / amount : null,
-        forecastShare: amount ? monthly.forecast / amount : null,
-      },
-      last30Days: {
-        from: dayOf(recent.from),
-        lastDay: recent.lastDay,
-        totalCost: totals.reduce((s, r) => s + r.cost, 0),
-        byResource: totals,
-        unpricedResources: totals.filter((r) => r.unpricedQuantity > 0).map((r) => r.resource),
-      },
+      budget: budgetStatusOf(dailyOf.get(id) ?? [], budgets.get(id) ?? null, now),
+      last30Days: { from: dayOf(recent.from), lastDay: recent.lastDay, byResource: totals, ...totalsOf(totals) },
       gpuUtilization: resources.measured > 0 ? resources.busy / resources.measured : null,
       demo: resources.demo,
     });

@@ -20,6 +20,7 @@ import {
   type ResourceTotal,
   type SpendPoint,
   type SpendScope,
+  type SpendWindow,
   type TenantSpend,
 } from "./spend";
 import type { ResolvedWindow } from "./window";
@@ -63,32 +64,42 @@ export interface SpendReport {
 
 const DAY_MS = 86_400_000;
 
+/** The total of cost drivers, and the resources among them with no price. */
+export function totalsOf(byResource: readonly ResourceTotal[]): { totalCost: number; unpricedResources: string[] } {
+  return {
+    totalCost: byResource.reduce((s, r) => s + r.cost, 0),
+    unpricedResources: byResource.filter((r) => r.unpricedQuantity > 0).map((r) => r.resource),
+  };
+}
+
 async function commonParts(db: Database, scope: SpendScope, window: ResolvedWindow) {
   const [series, byResource, demo] = await Promise.all([
     spendSeries(db, scope, window, window.granularity),
     spendByResource(db, scope, window),
     windowHasDemoData(db, scope, window),
   ]);
-  return {
-    series,
-    byResource,
-    demo,
-    totalCost: byResource.reduce((s, r) => s + r.cost, 0),
-    unpricedResources: byResource.filter((r) => r.unpricedQuantity > 0).map((r) => r.resource),
-  };
+  return { series, byResource, demo, ...totalsOf(byResource) };
 }
 
-/** This month's spend, its forecast and the budget (null when none) for a scope. */
-export async function budgetStatus(db: Database, scope: SpendScope, monthlyAmount: number | null, now: Date): Promise<BudgetStatus> {
-  // A week before the month too, so the forecast's daily rate is known on the 1st.
-  const from = new Date(Math.min(monthStartOf(now).getTime(), now.getTime() - 8 * DAY_MS));
-  const month = forecastMonth(await dailyCosts(db, scope, { from, to: nextMonthStartOf(now) }), now);
+/** The days a budget status reads: the month, and a week before it so the forecast's daily rate is known on the 1st. */
+export function budgetWindow(now: Date): SpendWindow {
+  return { from: new Date(Math.min(monthStartOf(now).getTime(), now.getTime() - 8 * DAY_MS)), to: nextMonthStartOf(now) };
+}
+
+/** This month against a budget, from the daily costs of budgetWindow(now). */
+export function budgetStatusOf(daily: readonly { day: string; cost: number }[], monthlyAmount: number | null, now: Date): BudgetStatus {
+  const month = forecastMonth(daily, now);
   return {
     monthlyAmount,
     month,
     usedShare: monthlyAmount ? month.monthToDate / monthlyAmount : null,
     forecastShare: monthlyAmount ? month.forecast / monthlyAmount : null,
   };
+}
+
+/** This month's spend, its forecast and the budget (null when none) for a scope. */
+export async function budgetStatus(db: Database, scope: SpendScope, monthlyAmount: number | null, now: Date): Promise<BudgetStatus> {
+  return budgetStatusOf(await dailyCosts(db, scope, budgetWindow(now)), monthlyAmount, now);
 }
 
 export async function budgetsOf(db: Database, projectIds: readonly string[]): Promise<Map<string, number>> {

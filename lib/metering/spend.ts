@@ -33,7 +33,7 @@ export interface SpendPoint {
 
 export type SpendScope = { projectId: string } | { tenantId: string } | { platform: true };
 
-const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+export const dayOf = (d: Date) => d.toISOString().slice(0, 10);
 
 function dailyScope(scope: SpendScope): SQL | undefined {
   if ("projectId" in scope) return eq(usageDaily.projectId, scope.projectId);
@@ -41,7 +41,8 @@ function dailyScope(scope: SpendScope): SQL | undefined {
   return undefined;
 }
 
-const inDays = (window: SpendWindow) => and(gte(usageDaily.day, dayOf(window.from)), lt(usageDaily.day, dayOf(window.to)));
+/** The rollup's days inside a window. */
+export const inDays = (window: SpendWindow) => and(gte(usageDaily.day, dayOf(window.from)), lt(usageDaily.day, dayOf(window.to)));
 
 /** Cost and quantity per period and resource. */
 export async function spendSeries(db: Database, scope: SpendScope, window: SpendWindow, granularity: Granularity): Promise<SpendPoint[]> {
@@ -113,16 +114,22 @@ export async function spendByResource(db: Database, scope: SpendScope, window: S
     .from(usageDaily)
     .where(and(dailyScope(scope), inDays(window)))
     .groupBy(usageDaily.resource);
-  return rows
-    .map((r) => ({
-      resource: r.resource,
-      quantity: Number(r.quantity),
-      cost: Number(r.cost),
-      unpricedQuantity: Number(r.unpriced),
-      gpuUtilization: Number(r.measured) > 0 ? Number(r.busy) / Number(r.measured) : null,
-    }))
-    .sort((a, b) => b.cost - a.cost || a.resource.localeCompare(b.resource));
+  return rows.map(resourceTotalOf).sort(mostExpensiveFirst);
 }
+
+/** A rollup sum per resource as a ResourceTotal (numeric columns arrive as text). */
+export function resourceTotalOf(r: { resource: string; quantity: string; cost: string; unpriced: string; measured: string; busy: string }): ResourceTotal {
+  return {
+    resource: r.resource,
+    quantity: Number(r.quantity),
+    cost: Number(r.cost),
+    unpricedQuantity: Number(r.unpriced),
+    gpuUtilization: Number(r.measured) > 0 ? Number(r.busy) / Number(r.measured) : null,
+  };
+}
+
+/** Cost drivers' order: most expensive first, then by name. */
+export const mostExpensiveFirst = (a: ResourceTotal, b: ResourceTotal) => b.cost - a.cost || a.resource.localeCompare(b.resource);
 
 export interface ProjectSpend {
   projectId: string;
