@@ -1,4 +1,4 @@
-import { notFound, redirect } from "next/navigation";
+import { redirect } from "next/navigation";
 import { BudgetForm } from "@/components/spend/budget-form";
 import { SpendView } from "@/components/spend/spend-view";
 import { Badge, PageHeader } from "@/components/ui";
@@ -8,7 +8,7 @@ import { config } from "@/lib/config";
 import { projectBudget } from "@/lib/metering/commands/budget";
 import { projectSpendReport } from "@/lib/metering/report";
 import { spendPageData, type SearchParams } from "@/lib/server/spend-json";
-import { projectDetail } from "@/lib/tenancy/queries";
+import { projectBySlugs } from "@/lib/tenancy/lookup";
 import { setProjectBudgetAction } from "./actions";
 
 type Params = Promise<{ tenant: string; project: string }>;
@@ -22,10 +22,9 @@ export default async function ProjectSpendPage({ params, searchParams }: { param
   const ctx = await currentContext();
   if (!ctx) redirect("/sign-in");
   const { tenant: tenantSlug, project: projectSlug } = await params;
-  const detail = await projectDetail(ctx, tenantSlug, projectSlug);
-  if (!detail) notFound();
-  const { tenant, project } = detail;
-  const { data, query, urlErrors } = await spendPageData(ctx, await searchParams, (c, window) => projectSpendReport(c, tenant.slug, project.slug, window));
+  // The report decides access (notFound when out of reach); the page then needs only the two rows, not the project's access lists.
+  const { data, query, urlErrors } = await spendPageData(ctx, await searchParams, (c, window) => projectSpendReport(c, tenantSlug, projectSlug, window));
+  const { tenant, project } = await projectBySlugs(ctx.db, tenantSlug, projectSlug);
   const resource = { kind: "project", tenantId: tenant.id, projectId: project.id } as const;
   const open = project.archivedAt === null && tenant.status === "active";
   const manageBudget = open && can(ctx.actor, "project.budget.manage", resource, ctx.now);
