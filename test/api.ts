@@ -1,5 +1,7 @@
 import path from "node:path";
+import type { Database } from "@/db/client";
 import { API_ROUTES } from "@/lib/api/registry";
+import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
 
 /**
  * Calls the REST API in-process, through the handlers exported by the route
@@ -82,4 +84,30 @@ export function keyPaths(value: unknown, prefix = ""): string[] {
     return Object.entries(value).flatMap(([k, v]) => [`${prefix}${k}`, ...keyPaths(v, `${prefix}${k}.`)]);
   }
   return [];
+}
+
+export const BAD_TOKEN_KINDS = ["missing", "revoked", "expired", "disabled"] as const;
+export type BadTokenKind = (typeof BAD_TOKEN_KINDS)[number];
+
+/**
+ * Bearer tokens that must be refused, filled by a test's setup. Each is used
+ * once: the failure limiter blocks a token prefix after a few failures.
+ */
+export function badTokenPool() {
+  const pool = { revoked: [] as string[], expired: [] as string[], disabled: [] as string[] };
+  return Object.assign(pool, {
+    take(this: void, kind: BadTokenKind): string | null {
+      if (kind === "missing") return null;
+      const next = pool[kind].pop();
+      if (!next) throw new Error(`out of ${kind} tokens`);
+      return next;
+    },
+  });
+}
+
+/** A service account created by the operator CLI's path, with one token. */
+export async function operatorAccount(db: Database, at: Date, tenant: string | null, name: string, projectRoles: { project: string; role: "member" | "viewer" }[] = []) {
+  const created = await createServiceAccountAsOperator(db, { tenant, name, description: "", projectRoles }, at);
+  const minted = await mintTokenAsOperator(db, tenant, name, null, at);
+  return { principalId: created.principalId, token: minted.token };
 }

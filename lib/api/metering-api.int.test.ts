@@ -11,8 +11,8 @@ import { FOCUS_COLUMN_NAMES } from "@/lib/metering/focus";
 import { MAX_SAMPLES_PER_BATCH } from "@/lib/metering/inputs";
 import { recomputeDailyRollup } from "@/lib/metering/rollup";
 import { revokeToken, setServiceAccountDisabled } from "@/lib/tenancy/commands/service-accounts";
-import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
-import { callApi, keyPaths, resolveRoute, responses, routeModule, type ApiResponse } from "@/test/api";
+import { mintTokenAsOperator } from "@/lib/tenancy/operator";
+import { BAD_TOKEN_KINDS, badTokenPool, callApi, keyPaths, operatorAccount, resolveRoute, responses, routeModule, type ApiResponse } from "@/test/api";
 import { databaseLabel, freshTestDatabase } from "@/test/database";
 import { contextOf, rowsOf, type PersonaKey } from "@/test/fixtures";
 import { addGrant, DAY, fingerprint, HOUR, projectIdOf, tenantIdsBySlug, WRITABLE_TABLES } from "@/test/tenancy";
@@ -74,22 +74,9 @@ const SEES_PROJECT_SPEND = new Set<Persona>(["platform", "tenantAdmin", "member"
 /** Who sees Vision Lab's spend (tenant.spend.view): its admins and viewers, not every member. */
 const SEES_TENANT_SPEND = new Set<Persona>(["platform", "tenantAdmin", "tenantViewer"]);
 
-const BAD_KINDS = ["missing", "revoked", "expired", "disabled"] as const;
-type BadKind = (typeof BAD_KINDS)[number];
-/** Bad tokens are used once each: the failure limiter blocks a prefix after a few failures. */
-const badTokens: Record<Exclude<BadKind, "missing">, string[]> = { revoked: [], expired: [], disabled: [] };
-function badToken(kind: BadKind): string | null {
-  if (kind === "missing") return null;
-  const next = badTokens[kind].pop();
-  if (!next) throw new Error(`out of ${kind} tokens`);
-  return next;
-}
-
-async function account(tenant: string | null, name: string, projectRoles: { project: string; role: "member" | "viewer" }[] = []) {
-  const created = await createServiceAccountAsOperator(db, { tenant, name, description: "", projectRoles }, SEEDED_AT);
-  const minted = await mintTokenAsOperator(db, tenant, name, null, SEEDED_AT);
-  return { principalId: created.principalId, token: minted.token };
-}
+const badTokens = badTokenPool();
+const badToken = badTokens.take;
+const account = (tenant: string | null, name: string, projectRoles: { project: string; role: "member" | "viewer" }[] = []) => operatorAccount(db, SEEDED_AT, tenant, name, projectRoles);
 
 /** A service account of the tenant holding the meter role on one project (the portal grants it the same way). */
 async function meterOn(tenant: string, project: string, name: string, expiresAt: Date | null = null) {
@@ -261,7 +248,7 @@ describe(`authorization matrix of the usage and spend routes (${databaseLabel()}
     }
   });
 
-  const unauthenticated = ROWS.flatMap((row) => BAD_KINDS.map((kind) => [row.route, kind, row] as const));
+  const unauthenticated = ROWS.flatMap((row) => BAD_TOKEN_KINDS.map((kind) => [row.route, kind, row] as const));
   it.each(unauthenticated)("%s with a %s token answers 401 and writes nothing", async (_route, kind, row) => {
     const before = await fingerprint(db, TABLES);
     expectError(await row.call(badToken(kind)), 401, "unauthenticated");

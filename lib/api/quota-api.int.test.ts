@@ -8,7 +8,7 @@ import { config } from "@/lib/config";
 import { GiB } from "@/lib/quota/amounts";
 import { revokeToken, setServiceAccountDisabled } from "@/lib/tenancy/commands/service-accounts";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
-import { callApi, keyPaths, resolveRoute, responses, routeModule, type ApiResponse } from "@/test/api";
+import { BAD_TOKEN_KINDS, badTokenPool, callApi, keyPaths, operatorAccount, resolveRoute, responses, routeModule, type ApiResponse } from "@/test/api";
 import { databaseLabel, freshTestDatabase } from "@/test/database";
 import { contextOf } from "@/test/fixtures";
 import { addGrant, DAY, fingerprint, HOUR, projectIdOf, racingBehindLock, tenantIdsBySlug, unique } from "@/test/tenancy";
@@ -40,22 +40,9 @@ const SEES_PROJECT = new Set<Persona>(["platform", "tenantAdmin", "member", "vie
 const REQUESTS = new Set<Persona>(["platform", "tenantAdmin", "member", "collaborator"]);
 const token = {} as Record<Persona | "platform2", string>;
 
-const BAD_KINDS = ["missing", "revoked", "expired", "disabled"] as const;
-type BadKind = (typeof BAD_KINDS)[number];
-/** Bad tokens are used once each: the failure limiter blocks a prefix after a few failures. */
-const badTokens: Record<Exclude<BadKind, "missing">, string[]> = { revoked: [], expired: [], disabled: [] };
-function badToken(kind: BadKind): string | null {
-  if (kind === "missing") return null;
-  const next = badTokens[kind].pop();
-  if (!next) throw new Error(`out of ${kind} tokens`);
-  return next;
-}
-
-async function account(tenant: string | null, name: string, projectRoles: { project: string; role: "member" | "viewer" }[] = []) {
-  const created = await createServiceAccountAsOperator(db, { tenant, name, description: "", projectRoles }, SEEDED_AT);
-  const minted = await mintTokenAsOperator(db, tenant, name, null, SEEDED_AT);
-  return { principalId: created.principalId, token: minted.token };
-}
+const badTokens = badTokenPool();
+const badToken = badTokens.take;
+const account = (tenant: string | null, name: string, projectRoles: { project: string; role: "member" | "viewer" }[] = []) => operatorAccount(db, SEEDED_AT, tenant, name, projectRoles);
 
 beforeAll(async () => {
   handle = await freshTestDatabase();
@@ -281,7 +268,7 @@ describe(`authorization matrix of the capacity and quota routes (${databaseLabel
     }
   });
 
-  const unauthenticated = ROWS.flatMap((row) => BAD_KINDS.map((kind) => [row.route, kind, row] as const));
+  const unauthenticated = ROWS.flatMap((row) => BAD_TOKEN_KINDS.map((kind) => [row.route, kind, row] as const));
   it.each(unauthenticated)("%s with a %s token answers 401 and writes nothing", async (_route, kind, row) => {
     const target = row.setup ? await row.setup() : "";
     const before = await fingerprint(db, QUOTA_TABLES);
