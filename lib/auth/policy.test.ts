@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Actor, Resource } from "./actor";
-import { ACTIONS, decide, rolesOn, type Action } from "./policy";
+import { ACTIONS, decide, decisionConflict, rolesOn, type Action } from "./policy";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
 const LATER = new Date("2026-12-20T00:00:00Z");
@@ -213,5 +213,21 @@ describe("authorization policy matrix", () => {
     expect(rolesOn(subjects.memberAWithGrantOnA1, resources.projectA1, NOW)).toEqual(["project_member"]);
     expect(rolesOn(subjects.memberAWithGrantOnA1, resources.projectA2, NOW)).toEqual([]);
     expect(rolesOn(subjects.memberAWithGrantOnA1, resources.tenantA, NOW)).toEqual(["tenant_member"]);
+  });
+});
+
+describe("separation of duties on requests", () => {
+  const admin = { ...subjects.platformAdmin, principalId: "admin" };
+  const adminAlsoTenantAdminA = { ...subjects.tenantAdminA, principalId: "admin-a", isPlatformAdmin: true };
+  it("refuses a decision on one's own request, on a tenant one administers, and on nothing else", () => {
+    expect(decisionConflict(admin, { requestedBy: "admin", tenantId: T_A }, NOW)).toMatch(/^You made this request/);
+    expect(decisionConflict(adminAlsoTenantAdminA, { requestedBy: "someone", tenantId: T_A }, NOW)).toMatch(/^You are a tenant admin of this tenant/);
+    expect(decisionConflict(adminAlsoTenantAdminA, { requestedBy: "someone", tenantId: T_B }, NOW)).toBeNull();
+    expect(decisionConflict(admin, { requestedBy: null, tenantId: T_A }, NOW)).toBeNull();
+  });
+
+  it("judges a request for a tenant that does not exist yet by its requester alone", () => {
+    expect(decisionConflict(admin, { requestedBy: "admin", tenantId: null }, NOW)).toMatch(/^You made this request/);
+    expect(decisionConflict(adminAlsoTenantAdminA, { requestedBy: "someone", tenantId: null }, NOW)).toBeNull();
   });
 });

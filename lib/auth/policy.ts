@@ -141,10 +141,13 @@ export function isCollaboratorOn(actor: Actor, tenantId: string): boolean {
 
 /**
  * Separation of duties for decisions on requests: nobody decides a request
- * they made, or one for a tenant they administer. Returns why not, or null.
+ * they made, or one for a tenant they administer. A request for a tenant that
+ * does not exist yet (onboarding) has no tenant: tenantId null. Returns why
+ * not, or null.
  */
-export function decisionConflict(actor: Actor, request: { requestedBy: string | null; tenantId: string }, now: Date): string | null {
+export function decisionConflict(actor: Actor, request: { requestedBy: string | null; tenantId: string | null }, now: Date): string | null {
   if (request.requestedBy !== null && request.requestedBy === actor.principalId) return "You made this request; another platform admin must decide it.";
+  if (request.tenantId === null) return null;
   const adminsTenant = rolesOn({ ...actor, isPlatformAdmin: false }, { kind: "tenant", tenantId: request.tenantId }, now).includes("tenant_admin");
   if (adminsTenant) return "You are a tenant admin of this tenant; a platform admin from outside it must decide.";
   return null;

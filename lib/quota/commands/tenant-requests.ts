@@ -6,6 +6,7 @@ import { quotaGrants, tenantRequests, tenants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
+import { decisionConflict } from "@/lib/auth/policy";
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { notify, platformAdminIds } from "@/lib/notify/in-app";
@@ -81,7 +82,9 @@ export const approveTenantRequest = defineCommand({
     try {
       return await ctx.db.transaction(async (tx) => {
         const r = await lockPending(tx, input.requestId, input.version);
-        if (r.requestedBy === ctx.actor.principalId) throw new AppError("forbidden", "You made this request; another platform admin must decide it.");
+        // Separation of duties, decided by the policy; the tenant does not exist yet.
+        const conflict = decisionConflict(ctx.actor, { requestedBy: r.requestedBy, tenantId: null }, ctx.now);
+        if (conflict) throw new AppError("forbidden", conflict);
         const actor = auditActorOf(ctx.actor);
         const tenant = await insertTenant(
           tx,
@@ -119,7 +122,9 @@ export const rejectTenantRequest = defineCommand({
   async run(ctx, input) {
     return ctx.db.transaction(async (tx) => {
       const r = await lockPending(tx, input.requestId, input.version);
-      if (r.requestedBy === ctx.actor.principalId) throw new AppError("forbidden", "You made this request; another platform admin must decide it.");
+      // Separation of duties, decided by the policy; the tenant does not exist yet.
+      const conflict = decisionConflict(ctx.actor, { requestedBy: r.requestedBy, tenantId: null }, ctx.now);
+      if (conflict) throw new AppError("forbidden", conflict);
       const [row] = await tx
         .update(tenantRequests)
         .set({ status: "rejected", decidedBy: ctx.actor.principalId, decidedAt: ctx.now, decisionNote: input.reason, version: r.version + 1 })
