@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { clusterChanges, projects } from "@/db/schema";
+import { clusterChanges, projectGrants, projects } from "@/db/schema";
 import { config } from "@/lib/config";
 
 const kueueEnabled = () => config().cluster.render.kueue.enabled;
@@ -61,6 +61,18 @@ export async function enqueueProjectChange(db: Database, e: Enqueue & { projectI
   const id = await enqueueClusterChange(db, e);
   if (kueueEnabled()) await enqueueClusterChange(db, { tenantId: e.tenantId, reason: e.reason, at: e.at });
   return id;
+}
+
+/**
+ * Something about one principal changed that the cluster shows only where it
+ * holds a project grant (a service account disabled, enabled or deleted): one
+ * change per such project, not one per project of the tenant. Call it before
+ * deleting the principal's grants.
+ */
+export async function enqueueGrantedProjectChanges(db: Database, e: Omit<Enqueue, "projectId" | "notBefore"> & { principalId: string }): Promise<void> {
+  const { principalId, ...change } = e;
+  const rows = await db.selectDistinct({ id: projectGrants.projectId }).from(projectGrants).where(eq(projectGrants.principalId, principalId));
+  for (const p of rows) await enqueueProjectChange(db, { ...change, projectId: p.id });
 }
 
 /**

@@ -8,6 +8,7 @@ import { archiveProject } from "@/lib/tenancy/commands/projects";
 import { setTenantClusterSettings } from "@/lib/tenancy/commands/tenant-cluster-settings";
 import { createServiceAccountAsOperator } from "@/lib/tenancy/operator";
 import { grantProjectRole, revokeProjectGrant } from "@/lib/tenancy/commands/project-access";
+import { deleteServiceAccount, setServiceAccountDisabled } from "@/lib/tenancy/commands/service-accounts";
 import { databaseLabel } from "@/test/database";
 import { appErrorOf, contextOf, personaEmail, principalIdOf, rejectionOf } from "@/test/fixtures";
 import { DAY, projectIdOf, seededDatabase } from "@/test/tenancy";
@@ -237,5 +238,32 @@ describe(`outbox and worker, record-only (${databaseLabel()})`, () => {
     expect(account.metadata.annotations).toEqual({ "eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/vision-lab-trainer" });
     const namespace = objects.find((o) => o.kind === "Namespace")!.manifest as { metadata: { labels: Record<string, string> } };
     expect(namespace.metadata.labels["allot.dev/runtime-class"]).toBe("gvisor");
+  });
+
+  it("disabling or deleting a service account changes only the projects it holds a grant on, and takes its objects out of them", async () => {
+    await createServiceAccountAsOperator(db, { tenant: "language-models", name: "evaluator", description: "", projectRoles: [{ project: "pretraining", role: "member" }] }, NOW);
+    await reconcileDue(worker("w1"));
+    const granted = await projectIdOf(db, "language-models", "pretraining");
+    const other = await projectIdOf(db, "language-models", "chat-eval");
+    const accountObjects = async () => (await objectsOf("language-models--pretraining")).filter((o) => o.name.includes("evaluator")).map((o) => o.kind).sort();
+    expect(await accountObjects()).toEqual(["RoleBinding", "ServiceAccount"]);
+    const admin = await contextOf(db, "language-admin", NOW);
+    const changesBefore = { granted: (await changesOf(granted)).length, other: (await changesOf(other)).length };
+
+    await executeCommand(setServiceAccountDisabled, admin, { tenant: "language-models", serviceAccount: "evaluator", disabled: "on" });
+    expect((await changesOf(granted)).length).toBe(changesBefore.granted + 1);
+    expect((await changesOf(other)).length).toBe(changesBefore.other);
+    await reconcileDue(worker("w1"));
+    expect(await accountObjects()).toEqual([]);
+
+    await executeCommand(setServiceAccountDisabled, admin, { tenant: "language-models", serviceAccount: "evaluator", disabled: "" });
+    await reconcileDue(worker("w1"));
+    expect(await accountObjects()).toEqual(["RoleBinding", "ServiceAccount"]);
+
+    await executeCommand(deleteServiceAccount, admin, { tenant: "language-models", serviceAccount: "evaluator" });
+    expect((await changesOf(granted)).length).toBe(changesBefore.granted + 3);
+    expect((await changesOf(other)).length).toBe(changesBefore.other);
+    await reconcileDue(worker("w1"));
+    expect(await accountObjects()).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { AppError, isUniqueViolation } from "@/lib/errors";
 import { checkbox, descriptionInput } from "../inputs";
 import { assertTenantActive, serviceAccountByName, tenantBySlug } from "../lookup";
 import { onTenant, tenantAddress } from "../targets";
-import { enqueueTenantChange } from "@/lib/cluster/outbox";
+import { enqueueGrantedProjectChanges } from "@/lib/cluster/outbox";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -110,7 +110,7 @@ export const setServiceAccountDisabled = defineCommand({
         action: input.disabled ? "service_account.disabled" : "service_account.enabled",
         target: { type: "principal", id: account.principalId },
       });
-      await enqueueTenantChange(tx, { tenantId, reason: `service account ${input.disabled ? "disabled" : "enabled"}`, at: ctx.now });
+      await enqueueGrantedProjectChanges(tx, { tenantId, principalId: account.principalId, reason: `service account ${input.disabled ? "disabled" : "enabled"}`, at: ctx.now });
       return { name: account.name, disabled: principal!.disabledAt !== null };
     });
   },
@@ -124,6 +124,8 @@ export const deleteServiceAccount = defineCommand({
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
       const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
+      // Before the delete, which takes the grants with it: these projects drop the account's objects.
+      await enqueueGrantedProjectChanges(tx, { tenantId, principalId: account.principalId, reason: "service account deleted", at: ctx.now });
       await tx.delete(principals).where(eq(principals.id, account.principalId)); // cascades to tokens and grants
       await recordAudit(tx, {
         actor: auditActorOf(ctx.actor),
@@ -133,7 +135,6 @@ export const deleteServiceAccount = defineCommand({
         target: { type: "principal", id: account.principalId },
         before: { name: account.name, description: account.description },
       });
-      await enqueueTenantChange(tx, { tenantId, reason: "service account deleted", at: ctx.now });
       return { deleted: true };
     });
   },
