@@ -1,5 +1,5 @@
 import type { ClusterChangeRow, ClusterObjectRow } from "@/lib/cluster/queries";
-import { storedManifestsToYaml } from "@/lib/server/manifest-yaml";
+import { storedManifestsToYaml } from "@/lib/cluster/yaml";
 import { buttonClass } from "./button-class";
 import { ChangeStatusBadge, DriftList, ObjectStatusBadge, plural, truncate } from "./cluster-status";
 import { Cell, DataTable } from "./table";

@@ -1,6 +1,6 @@
 import { can } from "@/lib/auth/policy";
 import { clusterChangeById, type ChangeListItem } from "@/lib/cluster/queries";
-import { storedManifestsToYaml } from "@/lib/server/manifest-yaml";
+import { storedManifestsToYaml } from "@/lib/cluster/yaml";
 import { yamlDownload } from "@/lib/server/yaml-download";
 
 /** The objects one change rendered, with a header naming the change, its target and mode, and what it deleted (or would). */

@@ -1,7 +1,7 @@
 import { can } from "@/lib/auth/policy";
 import { projectClusterObjects } from "@/lib/cluster/queries";
 import { clusterRuntime } from "@/lib/cluster/runtime";
-import { storedManifestsToYaml } from "@/lib/server/manifest-yaml";
+import { storedManifestsToYaml } from "@/lib/cluster/yaml";
 import { config } from "@/lib/config";
 import { yamlDownload } from "@/lib/server/yaml-download";
 import { projectDetail } from "@/lib/tenancy/queries";

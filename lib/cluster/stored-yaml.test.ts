@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readableManifest, storedManifestsToYaml } from "./manifest-yaml";
+import { readableManifest, storedManifestsToYaml } from "./yaml";
 
 // What a jsonb column gives back: keys shortest first, not as rendered.
 const fromJsonb = {
