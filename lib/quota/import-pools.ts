@@ -233,19 +233,10 @@ export interface ExistingPool {
 }
 
 /** What importing writes for one pool: the importNodePools command's input item. */
-export interface ImportPool {
-  name: string;
-  gpuModel: string | null;
-  gpuResource: string | null;
-  gpusPerNode: number;
-  nodeCount: number;
-  minNodes: number | null;
-  maxNodes: number | null;
-  cpuPerNode: number;
-  memoryBytesPerNode: number;
+export type ImportPool = Omit<ExistingPool, "version"> & {
   /** The version of the stored pool this was compared with; null for a new pool. */
   version: number | null;
-}
+};
 
 export type PoolField = "gpuModel" | "gpuResource" | "gpusPerNode" | "nodeCount" | "minNodes" | "maxNodes" | "cpuPerNode" | "memoryBytesPerNode";
 
