@@ -3,13 +3,11 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import type { CommandContext } from "@/lib/auth/context";
-import { can } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
-import { AppError } from "@/lib/errors";
-import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
 import { focusCsv, focusRows, type FocusRow, type FocusSourceRow } from "./focus";
 import { pricingDivisorSql } from "./rollup";
 import type { SpendScope } from "./spend";
+import { spendScopeFor, type SpendTarget } from "./report";
 import type { ResolvedWindow } from "./window";
 
 /**
@@ -24,7 +22,7 @@ import type { ResolvedWindow } from "./window";
  * reports (report.ts): a scope the actor may not see is not_found.
  */
 
-export type FocusExportScope = { kind: "project"; tenant: string; project: string } | { kind: "tenant"; tenant: string } | { kind: "platform" };
+export type FocusExportScope = SpendTarget;
 
 export interface FocusExport {
   currency: string;
@@ -135,27 +133,11 @@ function filenameOf(scopeLabel: string, window: ResolvedWindow): string {
 
 /**
  * The FOCUS rows of a project, a tenant or the platform over a window, for
- * the actor: project.spend.view, tenant.spend.view or platform.spend.view
- * (the same as the spend reports), else not_found.
+ * the actor: access is spendScopeFor's, the same as the spend reports'.
  */
 export async function focusExport(ctx: CommandContext, scope: FocusExportScope, window: ResolvedWindow): Promise<FocusExport> {
-  let spendScope: SpendScope;
-  let label: string;
-  if (scope.kind === "project") {
-    const { tenant, project } = await projectBySlugs(ctx.db, scope.tenant, scope.project);
-    if (!can(ctx.actor, "project.spend.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now)) throw new AppError("not_found");
-    spendScope = { projectId: project.id };
-    label = `${tenant.slug}-${project.slug}`;
-  } else if (scope.kind === "tenant") {
-    const tenant = await tenantBySlug(ctx.db, scope.tenant);
-    if (!can(ctx.actor, "tenant.spend.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
-    spendScope = { tenantId: tenant.id };
-    label = tenant.slug;
-  } else {
-    if (!can(ctx.actor, "platform.spend.view", { kind: "platform" }, ctx.now)) throw new AppError("not_found");
-    spendScope = { platform: true };
-    label = "platform";
-  }
+  const { scope: resolved, query: spendScope } = await spendScopeFor(ctx, scope);
+  const label = resolved.kind === "project" ? `${resolved.tenantSlug}-${resolved.projectSlug}` : resolved.kind === "tenant" ? resolved.tenantSlug : "platform";
   const currency = config().currency;
   const rows = focusRows(await focusSourceRows(ctx.db, spendScope, window), currency);
   return { currency, window, rows, filename: filenameOf(label, window) };

@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { projectBudgets } from "@/db/schema";
 import { can } from "@/lib/auth/policy";
@@ -108,29 +108,54 @@ export async function budgetsOf(db: Database, projectIds: readonly string[]): Pr
   return new Map(rows.map((r) => [r.projectId, Number(r.monthlyAmount)]));
 }
 
+/** A spend scope as addresses name it: by slugs. */
+export type SpendTarget = { kind: "project"; tenant: string; project: string } | { kind: "tenant"; tenant: string } | { kind: "platform" };
+
+/**
+ * The scope a spend report or export covers, when the actor may see its
+ * spend (project.spend.view, tenant.spend.view, platform.spend.view), else
+ * not_found. Reports and exports both come through here.
+ */
+export async function spendScopeFor(ctx: CommandContext, target: SpendTarget): Promise<{ scope: SpendReportScope; query: SpendScope }> {
+  if (target.kind === "project") {
+    const { tenant, project } = await projectBySlugs(ctx.db, target.tenant, target.project);
+    if (!can(ctx.actor, "project.spend.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now)) throw new AppError("not_found");
+    return {
+      scope: { kind: "project", tenantId: tenant.id, tenantSlug: tenant.slug, tenantName: tenant.name, projectId: project.id, projectSlug: project.slug, projectName: project.name },
+      query: { projectId: project.id },
+    };
+  }
+  if (target.kind === "tenant") {
+    const tenant = await tenantBySlug(ctx.db, target.tenant);
+    if (!can(ctx.actor, "tenant.spend.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
+    return { scope: { kind: "tenant", tenantId: tenant.id, tenantSlug: tenant.slug, tenantName: tenant.name }, query: { tenantId: tenant.id } };
+  }
+  if (!can(ctx.actor, "platform.spend.view", { kind: "platform" }, ctx.now)) throw new AppError("not_found");
+  return { scope: { kind: "platform" }, query: { platform: true } };
+}
+
 export async function projectSpendReport(ctx: CommandContext, tenantSlug: string, projectSlug: string, window: ResolvedWindow): Promise<SpendReport> {
-  const { tenant, project } = await projectBySlugs(ctx.db, tenantSlug, projectSlug);
-  if (!can(ctx.actor, "project.spend.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now)) throw new AppError("not_found");
-  const scope: SpendScope = { projectId: project.id };
-  const [parts, [budgetRow]] = await Promise.all([commonParts(ctx.db, scope, window), ctx.db.select().from(projectBudgets).where(eq(projectBudgets.projectId, project.id))]);
+  const { scope: reportScope, query: scope } = await spendScopeFor(ctx, { kind: "project", tenant: tenantSlug, project: projectSlug });
+  if (reportScope.kind !== "project") throw new Error("a project target resolves to a project scope");
+  const [parts, budgets] = await Promise.all([commonParts(ctx.db, scope, window), budgetsOf(ctx.db, [reportScope.projectId])]);
   return {
-    scope: { kind: "project", tenantId: tenant.id, tenantSlug: tenant.slug, tenantName: tenant.name, projectId: project.id, projectSlug: project.slug, projectName: project.name },
+    scope: reportScope,
     currency: config().currency,
     window,
     ...parts,
-    budget: await budgetStatus(ctx.db, scope, budgetRow ? Number(budgetRow.monthlyAmount) : null, ctx.now),
+    budget: await budgetStatus(ctx.db, scope, budgets.get(reportScope.projectId) ?? null, ctx.now),
   };
 }
 
 export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string, window: ResolvedWindow): Promise<SpendReport> {
-  const tenant = await tenantBySlug(ctx.db, tenantSlug);
-  if (!can(ctx.actor, "tenant.spend.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
-  const scope: SpendScope = { tenantId: tenant.id };
+  const { scope: reportScope } = await spendScopeFor(ctx, { kind: "tenant", tenant: tenantSlug });
+  if (reportScope.kind !== "tenant") throw new Error("a tenant target resolves to a tenant scope");
+  const scope = { tenantId: reportScope.tenantId };
   const [parts, byProject] = await Promise.all([commonParts(ctx.db, scope, window), spendByProject(ctx.db, scope, window)]);
   const budgets = await budgetsOf(ctx.db, byProject.map((p) => p.projectId));
   const budgetSum = [...budgets.values()].reduce((s, b) => s + b, 0);
   return {
-    scope: { kind: "tenant", tenantId: tenant.id, tenantSlug: tenant.slug, tenantName: tenant.name },
+    scope: reportScope,
     currency: config().currency,
     window,
     ...parts,
@@ -140,8 +165,8 @@ export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string,
 }
 
 export async function platformSpendReport(ctx: CommandContext, window: ResolvedWindow): Promise<SpendReport> {
-  if (!can(ctx.actor, "platform.spend.view", { kind: "platform" }, ctx.now)) throw new AppError("not_found");
-  const scope: SpendScope = { platform: true };
+  await spendScopeFor(ctx, { kind: "platform" });
+  const scope = { platform: true } as const;
   const [parts, byTenant, byProject, cluster] = await Promise.all([
     commonParts(ctx.db, scope, window),
     spendByTenant(ctx.db, window),
