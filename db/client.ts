@@ -49,6 +49,13 @@ export function databaseHandle(): DatabaseHandle {
   return globalForDb.allotDb;
 }
 
+/** Close the process-wide database if it was opened (on shutdown). */
+export async function closeDatabase(): Promise<void> {
+  const handle = globalForDb.allotDb;
+  globalForDb.allotDb = undefined;
+  await handle?.close();
+}
+
 /** Make `handle` the process-wide database (tests that call route handlers in-process). */
 export function installDatabase(handle: DatabaseHandle): void {
   globalForDb.allotDb = handle;

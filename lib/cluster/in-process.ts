@@ -17,3 +17,10 @@ export function startInProcessWorker(db: Database, settings: ClusterSettings, cl
 export function wakeWorker(): void {
   globalForWorker.allotReconcileLoop?.wake();
 }
+
+/** Let the pass in progress finish, then stop polling (on shutdown). */
+export async function stopInProcessWorker(): Promise<void> {
+  const loop = globalForWorker.allotReconcileLoop;
+  globalForWorker.allotReconcileLoop = undefined;
+  await loop?.stop();
+}

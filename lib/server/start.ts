@@ -4,8 +4,10 @@ import { systemClock } from "@/lib/clock";
 import { ConfigError, config } from "@/lib/config";
 import { startInProcessWorker } from "@/lib/cluster/in-process";
 import { clusterRuntime } from "@/lib/cluster/runtime";
+import { exitCleanlyOnSignals } from "./shutdown";
 
 export async function startServer(): Promise<void> {
+  exitCleanlyOnSignals();
   let c;
   try {
     c = config();
