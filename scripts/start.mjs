@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `npm start`: build if the sources changed since the last build, then run the
 // production server. With no configuration it uses the embedded database under
-// .data/ (or ALLOT_DATA_DIR) and creates a session secret there on first start.
+// .data/ (or ALLOT_DATA_DIR) and creates a session secret there on first start
+// (image/auth-secret.mjs: AUTH_SECRET, AUTH_SECRET_FILE, or that file).
 import { spawn, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { AuthSecretError, resolveAuthSecret } from "../image/auth-secret.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -29,13 +30,15 @@ function buildIsStale() {
   return [...SOURCE_DIRS, ...SOURCE_FILES].some((entry) => newestMtime(entry) > built);
 }
 
-if (!process.env.AUTH_SECRET && !process.env.DATABASE_URL) {
-  const dataDir = path.resolve(process.env.ALLOT_DATA_DIR || ".data");
-  const secretFile = path.join(dataDir, "auth-secret");
-  fs.mkdirSync(dataDir, { recursive: true });
-  if (!fs.existsSync(secretFile)) fs.writeFileSync(secretFile, randomBytes(32).toString("base64url"), { mode: 0o600 });
-  process.env.AUTH_SECRET = fs.readFileSync(secretFile, "utf8").trim();
+try {
+  resolveAuthSecret(process.env);
+} catch (error) {
+  if (!(error instanceof AuthSecretError)) throw error;
+  console.error(`[allot] ${error.message}`);
+  process.exit(1);
 }
+// The server's own shutdown (lib/server/shutdown.ts) closes the database before exiting, instead of Next's immediate exit.
+process.env.NEXT_MANUAL_SIG_HANDLE = "true";
 
 if (buildIsStale()) {
   console.log("[allot] building the portal (first start or sources changed)…");

@@ -1,0 +1,3 @@
+export class AuthSecretError extends Error {}
+/** Sets env.AUTH_SECRET when it can be found or made; returns where it came from, or null when it stays unset. */
+export function resolveAuthSecret(env?: Record<string, string | undefined>): string | null;
