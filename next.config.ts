@@ -9,9 +9,22 @@ const securityHeaders = [
   { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
 ];
 
+// The container image (Containerfile) builds with ALLOT_STANDALONE=1: a self-contained server in
+// .next/standalone holding only the files it needs. Other builds stay as they are, so `npm start`
+// and the Playwright run keep using `next start` (which warns on a standalone build).
+const standalone = process.env.ALLOT_STANDALONE === "1";
+
 const nextConfig: NextConfig = {
   // PGlite loads its WebAssembly and data files from its own package directory.
   serverExternalPackages: ["@electric-sql/pglite"],
+  ...(standalone
+    ? {
+        output: "standalone" as const,
+        // No page uses next/image, so the image optimiser's sharp and libvips (19 MB) stay out of the image.
+        outputFileTracingExcludes: { "*": ["node_modules/sharp/**", "node_modules/@img/**"] },
+      }
+    : {}),
+  images: { unoptimized: true },
   poweredByHeader: false,
   typedRoutes: false,
   headers: () => Promise.resolve([{ source: "/:path*", headers: securityHeaders }]),

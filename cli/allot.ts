@@ -24,6 +24,7 @@ import { reconcileDue } from "@/lib/cluster/worker";
 import { backfillPrometheusUsage, catchUpPrometheusUsage, describeUsageRun } from "@/lib/metering/prometheus-source";
 
 const USAGE = `Usage: npm run allot -- <command>
+       allot <command>        in the container image, where \`allot serve\` (its default) runs the portal
 
 Commands:
   migrate                 apply database migrations
