@@ -28,6 +28,6 @@ export default tseslint.config(
   {
     files: ["**/*.mjs", "**/*.js"],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { parserOptions: { projectService: false }, globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly" } },
+    languageOptions: { parserOptions: { projectService: false }, globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly", fetch: "readonly", AbortSignal: "readonly" } },
   },
 );

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // `npm test`: every check, in order, stopping at the first failure:
 //   type check, lint, unit tests, integration tests on PGlite, integration tests
-//   on PostgreSQL (when DATABASE_URL is set), production build, Playwright.
+//   on PostgreSQL (when DATABASE_URL is set), production build, Playwright, and the
+//   container image: built with buildah and run as a container would (where buildah
+//   can run: Linux, as root; elsewhere said and counted as skipped, except in CI).
 // Ends with one line "N passed, N failed" summing the test runners' counts.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { whyImagesCannotBeBuilt } from "./image/buildah.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -36,6 +39,13 @@ function countPlaywright(file) {
   totals.passed += stats.expected + stats.flaky;
   totals.failed += stats.unexpected;
   totals.skipped += stats.skipped;
+}
+
+function countImageCheck(file) {
+  const report = JSON.parse(fs.readFileSync(file, "utf8"));
+  totals.passed += report.passed;
+  totals.failed += report.failed;
+  totals.skipped += report.skipped;
 }
 
 function finish(ok) {
@@ -73,4 +83,17 @@ const e2eReport = path.join(resultsDir, "e2e-results.json");
 fs.rmSync(e2eReport, { force: true });
 const e2eOk = run("End-to-end tests (Playwright, Chromium)", bin("playwright"), ["test"]);
 if (fs.existsSync(e2eReport)) countPlaywright(e2eReport);
-finish(e2eOk);
+step(e2eOk);
+
+const imageBlocker = whyImagesCannotBeBuilt();
+if (imageBlocker && !process.env.CI) {
+  console.log(`\n=== Container image ===\nSkipped: ${imageBlocker}. CI (.ci/run) builds and checks it; npm run image and npm run image:check do it by hand.`);
+  totals.skipped += 1;
+  finish(true);
+}
+step(run("Container image: build (npm run image)", process.execPath, [path.join(root, "scripts", "image.mjs")]));
+const imageReport = path.join(resultsDir, "image-check.json");
+fs.rmSync(imageReport, { force: true });
+const imageOk = run("Container image: check (npm run image:check)", process.execPath, [path.join(root, "scripts", "image-check.mjs")]);
+if (fs.existsSync(imageReport)) countImageCheck(imageReport);
+finish(imageOk);
