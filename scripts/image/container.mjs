@@ -35,16 +35,17 @@ process.on("exit", () => {
 });
 
 /**
- * Start the image's entry point with `args` (its CMD when empty), the image's environment plus
+ * Start the image's entry point with `args` (its CMD when empty), or `command` instead of both
+ * (as a Kubernetes `command:` does), with the image's environment plus
  * `env`, and `dataDir` mounted at /var/lib/allot (null: none). Resolves at once to a handle with
  * the host pid of the contained PID 1, its output so far, and a promise of its exit.
  */
-export function startContained(copy, { args = [], env = {}, dataDir = null } = {}) {
+export function startContained(copy, { args = [], command: override = null, env = {}, dataDir = null } = {}) {
   const { config, rootfs } = copy;
   const user = numericUser(config.User);
   if (!user) throw new Error(`the image's user "${config.User}" is not numeric`);
   const environment = { ...Object.fromEntries((config.Env ?? []).map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])), ...env };
-  const command = [...(config.Entrypoint ?? []), ...(args.length > 0 ? args : (config.Cmd ?? []))];
+  const command = override ?? [...(config.Entrypoint ?? []), ...(args.length > 0 ? args : (config.Cmd ?? []))];
   const child = spawn(
     "unshare",
     [
