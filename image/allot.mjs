@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { AuthSecretError, resolveAuthSecret } from "./auth-secret.mjs";
+import { setAuthSecretOrExit } from "./auth-secret.mjs";
 
 const app = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Migrations are read from ./db/migrations, as in the repository.
@@ -19,13 +19,7 @@ if (command === "serve") {
     console.error(`allot serve takes no arguments (got: ${args.join(" ")}); configure it with environment variables.`);
     process.exit(2);
   }
-  try {
-    resolveAuthSecret(process.env);
-  } catch (error) {
-    if (!(error instanceof AuthSecretError)) throw error;
-    console.error(`[allot] ${error.message}`);
-    process.exit(1);
-  }
+  setAuthSecretOrExit(process.env);
   // Next keeps its runtime cache in .next/cache, which the image links into /tmp (the root file system may be read-only).
   fs.mkdirSync("/tmp/allot/next-cache", { recursive: true });
   // Our shutdown (lib/server/shutdown.ts) closes the database before exiting; Next's own handler would exit at once.

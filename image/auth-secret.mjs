@@ -39,3 +39,14 @@ export function resolveAuthSecret(env = process.env) {
   env.AUTH_SECRET = secret;
   return named;
 }
+
+/** For the start scripts: resolve the secret, or say why not and stop the start. */
+export function setAuthSecretOrExit(env = process.env) {
+  try {
+    resolveAuthSecret(env);
+  } catch (error) {
+    if (!(error instanceof AuthSecretError)) throw error;
+    console.error(`[allot] ${error.message}`);
+    process.exit(1);
+  }
+}

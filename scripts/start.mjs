@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { AuthSecretError, resolveAuthSecret } from "../image/auth-secret.mjs";
+import { setAuthSecretOrExit } from "../image/auth-secret.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -30,13 +30,7 @@ function buildIsStale() {
   return [...SOURCE_DIRS, ...SOURCE_FILES].some((entry) => newestMtime(entry) > built);
 }
 
-try {
-  resolveAuthSecret(process.env);
-} catch (error) {
-  if (!(error instanceof AuthSecretError)) throw error;
-  console.error(`[allot] ${error.message}`);
-  process.exit(1);
-}
+setAuthSecretOrExit(process.env);
 // The server's own shutdown (lib/server/shutdown.ts) closes the database before exiting, instead of Next's immediate exit.
 process.env.NEXT_MANUAL_SIG_HANDLE = "true";
 
