@@ -1,9 +1,9 @@
 import { redirect } from "next/navigation";
 import { buttonClass } from "@/components/button-class";
-import { safeCallbackPath } from "@/lib/auth/callback-path";
 import { currentActor } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { DEMO_PERSONAS } from "@/lib/demo/personas";
+import { safeRedirectPath } from "@/lib/security/redirect";
 import { signInAsPersona, signInWithOidc } from "./actions";
 
 export const metadata = { title: "Sign in" };
@@ -14,13 +14,15 @@ const ERRORS: Record<string, string> = {
   Configuration: "Sign-in failed. If this persists, ask a platform admin to check the identity provider settings.",
 };
 
-type SearchParams = Promise<{ callbackUrl?: string; error?: string }>;
+type SearchParams = Promise<{ callbackUrl?: string | string[]; error?: string | string[] }>;
 
 export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {
-  const { callbackUrl: rawCallback, error } = await searchParams;
-  const callbackUrl = safeCallbackPath(rawCallback);
-  if (await currentActor()) redirect(callbackUrl);
+  const { callbackUrl: rawCallback, error: rawError } = await searchParams;
+  // Only the codes next-auth sends are shown by name; anything else reads as a configuration problem.
+  const error = typeof rawError === "string" && rawError !== "" ? (Object.hasOwn(ERRORS, rawError) ? ERRORS[rawError] : ERRORS.Configuration) : undefined;
   const c = config();
+  const callbackUrl = safeRedirectPath(rawCallback, c.publicUrl);
+  if (await currentActor()) redirect(callbackUrl);
 
   return (
     <main className="mx-auto flex min-h-screen max-w-3xl flex-col justify-center px-6 py-12">
@@ -32,7 +34,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
       <p className="mt-1 text-sm text-slate-600">Quota, access and cost for the shared ML platform.</p>
       {error && (
         <p role="alert" className="mt-4 rounded-md bg-red-50 px-3 py-2 text-sm text-red-800">
-          {ERRORS[error] ?? ERRORS.Configuration}
+          {error}
         </p>
       )}
 
