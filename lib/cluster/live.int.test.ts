@@ -1,5 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { clusterChangeAttempts, clusterChanges, clusterObjects, projectGrants } from "@/db/schema";
 import { executeCommand } from "@/lib/auth/command";
@@ -14,13 +14,16 @@ import { retryClusterChange } from "./commands";
 import { checkDrift } from "./drift-check";
 import { kubeClientFromConfig, kubeConfigFor, type ClusterClient } from "./kube-client";
 import { enqueueClusterChange, projectTarget, tenantTarget } from "./outbox";
+import { CLUSTER_PERMISSIONS } from "./permissions";
 import { reconcileDue, type ReconcilerOptions } from "./worker";
 
 /**
  * The worker in live mode against the stand-in Kubernetes API server, over
  * HTTP through @kubernetes/client-node: objects land with the right content,
  * faults are retried or fail the change with the API's message, revoked
- * access is deleted, and drift is found.
+ * access is deleted, and drift is found. The stand-in enforces the portal's
+ * RBAC (lib/cluster/permissions.ts, the list deploy/'s ClusterRole is made
+ * from): every call the worker and the drift check make must be in it.
  */
 const SEEDED_AT = new Date("2026-12-01T08:00:00.000Z");
 const NOW = new Date("2026-12-02T12:00:00.000Z");
@@ -39,7 +42,7 @@ const clock = () => clockAt;
 
 beforeAll(async () => {
   db = seeded.db;
-  api = await startStandInApiServer();
+  api = await startStandInApiServer({ permissions: CLUSTER_PERMISSIONS });
   client = kubeClientFromConfig(kubeConfigFor(api.url), { timeoutMs: 500 });
 });
 afterAll(async () => {
@@ -47,6 +50,9 @@ afterAll(async () => {
 });
 beforeEach(() => {
   clockAt = NOW;
+});
+afterEach(() => {
+  expect(api.forbidden, "calls outside the portal's ClusterRole").toEqual([]);
 });
 
 const worker = (extra: Partial<ReconcilerOptions> = {}): ReconcilerOptions => ({

@@ -8,6 +8,7 @@ import { kubeClientFromConfig, kubeConfigFor, type ClusterClient } from "@/lib/c
 import { parseConfig } from "@/lib/config";
 import { databaseLabel } from "@/test/database";
 import { appErrorOf, contextOf, type PersonaKey } from "@/test/fixtures";
+import { CLUSTER_PERMISSIONS } from "@/lib/cluster/permissions";
 import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
 import { fingerprint, outcomeOf, seededDatabase } from "@/test/tenancy";
 import { capacityOverview, nodePoolImportProposal } from "./capacity-queries";
@@ -406,7 +407,7 @@ describe(`importing node pools from the cluster (${databaseLabel()})`, () => {
   let client: ClusterClient;
 
   beforeAll(async () => {
-    api = await startStandInApiServer({ kueueVersions: [] });
+    api = await startStandInApiServer({ kueueVersions: [], permissions: CLUSTER_PERMISSIONS });
     client = kubeClientFromConfig(kubeConfigFor(api.url), { timeoutMs: 2000 });
   });
   afterAll(async () => {

@@ -11,6 +11,7 @@ import { parseConfig } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { databaseLabel } from "@/test/database";
 import { appErrorOf, contextOf, countOf, personaEmail, principalIdOf } from "@/test/fixtures";
+import { CLUSTER_PERMISSIONS } from "@/lib/cluster/permissions";
 import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
 import { actorOfPrincipal, DAY, seededDatabase, userWithEmail } from "@/test/tenancy";
 import { approveQuotaRequest, cancelQuotaRequest, createQuotaRequest, rejectQuotaRequest } from "./commands/requests";
@@ -39,7 +40,7 @@ async function setPolicy(p: QuotaPolicy) {
 
 beforeAll(async () => {
   db = seeded.db;
-  api = await startStandInApiServer();
+  api = await startStandInApiServer({ permissions: CLUSTER_PERMISSIONS });
   // Known capacity and prices, whatever the demo seed holds.
   await db.delete(nodePools).where(sql`true`);
   await db.delete(rates).where(sql`true`);

@@ -1,6 +1,7 @@
 import http from "node:http";
 import { KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ClusterPermission } from "@/lib/cluster/permissions";
 import { startStandInApiServer, type StandInApiServer } from "./server";
 
 let server: StandInApiServer;
@@ -537,5 +538,60 @@ describe("through @kubernetes/client-node", () => {
       );
     expect(error?.code).toBe(404);
     expect(JSON.parse(error!.body)).toMatchObject({ kind: "Status", reason: "NotFound" });
+  });
+});
+
+describe("RBAC enforcement (permissions)", () => {
+  const rules: ClusterPermission[] = [
+    { apiGroup: "", resource: "namespaces", kind: "Namespace", verbs: ["get", "patch"], why: "" },
+    { apiGroup: "", resource: "resourcequotas", kind: "ResourceQuota", verbs: ["get", "create", "patch", "list"], why: "" },
+    { apiGroup: "rbac.authorization.k8s.io", resource: "rolebindings", kind: "RoleBinding", verbs: ["create", "patch"], why: "" },
+    { apiGroup: "rbac.authorization.k8s.io", resource: "clusterroles", kind: "ClusterRole", verbs: ["bind"], resourceNames: ["edit"], why: "" },
+  ];
+  let guarded: StandInApiServer;
+  beforeAll(async () => {
+    guarded = await startStandInApiServer({ permissions: rules });
+  });
+  afterAll(() => guarded.close());
+  beforeEach(() => guarded.reset());
+
+  const send = async (method: string, path: string, body?: unknown): Promise<Reply> => {
+    const res = await fetch(`${guarded.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { "content-type": "application/apply-patch+yaml" } });
+    return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
+  };
+  const binding = (role: string) => ({
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name: `to-${role}`, namespace: "default" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
+    subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "ada@example.com" }],
+  });
+
+  it("answers a verb the rules lack with 403 Forbidden in the API server's words, and records it", async () => {
+    expect((await send("GET", "/api/v1/namespaces/default/resourcequotas")).status).toBe(200);
+    const denied = await send("DELETE", "/api/v1/namespaces/default/resourcequotas/compute");
+    expectStatus(denied, 403, "Forbidden");
+    expect(denied.json.message).toBe('resourcequotas "compute" is forbidden: User "system:serviceaccount:allot:allot" cannot delete resource "resourcequotas" in API group "" in the namespace "default"');
+    expectStatus(await send("GET", "/api/v1/namespaces"), 403, "Forbidden");
+    expect(guarded.forbidden).toHaveLength(2);
+    expect(guarded.forbidden[1]).toContain('cannot list resource "namespaces" in API group "" at the cluster scope');
+    // Discovery needs no rule.
+    expect((await send("GET", "/apis/rbac.authorization.k8s.io/v1")).status).toBe(200);
+  });
+
+  it("checks a server-side apply that creates as create too", async () => {
+    expect((await send("PATCH", applyPath("/api/v1/namespaces/default"), namespace("default", { a: "b" }))).status).toBe(200);
+    const creating = await send("PATCH", applyPath("/api/v1/namespaces/team-b"), namespace("team-b"));
+    expectStatus(creating, 403, "Forbidden");
+    expect(creating.json.message).toContain('cannot create resource "namespaces"');
+    expect(guarded.get("v1", "Namespace", undefined, "team-b")).toBeUndefined();
+  });
+
+  it("lets a RoleBinding reference only a ClusterRole the rules may bind", async () => {
+    expect((await send("PATCH", applyPath("/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/to-edit"), binding("edit"))).status).toBe(201);
+    const escalation = await send("PATCH", applyPath("/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/to-cluster-admin"), binding("cluster-admin"));
+    expectStatus(escalation, 403, "Forbidden");
+    expect(escalation.json.message).toContain('may not bind ClusterRole "cluster-admin"');
+    expect(guarded.get("rbac.authorization.k8s.io/v1", "RoleBinding", "default", "to-cluster-admin")).toBeUndefined();
   });
 });

@@ -1,9 +1,11 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parse as parseYaml } from "yaml";
+import type { ClusterPermission } from "@/lib/cluster/permissions";
 import { isObject, type JsonObject } from "./apply";
 import { FaultQueue, type Fault, type RequestFacts } from "./faults";
 import { parseLabelSelector, SelectorError, type LabelSelector } from "./label-selector";
+import { authorize } from "./authorize";
 import { apiVersionOf, coreVersions, groupList, resourceList, resourceTypes, type KueueVersion, type ResourceType } from "./resources";
 import { failure, noSuchResource, notFound, REASONS, StatusError, success, type KubeStatus } from "./status";
 import { compareKeys, ObjectStore, type StoredObject } from "./store";
@@ -28,6 +30,12 @@ export interface StandInOptions {
   kueueVersions?: KueueVersion[];
   /** Namespaces that exist from the start (and again after reset()). Default ["default", "kube-system"]. */
   namespaces?: string[];
+  /**
+   * Enforce RBAC as if the client held exactly these rules (lib/cluster/permissions.ts):
+   * a request they do not allow is answered 403 Forbidden and kept in `forbidden`.
+   * Discovery stays open, as the built-in system:discovery role keeps it. Default: allow all.
+   */
+  permissions?: readonly ClusterPermission[];
 }
 
 export interface RecordedRequest {
@@ -48,6 +56,8 @@ export interface StandInApiServer {
   readonly faults: FaultQueue;
   /** Every request received, in order (cleared by reset()). */
   readonly requests: RecordedRequest[];
+  /** The messages of requests refused under `permissions`, in order (cleared by reset()). */
+  readonly forbidden: string[];
   /** Every stored object, ordered by namespace and name. */
   objects(): StoredObject[];
   get(apiVersion: string, kind: string, namespace: string | undefined, name: string): StoredObject | undefined;
@@ -77,6 +87,7 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
   const store = new ObjectStore(types);
   const faults = new FaultQueue();
   const requests: RecordedRequest[] = [];
+  const forbidden: string[] = [];
   /** Delays in progress, ended early (and their requests dropped) when the server stops. */
   const delays = new Set<() => void>();
 
@@ -195,6 +206,21 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
   function handleResource(req: http.IncomingMessage, res: http.ServerResponse, r: Exclude<Route, { type: "discovery" }>, query: URLSearchParams, body: string): void {
     const method = req.method ?? "GET";
     const { resource } = r;
+    if (options.permissions) {
+      const refusal = authorize(options.permissions, {
+        method,
+        resource,
+        namespace: r.namespace,
+        name: r.type === "object" ? r.name : undefined,
+        query,
+        exists: r.type === "object" && store.get(resource, r.namespace, r.name) !== undefined,
+        body: method === "PATCH" || method === "POST" ? () => parseBody(body) : undefined,
+      });
+      if (refusal) {
+        forbidden.push(refusal);
+        throw new StatusError(403, refusal, "Forbidden", { name: r.type === "object" ? r.name : undefined, group: resource.group, kind: resource.plural });
+      }
+    }
     if (r.type === "collection") {
       if (method === "GET") return list(res, resource, r.namespace, query);
       if (method === "POST") {
@@ -295,6 +321,7 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     port,
     faults,
     requests,
+    forbidden,
     objects: () => store.all(),
     get(apiVersion, kind, namespace, name) {
       const type = store.typeOf(apiVersion, kind);
@@ -311,6 +338,7 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
       seed();
       faults.clear();
       requests.length = 0;
+      forbidden.length = 0;
     },
     stop,
     async restart() {
