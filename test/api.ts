@@ -14,7 +14,21 @@ export type ApiResponse = { method: string; path: string; status: number; header
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-/** The route file of a concrete path, and its parameters ("/api/v1/tenants/a" -> tenants/[tenant], { tenant: "a" }). */
+/**
+ * A path parameter as Next hands it to the route: percent-decoded. Next answers
+ * a segment that is not valid percent-encoded UTF-8 with a 400 before any
+ * route runs; here it is passed on undecoded, so the route's own checks still
+ * have to refuse it.
+ */
+function decodeParam(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The route file of a concrete path, and its parameters ("/api/v1/tenants/a" -> tenants/[tenant], { tenant: "a" }); the catch-all for any other. */
 export function resolveRoute(pathname: string): { file: string; params: Record<string, string> } {
   for (const template of new Set(API_ROUTES.map((r) => r.path))) {
     const names: string[] = [];
@@ -26,11 +40,13 @@ export function resolveRoute(pathname: string): { file: string; params: Record<s
     );
     const match = pattern.exec(pathname);
     if (!match) continue;
-    const params = Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
+    const params = Object.fromEntries(names.map((name, i) => [name, decodeParam(match[i + 1]!)]));
     const dir = template.replace(/^\/api\/v1/, "app/api/v1").replace(/\{(\w+)\}/g, "[$1]");
     return { file: path.join(process.cwd(), dir, "route.ts"), params };
   }
-  throw new Error(`no documented route matches ${pathname}`);
+  if (pathname === "/api/v1/openapi.json") return { file: path.join(process.cwd(), "app/api/v1/openapi.json/route.ts"), params: {} };
+  // What Next serves for a path no route file matches (its catch-all parameter is not used).
+  return { file: path.join(process.cwd(), "app/api/v1/[[...unknown]]/route.ts"), params: {} };
 }
 
 export async function routeModule(file: string): Promise<Record<string, unknown>> {

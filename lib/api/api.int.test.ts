@@ -318,7 +318,7 @@ describe(`a blocked prefix does not lock out its real token (${databaseLabel()})
 describe(`the OpenAPI document and the route files (${databaseLabel()})`, () => {
   it("serves an OpenAPI 3.1 document without authentication", async () => {
     const { GET } = await import("@/app/api/v1/openapi.json/route");
-    const response = GET(new Request("http://localhost/api/v1/openapi.json"));
+    const response = await GET(new Request("http://localhost/api/v1/openapi.json"));
     expect(response.status).toBe(200);
     const doc = (await response.json()) as { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe("3.1.0");

@@ -1,19 +1,27 @@
 import { AppError, ERROR_MESSAGES, type ErrorCode } from "@/lib/errors";
 
-/** HTTP status of each expected error code; anything unexpected is a 500 with a reference. */
-export const STATUS_OF: Record<ErrorCode | "rate_limited" | "internal", number> = {
+/**
+ * HTTP status of each error code of the API's envelope; anything unexpected
+ * is a 500 with a reference. The OpenAPI document's Error schema lists these
+ * codes, so a new one is documented by adding it here.
+ */
+export const STATUS_OF: Record<ErrorCode | "method_not_allowed" | "rate_limited" | "internal", number> = {
   validation: 400,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   rate_limited: 429,
   internal: 500,
 };
 
-export type ApiErrorBody = { error: { code: string; message: string; fields?: Record<string, string[]>; ref?: string } };
+export type ApiErrorCode = keyof typeof STATUS_OF;
+export const API_ERROR_CODES = Object.keys(STATUS_OF) as ApiErrorCode[];
 
-export function errorResponse(code: keyof typeof STATUS_OF, message?: string, extra: { fields?: Record<string, string[]>; ref?: string; headers?: HeadersInit } = {}): Response {
+export type ApiErrorBody = { error: { code: ApiErrorCode; message: string; fields?: Record<string, string[]>; ref?: string } };
+
+export function errorResponse(code: ApiErrorCode, message?: string, extra: { fields?: Record<string, string[]>; ref?: string; headers?: HeadersInit } = {}): Response {
   const body: ApiErrorBody = {
     error: {
       code,

@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { API_ERROR_CODES } from "./errors";
 import type { AnyApiRoute } from "./route";
 
 type JsonSchema = Record<string, unknown>;
@@ -89,7 +90,7 @@ export function buildOpenApiDocument(routes: AnyApiRoute[], serverUrl: string) {
               type: "object",
               required: ["code", "message"],
               properties: {
-                code: { type: "string", enum: ["validation", "unauthenticated", "forbidden", "not_found", "conflict", "rate_limited", "internal"] },
+                code: { type: "string", enum: API_ERROR_CODES },
                 message: { type: "string" },
                 fields: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
                 ref: { type: "string", description: "Reference id of an unexpected error, as logged on the server" },

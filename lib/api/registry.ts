@@ -11,10 +11,14 @@ import * as quota from "./routes/quota";
 import * as serviceAccounts from "./routes/service-accounts";
 import * as tenants from "./routes/tenants";
 
-/** Every /api/v1 endpoint, for the OpenAPI document and its docs page. */
-const isRoute = (value: unknown): value is { spec: AnyApiRoute } => typeof value === "object" && value !== null && "spec" in value && "handle" in value;
+export type RouteHandler = (request: Request, context?: { params?: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+export type RegisteredRoute = { spec: AnyApiRoute; handle: RouteHandler };
 
-export const API_ROUTES: AnyApiRoute[] = [me, tenants, projects, members, collaborators, serviceAccounts, audit, capacity, quota, metering]
+/** Every /api/v1 endpoint, for the OpenAPI document, its docs page and the route files. */
+const isRoute = (value: unknown): value is RegisteredRoute => typeof value === "object" && value !== null && "spec" in value && "handle" in value;
+
+export const REGISTERED_ROUTES: RegisteredRoute[] = [me, tenants, projects, members, collaborators, serviceAccounts, audit, capacity, quota, metering]
   .flatMap((module) => Object.values(module) as unknown[])
-  .filter(isRoute)
-  .map((route) => route.spec);
+  .filter(isRoute);
+
+export const API_ROUTES: AnyApiRoute[] = REGISTERED_ROUTES.map((route) => route.spec);

@@ -1,3 +1,3 @@
-import { listAudit } from "@/lib/api/routes/audit";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = listAudit.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/audit");

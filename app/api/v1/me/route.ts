@@ -1,3 +1,3 @@
-import { me } from "@/lib/api/routes/me";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = me.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/me");

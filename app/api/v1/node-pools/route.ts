@@ -1,4 +1,3 @@
-import { createNodePoolRoute, listNodePools } from "@/lib/api/routes/capacity";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = listNodePools.handle;
-export const POST = createNodePoolRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/node-pools");

@@ -1,3 +1,3 @@
-import { listQuotaRequests } from "@/lib/api/routes/quota";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = listQuotaRequests.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/quota-requests");

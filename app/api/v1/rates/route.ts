@@ -1,4 +1,3 @@
-import { addRateRoute, listRates } from "@/lib/api/routes/capacity";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = listRates.handle;
-export const POST = addRateRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/rates");

@@ -1,4 +1,3 @@
-import { listTenants, createTenantRoute } from "@/lib/api/routes/tenants";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = listTenants.handle;
-export const POST = createTenantRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants");

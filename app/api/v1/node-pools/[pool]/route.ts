@@ -1,4 +1,3 @@
-import { deleteNodePoolRoute, updateNodePoolRoute } from "@/lib/api/routes/capacity";
+import { routeFile } from "@/lib/api/route-file";
 
-export const PATCH = updateNodePoolRoute.handle;
-export const DELETE = deleteNodePoolRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/node-pools/{pool}");

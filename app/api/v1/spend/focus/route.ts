@@ -1,3 +1,3 @@
-import { getPlatformFocus } from "@/lib/api/routes/metering";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = getPlatformFocus.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/spend/focus");

@@ -1,4 +1,3 @@
-import { getTenant, updateTenantStatus } from "@/lib/api/routes/tenants";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = getTenant.handle;
-export const PATCH = updateTenantStatus.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}");

@@ -1,3 +1,3 @@
-import { cancelQuotaRequestRoute } from "@/lib/api/routes/quota";
+import { routeFile } from "@/lib/api/route-file";
 
-export const POST = cancelQuotaRequestRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/quota-requests/{id}/cancel");

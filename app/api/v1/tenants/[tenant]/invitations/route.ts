@@ -1,4 +1,3 @@
-import { listInvitations, inviteMemberRoute } from "@/lib/api/routes/members";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = listInvitations.handle;
-export const POST = inviteMemberRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/invitations");

@@ -1,4 +1,3 @@
-import { listProjects, createProjectRoute } from "@/lib/api/routes/projects";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = listProjects.handle;
-export const POST = createProjectRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/projects");

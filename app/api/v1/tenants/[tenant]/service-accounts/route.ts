@@ -1,4 +1,3 @@
-import { listServiceAccounts, createServiceAccountRoute } from "@/lib/api/routes/service-accounts";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = listServiceAccounts.handle;
-export const POST = createServiceAccountRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/service-accounts");

@@ -1,3 +1,3 @@
-import { revokeInvitationRoute } from "@/lib/api/routes/members";
+import { routeFile } from "@/lib/api/route-file";
 
-export const DELETE = revokeInvitationRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/invitations/{invitationId}");

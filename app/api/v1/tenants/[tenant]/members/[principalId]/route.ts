@@ -1,4 +1,3 @@
-import { changeMemberRoleRoute, removeMemberRoute } from "@/lib/api/routes/members";
+import { routeFile } from "@/lib/api/route-file";
 
-export const PATCH = changeMemberRoleRoute.handle;
-export const DELETE = removeMemberRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/members/{principalId}");

@@ -1,4 +1,3 @@
-import { getProject, updateProjectRoute } from "@/lib/api/routes/projects";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = getProject.handle;
-export const PATCH = updateProjectRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/projects/{project}");

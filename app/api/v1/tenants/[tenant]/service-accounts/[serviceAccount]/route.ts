@@ -1,5 +1,3 @@
-import { getServiceAccount, updateServiceAccountRoute, deleteServiceAccountRoute } from "@/lib/api/routes/service-accounts";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = getServiceAccount.handle;
-export const PATCH = updateServiceAccountRoute.handle;
-export const DELETE = deleteServiceAccountRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}");

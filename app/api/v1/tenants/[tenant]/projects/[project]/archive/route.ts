@@ -1,3 +1,3 @@
-import { archiveProjectRoute } from "@/lib/api/routes/projects";
+import { routeFile } from "@/lib/api/route-file";
 
-export const POST = archiveProjectRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/projects/{project}/archive");

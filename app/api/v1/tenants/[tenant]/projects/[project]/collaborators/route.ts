@@ -1,3 +1,3 @@
-import { inviteCollaboratorRoute } from "@/lib/api/routes/collaborators";
+import { routeFile } from "@/lib/api/route-file";
 
-export const POST = inviteCollaboratorRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/projects/{project}/collaborators");

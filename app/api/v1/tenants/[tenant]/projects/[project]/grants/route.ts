@@ -1,3 +1,3 @@
-import { grantProjectRoleRoute } from "@/lib/api/routes/projects";
+import { routeFile } from "@/lib/api/route-file";
 
-export const POST = grantProjectRoleRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/projects/{project}/grants");

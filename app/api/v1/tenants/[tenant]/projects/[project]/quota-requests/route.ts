@@ -1,4 +1,3 @@
-import { createQuotaRequestRoute, listProjectQuotaRequests } from "@/lib/api/routes/quota";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = listProjectQuotaRequests.handle;
-export const POST = createQuotaRequestRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/projects/{project}/quota-requests");

@@ -1,3 +1,3 @@
-import { getProjectQuota } from "@/lib/api/routes/quota";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = getProjectQuota.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/projects/{project}/quota");

@@ -1,3 +1,3 @@
-import { getProjectSpend } from "@/lib/api/routes/metering";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = getProjectSpend.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/projects/{project}/spend");

@@ -1,4 +1,3 @@
-import { listTokens, mintTokenRoute } from "@/lib/api/routes/service-accounts";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = listTokens.handle;
-export const POST = mintTokenRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}/tokens");

@@ -1,4 +1,3 @@
-import { extendCollaboratorRoute, revokeCollaboratorRoute } from "@/lib/api/routes/collaborators";
+import { routeFile } from "@/lib/api/route-file";
 
-export const PATCH = extendCollaboratorRoute.handle;
-export const DELETE = revokeCollaboratorRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/projects/{project}/collaborators/{grantId}");

@@ -1,3 +1,3 @@
-import { getProjectFocus } from "@/lib/api/routes/metering";
+import { routeFile } from "@/lib/api/route-file";
 
-export const GET = getProjectFocus.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/projects/{project}/spend/focus");

@@ -1,3 +1,3 @@
-import { revokeTokenRoute } from "@/lib/api/routes/service-accounts";
+import { routeFile } from "@/lib/api/route-file";
 
-export const DELETE = revokeTokenRoute.handle;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = routeFile("/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}/tokens/{prefix}");
