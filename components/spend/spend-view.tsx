@@ -47,8 +47,8 @@ async function fetchSpend(url: string, signal: AbortSignal): Promise<SpendData> 
   if (res.redirected || !res.headers.get("content-type")?.includes("application/json")) throw new SpendLoadError(401, "Your session has ended. Sign in again.");
   const body = (await res.json()) as unknown;
   if (!res.ok) {
-    const e = body as Partial<SpendError>;
-    throw new SpendLoadError(res.status, e.message ?? `The server answered ${res.status}.`, e.fieldErrors);
+    const e = (body as Partial<SpendError>).error;
+    throw new SpendLoadError(res.status, e?.message ?? `The server answered ${res.status}.`, e?.fields);
   }
   return body as SpendData;
 }

@@ -1,4 +1,4 @@
-import { AppError, ERROR_MESSAGES, type ErrorCode } from "@/lib/errors";
+import { AppError, ERROR_MESSAGES, reportUnexpectedError, type ErrorCode } from "@/lib/errors";
 
 /**
  * HTTP status of each error code of the API's envelope; anything unexpected
@@ -35,4 +35,15 @@ export function errorResponse(code: ApiErrorCode, message?: string, extra: { fie
 
 export function appErrorResponse(error: AppError): Response {
   return errorResponse(error.code, error.message, { fields: error.fields });
+}
+
+/**
+ * The one way a thrown error becomes a JSON answer, for the REST API and the
+ * portal's JSON routes alike: an AppError by its code's status, anything else
+ * logged and answered 500 with only its reference id.
+ */
+export function errorToResponse(error: unknown, where: string): Response {
+  if (error instanceof AppError) return appErrorResponse(error);
+  const ref = reportUnexpectedError(error, where);
+  return errorResponse("internal", `Something went wrong. Reference ${ref}.`, { ref });
 }

@@ -19,6 +19,9 @@ import { addGrant, DAY, fingerprint, HOUR, projectIdOf, tenantIdsBySlug, WRITABL
 import { GET as adminExport } from "@/app/(portal)/admin/spend/export/route";
 import { GET as projectExport } from "@/app/(portal)/tenants/[tenant]/projects/[project]/spend/export/route";
 import { GET as tenantExport } from "@/app/(portal)/tenants/[tenant]/spend/export/route";
+import { GET as tenantSpendData } from "@/app/(portal)/tenants/[tenant]/spend/data/route";
+import { AppError } from "@/lib/errors";
+import { spendJson } from "@/lib/server/spend-json";
 import * as meteringRoutes from "./routes/metering";
 
 /**
@@ -673,6 +676,37 @@ describe(`portal FOCUS downloads (${databaseLabel()})`, () => {
     const response = await tenantExport(new Request("http://localhost/tenants/vision-lab/spend/export?granularity=week"), { params: Promise.resolve({ tenant: "vision-lab" }) });
     expect(response.status).toBe(400);
     expect(await response.text()).toMatch(/granularity/);
+  });
+});
+
+describe(`portal spend data routes answer in the API's error envelope (${databaseLabel()})`, () => {
+  const data = (tenant: string, query = "range=7d") => tenantSpendData(new Request(`http://localhost/tenants/${tenant}/spend/data?${query}`), { params: Promise.resolve({ tenant }) });
+  const envelope = async (response: Response) => ({ status: response.status, body: (await response.json()) as unknown });
+
+  it("answers signed out 401, a bad window 400 naming the field, out of reach 404, and a report 200", async () => {
+    vi.mocked(currentContext).mockResolvedValue(null);
+    expect(await envelope(await data("vision-lab"))).toEqual({ status: 401, body: { error: { code: "unauthenticated", message: expect.any(String) as unknown } } });
+    vi.mocked(currentContext).mockResolvedValue(await contextOf(db, "vision-admin", new Date()));
+    expect(await envelope(await data("vision-lab", "granularity=week"))).toEqual({
+      status: 400,
+      body: { error: { code: "validation", message: expect.any(String) as unknown, fields: { granularity: [expect.any(String)] } } },
+    });
+    expect(await envelope(await data("language-models"))).toEqual({ status: 404, body: { error: { code: "not_found", message: expect.any(String) as unknown } } });
+    expect((await data("vision-lab")).status).toBe(200);
+  });
+
+  it("maps every refusal as the API does (a conflict is 409), and anything unexpected to 500 with a reference only", async () => {
+    const ctx = await contextOf(db, "vision-admin", new Date());
+    vi.mocked(currentContext).mockResolvedValue(ctx);
+    const request = new Request("http://localhost/tenants/vision-lab/spend/data?range=7d");
+    for (const [code, status] of [["conflict", 409], ["forbidden", 403], ["validation", 400], ["not_found", 404]] as const) {
+      const response = await spendJson(request, () => Promise.reject(new AppError(code, "refused")));
+      expect(await envelope(response)).toEqual({ status, body: { error: { code, message: "refused" } } });
+    }
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const broken = await envelope(await spendJson(request, () => Promise.reject(new Error("relation does not exist"))));
+    spy.mockRestore();
+    expect(broken).toEqual({ status: 500, body: { error: { code: "internal", message: expect.stringMatching(/^Something went wrong\. Reference [0-9a-f]+\.$/) as unknown, ref: expect.any(String) as unknown } } });
   });
 });
 

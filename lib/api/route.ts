@@ -5,9 +5,9 @@ import type { CommandContext } from "@/lib/auth/context";
 import { authenticateToken } from "@/lib/auth/token-auth";
 import { systemClock } from "@/lib/clock";
 import { config } from "@/lib/config";
-import { AppError, reportUnexpectedError } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
 import { fieldErrorsOf } from "@/lib/auth/command";
-import { appErrorResponse, errorResponse } from "./errors";
+import { errorResponse, errorToResponse } from "./errors";
 import { addressRetryAfter, clientAddress, prefixRetryAfter, recordAuthFailure } from "./rate-limit";
 
 /**
@@ -115,9 +115,7 @@ export function apiRoute<Params extends z.ZodType, Query extends z.ZodType, Resp
       const shaped = spec.response.parse(JSON.parse(JSON.stringify(result ?? null)));
       return Response.json(shaped, { status: spec.status ?? 200, headers: { "Cache-Control": "no-store" } });
     } catch (error) {
-      if (error instanceof AppError) return appErrorResponse(error);
-      const ref = reportUnexpectedError(error, `${spec.method} ${spec.path}`);
-      return errorResponse("internal", `Something went wrong. Reference ${ref}.`, { ref });
+      return errorToResponse(error, `${spec.method} ${spec.path}`);
     }
   };
   return { spec: spec as unknown as AnyApiRoute, handle };

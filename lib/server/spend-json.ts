@@ -2,7 +2,8 @@ import "server-only";
 import { notFound } from "next/navigation";
 import type { CommandContext } from "@/lib/auth/context";
 import { currentContext } from "@/lib/auth/current-actor";
-import { AppError, ERROR_MESSAGES, reportUnexpectedError } from "@/lib/errors";
+import { errorResponse, errorToResponse, type ApiErrorBody } from "@/lib/api/errors";
+import { AppError } from "@/lib/errors";
 import { spendWindowOf } from "@/lib/metering/inputs";
 import type { SpendReport } from "@/lib/metering/report";
 import type { ResolvedWindow } from "@/lib/metering/window";
@@ -11,14 +12,15 @@ import type { ResolvedWindow } from "@/lib/metering/window";
  * The spend pages and their JSON routes read one query (range, from, to,
  * granularity: lib/metering/window.ts) and answer with one SpendReport; the
  * report functions decide access. Routes answer 400 with the problems by
- * field, 404 when out of reach; pages fall back to the default window.
+ * field, 404 when out of reach (the API's error envelope); pages fall back to
+ * the default window.
  */
 
 export type SearchParams = Record<string, string | string[] | undefined>;
 /** A SpendReport as it travels as JSON (the routes' body, the pages' first data): instants as ISO text. */
 export type SpendData = Omit<SpendReport, "window"> & { window: Omit<ResolvedWindow, "from" | "to"> & { from: string; to: string } };
-/** A failed data request's body. */
-export type SpendError = { error: string; message: string; fieldErrors?: Record<string, string[]> };
+/** A failed data request's body: the API's error envelope. */
+export type SpendError = ApiErrorBody;
 export type SpendQueryParams = Partial<Record<"range" | "from" | "to" | "granularity", string>>;
 
 /** The spend query's own parameters from a URL, first value of each, empty ones left out. */
@@ -36,21 +38,20 @@ const windowOf = (params: SpendQueryParams, now: Date) => spendWindowOf(new URLS
 
 type Produce = (ctx: CommandContext, window: ResolvedWindow) => Promise<SpendReport>;
 
-/** GET handler body of a spend data route: the report as JSON for the signed-in person. */
+/**
+ * GET handler body of a spend data route: the report as JSON for the
+ * signed-in person; a refusal in the API's error envelope with its statuses.
+ */
 export async function spendJson(request: Request, produce: Produce): Promise<Response> {
+  // Outside the try: reading the session may throw Next's own signals (dynamic rendering), which must reach Next.
   const ctx = await currentContext();
-  if (!ctx) return Response.json({ error: "unauthenticated", message: ERROR_MESSAGES.unauthenticated }, { status: 401 });
-  const resolved = spendWindowOf(new URL(request.url).searchParams, ctx.now);
-  if ("errors" in resolved) return Response.json({ error: "validation", message: ERROR_MESSAGES.validation, fieldErrors: resolved.errors }, { status: 400 });
+  if (!ctx) return errorResponse("unauthenticated");
   try {
+    const resolved = spendWindowOf(new URL(request.url).searchParams, ctx.now);
+    if ("errors" in resolved) return errorResponse("validation", undefined, { fields: resolved.errors });
     return Response.json(await produce(ctx, resolved.window), { headers: { "Cache-Control": "private, no-store" } });
   } catch (error) {
-    if (error instanceof AppError) {
-      const status = error.code === "not_found" ? 404 : error.code === "forbidden" ? 403 : 400;
-      return Response.json({ error: error.code, message: error.message, fieldErrors: error.fields }, { status });
-    }
-    const ref = reportUnexpectedError(error, "spend data");
-    return Response.json({ error: "unexpected", message: `Something went wrong. Reference ${ref}.` }, { status: 500 });
+    return errorToResponse(error, "spend data");
   }
 }
 
