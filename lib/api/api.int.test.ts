@@ -190,6 +190,16 @@ describe(`a platform-scoped service account (${databaseLabel()})`, () => {
     expect(expectError(noExpiryChoice, 400, "validation").fields).toHaveProperty("expiresInDays");
   });
 
+  it("changes a service account's description and disabled state in one PATCH, and refuses one that sends neither", async () => {
+    const name = unique("api-patched");
+    expect((await post("/api/v1/tenants/vision-lab/service-accounts", token.platform, { name })).status).toBe(201);
+    const path = `/api/v1/tenants/vision-lab/service-accounts/${name}`;
+    expect(expectError(await callApi("PATCH", path, { token: token.platform, body: {} }), 400, "validation").fields).toEqual({ _form: ["Send description and/or disabled."] });
+    const patched = await callApi("PATCH", path, { token: token.platform, body: { description: "Nightly", disabled: true } });
+    expect(patched.status).toBe(200);
+    expect(jsonOf(patched)).toMatchObject({ name, description: "Nightly", disabled: true });
+  });
+
   it("invites a member and returns the link, while the database keeps only the hash", async () => {
     const response = await post("/api/v1/tenants/robotics/invitations", token.platform, { email: "new.roboticist@example.com", role: "member" });
     expect(response.status).toBe(201);

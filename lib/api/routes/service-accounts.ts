@@ -3,13 +3,12 @@ import { z } from "zod";
 import { executeCommand } from "@/lib/auth/command";
 import { AppError } from "@/lib/errors";
 import {
+  changeServiceAccount,
   createServiceAccount,
   deleteServiceAccount,
   mintToken,
   revokeToken,
   rotateToken,
-  setServiceAccountDisabled,
-  updateServiceAccount,
 } from "@/lib/tenancy/commands/service-accounts";
 import { tenantServiceAccounts } from "@/lib/tenancy/service-account-queries";
 import type { CommandContext } from "@/lib/auth/context";
@@ -64,15 +63,14 @@ export const getServiceAccount = apiRoute({
 export const updateServiceAccountRoute = apiRoute({
   method: "PATCH",
   path: "/api/v1/tenants/{tenant}/service-accounts/{serviceAccount}",
-  summary: "Change the description, or disable / re-enable the account",
+  summary: "Change the description, or disable / re-enable the account (send at least one; both change together or not at all)",
   tag: "Service accounts",
   params: accountParams,
-  body: z.object({ description: z.string().max(500).optional(), disabled: z.boolean().optional() }),
+  body: changeServiceAccount.input,
+  bodyFromPath: ["tenant", "serviceAccount"],
   response: serviceAccountOut,
   async handler(ctx, { params, body }) {
-    if (body.description === undefined && body.disabled === undefined) throw new AppError("validation", "Send description and/or disabled.");
-    if (body.description !== undefined) await executeCommand(updateServiceAccount, ctx, commandInput({ description: body.description }, params));
-    if (body.disabled !== undefined) await executeCommand(setServiceAccountDisabled, ctx, commandInput({ disabled: body.disabled }, params));
+    await executeCommand(changeServiceAccount, ctx, commandInput(body, params));
     return (await oneAccount(ctx, params)).account;
   },
 });

@@ -6,7 +6,7 @@ import { apiTokens, principals, serviceAccounts } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { newApiToken } from "@/lib/auth/api-token";
 import { defineCommand } from "@/lib/auth/command";
-import { auditActorOf } from "@/lib/auth/context";
+import { auditActorOf, type CommandContext } from "@/lib/auth/context";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { checkbox, descriptionInput } from "../inputs";
 import { assertTenantActive, serviceAccountByName, tenantBySlug } from "../lookup";
@@ -68,25 +68,47 @@ export const createServiceAccount = defineCommand({
   },
 });
 
+type AccountRow = Awaited<ReturnType<typeof serviceAccountByName>>;
+
+/** Set the description, audited; inside the caller's transaction. */
+async function writeDescription(tx: Database, ctx: CommandContext, tenantId: string, account: AccountRow, description: string) {
+  const [updated] = await tx.update(serviceAccounts).set({ description }).where(eq(serviceAccounts.principalId, account.principalId)).returning();
+  await recordAudit(tx, {
+    actor: auditActorOf(ctx.actor),
+    at: ctx.now,
+    tenantId,
+    action: "service_account.updated",
+    target: { type: "principal", id: account.principalId },
+    before: { description: account.description },
+    after: { description },
+  });
+  return updated!;
+}
+
+/** Disable or re-enable, audited, and reconcile the projects it holds roles on; inside the caller's transaction. */
+async function writeDisabled(tx: Database, ctx: CommandContext, tenantId: string, account: AccountRow, disabled: boolean) {
+  const [principal] = await tx
+    .update(principals)
+    .set({ disabledAt: disabled ? ctx.now : null })
+    .where(eq(principals.id, account.principalId))
+    .returning();
+  await recordAudit(tx, {
+    actor: auditActorOf(ctx.actor),
+    at: ctx.now,
+    tenantId,
+    action: disabled ? "service_account.disabled" : "service_account.enabled",
+    target: { type: "principal", id: account.principalId },
+  });
+  await enqueueGrantedProjectChanges(tx, { tenantId, principalId: account.principalId, reason: `service account ${disabled ? "disabled" : "enabled"}`, at: ctx.now });
+  return { name: account.name, disabled: principal!.disabledAt !== null };
+}
+
 export const updateServiceAccount = defineCommand({
   name: "updateServiceAccount",
   input: accountTarget.extend({ description: descriptionInput }),
   target: manageTenant,
   async run(ctx, input, { tenantId }) {
-    return ctx.db.transaction(async (tx) => {
-      const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
-      const [updated] = await tx.update(serviceAccounts).set({ description: input.description }).where(eq(serviceAccounts.principalId, account.principalId)).returning();
-      await recordAudit(tx, {
-        actor: auditActorOf(ctx.actor),
-        at: ctx.now,
-        tenantId,
-        action: "service_account.updated",
-        target: { type: "principal", id: account.principalId },
-        before: { description: account.description },
-        after: { description: input.description },
-      });
-      return updated!;
-    });
+    return ctx.db.transaction(async (tx) => writeDescription(tx, ctx, tenantId, await serviceAccountByName(tx, tenantId, input.serviceAccount), input.description));
   },
 });
 
@@ -96,22 +118,27 @@ export const setServiceAccountDisabled = defineCommand({
   input: accountTarget.extend({ disabled: checkbox }),
   target: manageTenant,
   async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => writeDisabled(tx, ctx, tenantId, await serviceAccountByName(tx, tenantId, input.serviceAccount), input.disabled));
+  },
+});
+
+/**
+ * Change any of the description and the disabled state at once (the API's
+ * PATCH): at least one must be sent, and both are written in one transaction,
+ * so a failure in either leaves the account as it was.
+ */
+export const changeServiceAccount = defineCommand({
+  name: "changeServiceAccount",
+  input: accountTarget
+    .extend({ description: descriptionInput.unwrap().optional(), disabled: z.boolean().optional() })
+    .refine((v) => v.description !== undefined || v.disabled !== undefined, { message: "Send description and/or disabled.", path: ["_form"] }),
+  target: manageTenant,
+  async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
       const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
-      const [principal] = await tx
-        .update(principals)
-        .set({ disabledAt: input.disabled ? ctx.now : null })
-        .where(eq(principals.id, account.principalId))
-        .returning();
-      await recordAudit(tx, {
-        actor: auditActorOf(ctx.actor),
-        at: ctx.now,
-        tenantId,
-        action: input.disabled ? "service_account.disabled" : "service_account.enabled",
-        target: { type: "principal", id: account.principalId },
-      });
-      await enqueueGrantedProjectChanges(tx, { tenantId, principalId: account.principalId, reason: `service account ${input.disabled ? "disabled" : "enabled"}`, at: ctx.now });
-      return { name: account.name, disabled: principal!.disabledAt !== null };
+      const description = input.description === undefined ? account.description : (await writeDescription(tx, ctx, tenantId, account, input.description)).description;
+      const disabled = input.disabled === undefined ? null : (await writeDisabled(tx, ctx, tenantId, account, input.disabled)).disabled;
+      return { name: account.name, description, disabled };
     });
   },
 });
