@@ -1,9 +1,12 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { errorResponse } from "@/lib/api/errors";
+import { firstUnsafeString, isSafeEncodedPath } from "@/lib/input/text";
 import { buildCsp } from "@/lib/security/csp";
 
 /**
- * Runs before every page: sets a per-request CSP nonce, and sends visitors
- * without a session cookie to sign-in. This is only a convenience: the real
+ * Runs before every page and API call: refuses addresses the router or the
+ * database cannot take, sets a per-request CSP nonce, and sends visitors
+ * without a session cookie to sign-in. The sign-in redirect is only a convenience: the real
  * check (is the session open, is the principal enabled, may it see this) is
  * made by the page through lib/auth on every request.
  */
@@ -19,7 +22,26 @@ const oidcOrigin = (() => {
   }
 })();
 
+/**
+ * A path segment whose percent-encoding is not UTF-8 (`%C3%28`) or that decodes
+ * to a NUL, or a NUL in the query: answered here, so that neither Next's router
+ * (which fails to decode the segment) nor a page's query ever sees it.
+ */
+function refuseBadAddress(request: NextRequest): Response | null {
+  const { pathname, searchParams } = request.nextUrl;
+  const badPath = !isSafeEncodedPath(pathname);
+  const badQuery = !badPath && firstUnsafeString([...searchParams]) !== null;
+  if (!badPath && !badQuery) return null;
+  const message = badPath
+    ? "The path is not valid: a part of it is not UTF-8 text, or contains a NUL character."
+    : "Invalid query: a parameter contains a NUL character, which cannot be stored.";
+  if (pathname.startsWith("/api/")) return errorResponse("validation", message);
+  return new NextResponse(`${message}\n`, { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
+}
+
 export function proxy(request: NextRequest) {
+  const refused = refuseBadAddress(request);
+  if (refused) return refused;
   const { pathname, search } = request.nextUrl;
   const hasSession = request.cookies.getAll().some((c) => SESSION_COOKIE.test(c.name));
   if (!hasSession && !PUBLIC_PATHS.some((p) => p.test(pathname))) {

@@ -7,6 +7,7 @@ import { systemClock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { fieldErrorsOf } from "@/lib/auth/command";
+import { refuseUnsafeText } from "@/lib/input/refuse";
 import { errorResponse, errorToResponse } from "./errors";
 import { addressRetryAfter, clientAddress, prefixRetryAfter, recordAuthFailure } from "./rate-limit";
 
@@ -101,9 +102,11 @@ export function apiRoute<Params extends z.ZodType, Query extends z.ZodType, Resp
       const format = rawQuery.format === "csv" && spec.csv ? "csv" : "json";
       delete rawQuery.format;
       // Routes without dynamic segments get no params from Next.
-      const params = parseOrThrow(spec.params, (await context?.params) ?? {}, "path");
-      const query = parseOrThrow(spec.query ?? z.object({}), rawQuery, "query") as z.output<Query>;
+      const rawParams = (await context?.params) ?? {};
       const body = await readBody(request);
+      refuseUnsafeText({ path: rawParams, query: rawQuery, body });
+      const params = parseOrThrow(spec.params, rawParams, "path");
+      const query = parseOrThrow(spec.query ?? z.object({}), rawQuery, "query") as z.output<Query>;
       const result = await spec.handler(ctx, { params, query, body, format });
       if (isCsvResult(result)) {
         return new Response(result.csv, {

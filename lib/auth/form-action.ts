@@ -6,6 +6,7 @@ import { executeCommand, type Command } from "./command";
 import { currentContext } from "./current-actor";
 import { AppError, ERROR_MESSAGES, reportUnexpectedError } from "@/lib/errors";
 import type { FormState } from "@/lib/form-state";
+import { refuseUnsafeText } from "@/lib/input/refuse";
 
 
 /**
@@ -23,7 +24,10 @@ export function formAction<Schema extends z.ZodType, Target extends Resource, Re
     try {
       const ctx = await currentContext();
       if (!ctx) return { status: "error", message: ERROR_MESSAGES.unauthenticated };
-      result = await executeCommand(command, ctx, Object.fromEntries(formData));
+      const fields = Object.fromEntries(formData);
+      // A NUL or a lone surrogate typed or pasted into any field is named beside it, never a 500.
+      refuseUnsafeText({ form: fields });
+      result = await executeCommand(command, ctx, fields);
     } catch (error) {
       unstable_rethrow(error); // redirect() and notFound() work by throwing: let them through
       if (error instanceof AppError) return { status: "error", message: error.message, fieldErrors: error.fields };
