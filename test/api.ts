@@ -15,10 +15,10 @@ export type ApiResponse = { method: string; path: string; status: number; header
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 /**
- * A path parameter as Next hands it to the route: percent-decoded. Next answers
- * a segment that is not valid percent-encoded UTF-8 with a 400 before any
- * route runs; here it is passed on undecoded, so the route's own checks still
- * have to refuse it.
+ * A path parameter as Next hands it to the route: percent-decoded. A segment
+ * that is not valid percent-encoded UTF-8 never gets that far: proxy.ts answers
+ * it 400 (Next's router alone would fail with a bare 500); here it is passed on
+ * undecoded, so the route's own checks still have to refuse it.
  */
 function decodeParam(segment: string): string {
   try {

@@ -23,10 +23,10 @@ describe("safeRedirectPath", () => {
           // Stable: judging the answer again changes nothing.
           expect(safeRedirectPath(result, origin)).toBe(result);
         }),
-        { numRuns: 3000 },
+        { numRuns: 1500 },
       );
     }
-  });
+  }, 30_000); // generous: the machines running the suite are often busy
 
   it("also holds against another site's origin resolving the answer (a path has no host of its own)", () => {
     fc.assert(
