@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenancy";
 
 /**
@@ -109,3 +109,15 @@ export const apiTokens = pgTable(
   },
   (t) => [uniqueIndex("api_tokens_prefix_unique").on(t.prefix), index("api_tokens_service_account_idx").on(t.serviceAccountId)],
 );
+
+/**
+ * Failed token authentications per key (a client address or a token prefix)
+ * in a fixed window. In the database rather than in memory so that every
+ * replica counts the same failures: N replicas must not allow N times the
+ * attempts (lib/api/rate-limit.ts).
+ */
+export const authFailureCounts = pgTable("auth_failure_counts", {
+  key: text("key").primaryKey(),
+  windowStartedAt: timestamp("window_started_at", { withTimezone: true }).notNull(),
+  failures: integer("failures").notNull(),
+});

@@ -50,18 +50,18 @@ async function authenticate(request: Request): Promise<CommandContext | Response
   const token = header ? BEARER.exec(header)?.[1] : undefined;
   const limited = (seconds: number) =>
     errorResponse("rate_limited", "Too many failed authentications. Try again later.", { headers: { "Retry-After": String(seconds) } });
-  const addressWait = await addressRetryAfter(address);
+  const now = systemClock();
+  const addressWait = await addressRetryAfter(db(), address, now);
   if (addressWait > 0) return limited(addressWait);
   if (!token) {
     return errorResponse("unauthenticated", "Send a service account token: Authorization: Bearer <token>.", { headers: { "WWW-Authenticate": 'Bearer realm="allot"' } });
   }
-  const now = systemClock();
   const result = await authenticateToken(db(), token, now, config().platformAdminEmails);
   if (!result.ok) {
     // A prefix under attack answers 429 to wrong tokens only: the holder of the
     // right token (the prefix is public) is never locked out by someone else.
-    const prefixWait = await prefixRetryAfter(result.prefix);
-    await recordAuthFailure(address, result.prefix);
+    const prefixWait = await prefixRetryAfter(db(), result.prefix, now);
+    await recordAuthFailure(db(), address, result.prefix, now);
     if (prefixWait > 0) return limited(prefixWait);
     const message = { malformed: "Malformed token.", unknown: "Unknown token.", revoked: "This token was revoked.", expired: "This token has expired.", disabled: "This service account is disabled." }[result.reason];
     return errorResponse("unauthenticated", message, { headers: { "WWW-Authenticate": 'Bearer realm="allot", error="invalid_token"' } });
