@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import { ADMIN_GROUP, BASE_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ISSUER, PORT, testClockFile } from "./e2e/support/env";
+import { ADMIN_GROUP, BASE_URL, METRICS_PORT, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ISSUER, PORT, testClockFile } from "./e2e/support/env";
 
 /**
  * End-to-end journeys against a production build (`next build` runs first, done
@@ -109,6 +109,7 @@ export default defineConfig({
       ALLOT_TEST_CLOCK_FILE: testClockFile(),
       // Sessions outlive a clock shift of a few days: an expiry seen then is the grant's, not the session's.
       ALLOT_SESSION_HOURS: "720",
+      METRICS_PORT: String(METRICS_PORT),
     },
   },
 });

@@ -21,6 +21,8 @@ import { queueReconcileOfEverything } from "@/lib/cluster/commands";
 import { renderAllToFiles, RenderDirectoryError, writeRender } from "@/lib/cluster/render-all";
 import { clusterRuntime, startReconcileLoop, workerIdentity } from "@/lib/cluster/runtime";
 import { reconcileDue } from "@/lib/cluster/worker";
+import { setLeader } from "@/lib/observability/metrics";
+import { serveMetrics } from "@/lib/observability/serve";
 import { backfillPrometheusUsage, catchUpPrometheusUsage, describeUsageRun } from "@/lib/metering/prometheus-source";
 
 const USAGE = `Usage: npm run allot -- <command>
@@ -175,6 +177,8 @@ async function main(argv: string[]): Promise<number> {
           console.log(`Processed ${await reconcileDue(reconciler)} changes.`);
           return 0;
         }
+        setLeader(true);
+        await serveMetrics(c.metricsPort, () => handle, systemClock, (m, e) => console.error(m, e ?? ""));
         const loop = startReconcileLoop(reconciler);
         await new Promise<void>((resolve) => {
           for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());

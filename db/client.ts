@@ -1,3 +1,4 @@
+import os from "node:os";
 import { PGlite } from "@electric-sql/pglite";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -18,9 +19,18 @@ export type DatabaseHandle = {
   close: () => Promise<void>;
 };
 
+/** postgres.js pool size per process. */
+export const POSTGRES_POOL_MAX = 10;
+
+/**
+ * Names this process's connections in pg_stat_activity (PostgreSQL truncates at 63 bytes), so a
+ * DBA sees which replica holds which connection and /metrics can count this process's pool.
+ */
+export const APPLICATION_NAME = `allot ${os.hostname()}:${process.pid}`.slice(0, 63);
+
 export function openDatabase(target: AllotConfig["database"]): DatabaseHandle {
   if (target.kind === "postgres") {
-    const client = postgres(target.url, { max: 10, onnotice: () => {} });
+    const client = postgres(target.url, { max: POSTGRES_POOL_MAX, onnotice: () => {}, connection: { application_name: APPLICATION_NAME } });
     return {
       db: drizzlePostgres(client, { schema }),
       kind: "postgres",

@@ -7,6 +7,8 @@ import path from "node:path";
  */
 export const PORT = Number(process.env.E2E_PORT ?? 3210);
 export const OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 3219);
+/** The portal's /metrics port (METRICS_PORT): beside the portal's, so parallel runs on other ports do not collide. */
+export const METRICS_PORT = Number(process.env.E2E_METRICS_PORT ?? PORT + 8);
 
 /** Always localhost, never 127.0.0.1: the OIDC redirect_uri must match exactly (STACK.md pitfall 5). */
 export const BASE_URL = `http://localhost:${PORT}`;

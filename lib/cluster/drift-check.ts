@@ -2,6 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { clusterObjects } from "@/db/schema";
 import type { Clock } from "@/lib/clock";
+import { metrics } from "@/lib/observability/metrics";
 import { ownedFieldDrift } from "./drift";
 import type { ClusterClient } from "./kube-client";
 
@@ -38,5 +39,7 @@ export async function checkDrift(o: { db: Database; client: ClusterClient; clock
       // Only if no change re-rendered it meanwhile: that change's result wins.
       .where(and(eq(clusterObjects.id, row.id), eq(clusterObjects.updatedAt, row.updatedAt)));
   }
+  metrics().driftFound.inc({ kind: "drifted" }, report.drifted);
+  metrics().driftFound.inc({ kind: "missing" }, report.missing);
   return report;
 }

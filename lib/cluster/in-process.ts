@@ -1,6 +1,7 @@
 import type { Database } from "@/db/client";
 import type { Clock } from "@/lib/clock";
 import type { ClusterSettings } from "@/lib/config";
+import { setLeader } from "@/lib/observability/metrics";
 import { clusterRuntime, startReconcileLoop, workerIdentity, type ReconcileLoop } from "./runtime";
 
 const globalForWorker = globalThis as unknown as { allotReconcileLoop?: ReconcileLoop };
@@ -9,6 +10,8 @@ const globalForWorker = globalThis as unknown as { allotReconcileLoop?: Reconcil
 export function startInProcessWorker(db: Database, settings: ClusterSettings, clock: Clock): ReconcileLoop {
   if (globalForWorker.allotReconcileLoop) return globalForWorker.allotReconcileLoop;
   const runtime = clusterRuntime(settings);
+  // Every process with a worker runs the periodic loops today; a leader election changes this.
+  setLeader(true);
   globalForWorker.allotReconcileLoop = startReconcileLoop({ db, settings, client: runtime.client, clock, workerId: workerIdentity("server") });
   return globalForWorker.allotReconcileLoop;
 }
@@ -23,4 +26,5 @@ export async function stopInProcessWorker(): Promise<void> {
   const loop = globalForWorker.allotReconcileLoop;
   globalForWorker.allotReconcileLoop = undefined;
   await loop?.stop();
+  setLeader(false);
 }

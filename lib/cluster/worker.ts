@@ -3,6 +3,7 @@ import type { Database } from "@/db/client";
 import { clusterChangeAttempts, clusterChanges, clusterObjects } from "@/db/schema";
 import type { Clock } from "@/lib/clock";
 import type { ClusterSettings } from "@/lib/config";
+import { metrics } from "@/lib/observability/metrics";
 import { followClusterChange } from "@/lib/quota/follow";
 import { applyTarget, ObjectApplyError } from "./apply";
 import { loadDesiredTenant } from "./desired-from-db";
@@ -33,7 +34,8 @@ export interface ReconcilerOptions {
 }
 
 type Change = typeof clusterChanges.$inferSelect;
-type Outcome = { status: "applied" } | { status: "recorded" } | { status: "retry"; error: string; delayMs: number } | { status: "failed"; error: string };
+/** `reason` of a retry or failure: the API's Status reason, ours (Timeout, ConnectionRefused, ...), InvalidObject, or http_<code>. */
+type Outcome = { status: "applied" } | { status: "recorded" } | { status: "retry"; error: string; reason: string; delayMs: number } | { status: "failed"; error: string; reason: string };
 
 const DEFAULT_LEASE_MS = 5 * 60_000;
 
@@ -220,7 +222,10 @@ export async function processChange(o: ReconcilerOptions, change: Change): Promi
     outcome = failureOutcome(o, change, error);
   }
 
-  return finishChange(o, change, attempt!.id, outcome, objects, deletions, target);
+  const finished = await finishChange(o, change, attempt!.id, outcome, objects, deletions, target);
+  metrics().applyAttempts.inc({ mode: o.client ? "live" : "record-only", outcome: finished.status });
+  if (finished.status === "retry" || finished.status === "failed") metrics().applyFailures.inc({ reason: finished.reason });
+  return finished;
 }
 
 async function finishChange(o: ReconcilerOptions, change: Change, attemptId: number, outcome: Outcome, objects: ClusterObject[], deletions: ObjectRef[], target: Target | null): Promise<Outcome> {
@@ -281,13 +286,14 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
 function failureOutcome(o: ReconcilerOptions, change: Change, error: unknown): Outcome {
   if (error instanceof InvalidObjectError) {
     // A bug in rendering, not a cluster problem: retrying renders the same thing.
-    return { status: "failed", error: `Rendering produced an invalid object, nothing was sent: ${error.message}` };
+    return { status: "failed", reason: "InvalidObject", error: `Rendering produced an invalid object, nothing was sent: ${error.message}` };
   }
   const e = error instanceof ObjectApplyError ? error.apiError : toClusterApiError(error);
   const message = error instanceof ObjectApplyError ? error.message : e.message;
-  if (!e.retryable) return { status: "failed", error: message };
-  if (change.attempts >= o.settings.maxAttempts) return { status: "failed", error: `${message} (gave up after ${change.attempts} attempts)` };
-  return { status: "retry", error: message, delayMs: backoffMs(change.attempts, o, e.retryAfterMs) };
+  const reason = e.reason ?? (e.status ? `http_${e.status}` : "Unknown");
+  if (!e.retryable) return { status: "failed", reason, error: message };
+  if (change.attempts >= o.settings.maxAttempts) return { status: "failed", reason, error: `${message} (gave up after ${change.attempts} attempts)` };
+  return { status: "retry", reason, error: message, delayMs: backoffMs(change.attempts, o, e.retryAfterMs) };
 }
 
 /** Claim and process due changes until none are due. Returns how many were processed. */

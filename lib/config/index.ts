@@ -123,6 +123,12 @@ const envSchema = z.object({
     .default(0.2),
   ALLOT_GPU_IDLE_MIN_HOURS: z.coerce.number({ message: "must be a number of GPU-hours" }).min(0, "must be 0 or more").max(1_000_000, "must be at most 1000000").default(24),
   ALLOT_DEFAULT_PROJECT_QUOTA: projectQuota.default({ cpuCores: 4, memoryBytes: 16 * 2 ** 30, storageBytes: 100 * 2 ** 30, pvcCount: 10 }),
+  METRICS_PORT: z.coerce
+    .number({ message: "must be a port number (0 turns /metrics off)" })
+    .int("must be a whole port number")
+    .min(0, "must be 0 (off) or a port from 1 to 65535")
+    .max(65535, "must be 0 (off) or a port from 1 to 65535")
+    .default(9464),
   PROMETHEUS_URL: httpUrl.optional(),
   PROMETHEUS_BACKFILL_DAYS: z.coerce.number({ message: "must be a number of days" }).int("must be a whole number of days").min(0, "must be 0 or more").max(365, "must be at most 365").default(7),
   PROMETHEUS_TIMEOUT_SECONDS: z.coerce.number({ message: "must be a number of seconds" }).int("must be a whole number of seconds").min(1, "must be at least 1").max(600, "must be at most 600").default(30),
@@ -149,6 +155,8 @@ export type AllotConfig = {
   /** When a project counts as holding GPUs it barely uses (lib/metering/gpu-efficiency.ts). */
   gpuIdle: GpuIdleSettings;
   cluster: ClusterSettings;
+  /** The port of /metrics, apart from the portal's; null when METRICS_PORT=0. */
+  metricsPort: number | null;
 };
 
 /** How the portal renders and applies desired state (lib/cluster). */
@@ -233,6 +241,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     publicUrl: e.AUTH_URL,
     testClockFile: e.ALLOT_TEST_CLOCK_FILE,
     currency: e.ALLOT_CURRENCY,
+    metricsPort: e.METRICS_PORT === 0 ? null : e.METRICS_PORT,
     gpuIdle: { threshold: e.ALLOT_GPU_IDLE_THRESHOLD, minMeasuredHours: e.ALLOT_GPU_IDLE_MIN_HOURS },
     cluster: {
       mode: e.ALLOT_CLUSTER_MODE,

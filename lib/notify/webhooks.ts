@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { webhookDeliveries, webhooks } from "@/db/schema";
+import { metrics } from "@/lib/observability/metrics";
 
 export const WEBHOOK_EVENTS = ["request.created", "request.decided", "request.applied", "request.failed", "budget.threshold", "budget.forecast", "gpu.idle"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -65,6 +66,7 @@ export async function deliverDueWebhooks(db: Database, now: Date, send: typeof f
       error = e instanceof Error ? e.message : String(e);
     }
     const attempts = d.attempts + 1;
+    if (error !== null) metrics().webhookFailures.inc({ outcome: attempts >= MAX_ATTEMPTS ? "failed" : "retry" });
     await db
       .update(webhookDeliveries)
       .set(

@@ -3,6 +3,7 @@ import type { Database } from "@/db/client";
 import { quotaRequestEvents, quotaRequests } from "@/db/schema";
 import { notify } from "@/lib/notify/in-app";
 import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
+import { metrics } from "@/lib/observability/metrics";
 import { projectPlace, requestPath } from "./places";
 
 const WORKER = { principalId: null, label: "system:reconcile" } as const;
@@ -25,6 +26,7 @@ export async function followClusterChange(tx: Database, change: { projectId: str
   if (moved.length === 0) return;
   const where = await projectPlace(tx, change.projectId);
   for (const r of moved) {
+    if (outcome.status === "applied" && r.decidedAt) metrics().approvalToApplied.observe(Math.max(0, (at.getTime() - r.decidedAt.getTime()) / 1000));
     const kind = outcome.status === "applied" ? "applied" : "apply_failed";
     await tx.insert(quotaRequestEvents).values({ requestId: r.id, at, actorPrincipalId: null, actorLabel: WORKER.label, kind, detail: outcome.status === "failed" ? { error: outcome.error } : null });
     const title = outcome.status === "applied" ? `Quota for ${where.name} is applied on the cluster` : `Applying quota for ${where.name} failed`;

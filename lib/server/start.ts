@@ -4,10 +4,14 @@ import { systemClock } from "@/lib/clock";
 import { ConfigError, config } from "@/lib/config";
 import { startInProcessWorker } from "@/lib/cluster/in-process";
 import { clusterRuntime } from "@/lib/cluster/runtime";
+import { serveMetrics } from "@/lib/observability/serve";
+import { registerTracing } from "@/lib/observability/tracing";
 import { exitCleanlyOnSignals } from "./shutdown";
 
 export async function startServer(): Promise<void> {
   exitCleanlyOnSignals();
+  // Before the first request: Next reports requests as spans only once a tracer provider exists.
+  registerTracing();
   let c;
   try {
     c = config();
@@ -27,6 +31,7 @@ export async function startServer(): Promise<void> {
     const { seeded } = await prepareDatabase(databaseHandle(), c, systemClock());
     const where = c.database.kind === "postgres" ? "PostgreSQL" : `embedded PGlite in ${c.database.dataDir}`;
     console.log(`[allot] database ready (${where})${seeded ? ", demo data seeded" : ""}`);
+    await serveMetrics(c.metricsPort, databaseHandle, systemClock, (m, e) => (e ? console.error(`[allot] ${m}:`, e) : console.log(`[allot] ${m}`)));
     if (c.cluster.inProcessWorker) {
       startInProcessWorker(databaseHandle().db, c.cluster, systemClock);
       const runtime = clusterRuntime(c.cluster);

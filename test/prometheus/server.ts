@@ -73,11 +73,30 @@ export async function startPrometheusWith(openMetrics: string): Promise<RunningP
     await rm(dir, { recursive: true, force: true });
     throw new Error(`promtool could not create blocks: ${(error as { stderr?: string }).stderr ?? String(error)}`);
   }
+  return launch(bin.prometheus, dir, configFile, tsdb);
+}
 
+/**
+ * A Prometheus with no data of its own that scrapes `target` (host:port, path /metrics) every
+ * second as job "allot": for tests of what the portal's /metrics serves.
+ */
+export async function startPrometheusScraping(target: string): Promise<RunningPrometheus> {
+  const bin = prometheusBinaries();
+  const dir = await mkdtemp(path.join(os.tmpdir(), "allot-prometheus-"));
+  const configFile = path.join(dir, "prometheus.yml");
+  await writeFile(
+    configFile,
+    `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: allot\n    static_configs:\n      - targets: [${JSON.stringify(target)}]\n`,
+  );
+  return launch(bin.prometheus, dir, configFile, path.join(dir, "tsdb"));
+}
+
+/** Prometheus on a free 127.0.0.1 port with this configuration and storage; resolves once /-/ready answers. */
+async function launch(prometheus: string, dir: string, configFile: string, tsdb: string): Promise<RunningPrometheus> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
-    bin.prometheus,
+    prometheus,
     [
       `--config.file=${configFile}`,
       `--storage.tsdb.path=${tsdb}`,
