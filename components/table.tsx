@@ -21,6 +21,10 @@ export function DataTable({ caption, columns, children }: { caption: string; col
   );
 }
 
-export function Cell({ children, className = "" }: { children: ReactNode; className?: string }) {
-  return <td className={`px-5 py-2.5 align-top ${className}`}>{children}</td>;
+export function Cell({ children, className = "", colSpan }: { children?: ReactNode; className?: string; colSpan?: number }) {
+  return (
+    <td className={`px-5 py-2.5 align-top ${className}`} colSpan={colSpan}>
+      {children}
+    </td>
+  );
 }

@@ -1,4 +1,5 @@
 import type { QueueEntry } from "@/lib/quota/queries";
+import { minorDigits } from "@/lib/money";
 import { budgetBasisOf, checkBudget, formatMoney } from "@/lib/quota/view-helpers";
 import { BudgetCheckNote } from "./budget-check";
 import { DiffView } from "./diff-view";
@@ -47,7 +48,7 @@ export function DecisionPicture({ entry, currency, compact = false }: { entry: Q
             <BudgetCheckNote
               className="mt-2"
               currency={currency}
-              check={checkBudget(budgetBasisOf(entry.usage.budget, entry.usage.lastUsageDay !== null), a.estimate.monthly)}
+              check={checkBudget(budgetBasisOf(entry.usage.budget, entry.usage.lastUsageDay !== null), a.estimate.monthly, minorDigits(currency))}
             />
           )}
         </section>

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { Badge } from "@/components/ui";
 import type { BudgetStatus } from "@/lib/metering/report";
+import { minorDigits, subtractMoney } from "@/lib/money";
 import { dayLong, money, percent } from "./format";
 
 /** How this month stands against the budget: spent so far, the forecast to month end, and the budget itself. */
@@ -53,7 +54,7 @@ export function BudgetPanel({ budget, currency, scope, form }: { budget: BudgetS
           </div>
           <p className="mt-1.5 text-xs text-slate-600">
             {percent(used)} of the budget spent; {percent(forecast)} forecast by month end
-            {forecast > 1 && budget.monthlyAmount !== null ? `, ${money(month.forecast - budget.monthlyAmount, currency)} over` : ""}.
+            {forecast > 1 && budget.monthlyAmount !== null ? `, ${money(subtractMoney(month.forecast, budget.monthlyAmount, minorDigits(currency)), currency)} over` : ""}.
           </p>
         </div>
       )}

@@ -1,4 +1,5 @@
 import { CONSUMED_UNIT, resourceKind, resourceLabel, type ResourceKind } from "@/lib/metering/units";
+import { formatMoney } from "@/lib/money";
 
 /** How the spend pages write money, quantities, shares and periods (en-GB, UTC, like lib/format.ts). */
 
@@ -9,10 +10,8 @@ function cached(key: string, make: () => Intl.NumberFormat): Intl.NumberFormat {
   return f;
 }
 
-/** An amount in the report's currency, to the cent: "$1,234.56". */
-export function money(amount: number, currency: string): string {
-  return cached(`m:${currency}`, () => new Intl.NumberFormat("en-GB", { style: "currency", currency, currencyDisplay: "narrowSymbol", minimumFractionDigits: 2, maximumFractionDigits: 2 })).format(amount);
-}
+/** An amount in the report's currency, to its minor unit: "$1,234.56" (lib/money.ts: the one rule for every figure). */
+export const money = (amount: number, currency: string): string => formatMoney(amount, currency);
 
 /** Short, for chart axes: "$1.2K", "$350". */
 export function compactMoney(amount: number, currency: string): string {

@@ -5,6 +5,7 @@ import type { ReactNode } from "react";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState } from "@/components/ui";
 import type { ProjectSpend } from "@/lib/metering/spend";
+import { divideMoney, minorDigits, shareOf, subtractMoney, sumMoney } from "@/lib/money";
 import type { SpendData } from "@/lib/server/spend-json";
 import { BudgetPanel } from "./budget-panel";
 import { money, percent, resourceLabel } from "./format";
@@ -38,24 +39,31 @@ function Tile({ label, value, detail, testId }: { label: string; value: ReactNod
   );
 }
 
+/** A share for a table cell or a tile: "—" when there is no whole to be a share of. */
+const shareText = (share: number | null) => (share === null ? "—" : percent(share));
+
 /** The window's figures at a glance; this month's budget has its own card beside them. */
 function Tiles({ data }: { data: SpendData }) {
   const c = data.currency;
-  const days = (Date.parse(data.window.to) - Date.parse(data.window.from)) / DAY_MS;
-  const tiles: ReactNode[] = [<Tile key="total" label="Spend in window" value={money(data.totalCost, c)} detail={`${money(data.totalCost / days, c)} a day on average`} testId="tile-total" />];
+  const digits = minorDigits(c);
+  const days = Math.round((Date.parse(data.window.to) - Date.parse(data.window.from)) / DAY_MS);
+  const tiles: ReactNode[] = [
+    <Tile key="total" label="Spend in window" value={money(data.totalCost, c)} detail={`${money(divideMoney(data.totalCost, Math.max(1, days), digits), c)} a day on average`} testId="tile-total" />,
+  ];
   if (data.cluster) {
     const k = data.cluster;
     tiles.push(
-      <Tile key="cluster" label="Cluster cost" value={money(k.totalCost, c)} detail="capacity plus storage and meters" />,
-      <Tile key="idle" label="Idle capacity" value={money(k.idleCost, c)} detail={k.capacityCost > 0 ? `${percent(Math.max(0, k.idleCost) / k.capacityCost)} of capacity cost` : "no priced capacity"} />,
+      <Tile key="cluster" label="Cluster cost" value={money(k.totalCost, c)} detail="capacity plus storage and meters" testId="tile-cluster" />,
+      <Tile key="idle" label="Idle capacity" value={money(k.idleCost, c)} detail={k.idleShare === null ? "no priced capacity" : `${percent(k.idleShare)} of the cluster cost`} testId="tile-idle" />,
     );
   }
   if (data.byProject) {
-    const idle = data.byProject.reduce((s, p) => s + p.gpuIdleCost, 0);
-    tiles.push(<Tile key="gpuidle" label="GPU idle cost" value={money(idle, c)} detail="allocated GPUs that sat idle, where measured" />);
+    const idle = sumMoney(data.byProject.map((p) => p.gpuIdleCost), digits);
+    tiles.push(<Tile key="gpuidle" label="GPU idle cost" value={money(idle, c)} detail="allocated GPUs that sat idle, where measured" testId="tile-gpu-idle" />);
   } else {
     const top = data.byResource.find((r) => r.cost > 0);
-    tiles.push(<Tile key="top" label="Top cost driver" value={top ? resourceLabel(top.resource) : "—"} detail={top && data.totalCost > 0 ? `${percent(top.cost / data.totalCost)} of the window's spend` : "nothing used"} />);
+    const share = top ? shareOf(top.cost, data.totalCost, digits) : null;
+    tiles.push(<Tile key="top" label="Top cost driver" value={top ? resourceLabel(top.resource) : "—"} detail={top && share !== null ? `${percent(share)} of the window's spend` : "nothing used"} />);
   }
   return <dl className={`grid content-start gap-4 ${data.cluster ? "sm:grid-cols-2 lg:grid-cols-4" : ""}`}>{tiles}</dl>;
 }
@@ -93,7 +101,7 @@ function CostOverTime({ data, title }: { data: SpendData; title: string }) {
         <CostOverTimeChart table={table} currency={data.currency} />
         <figcaption className="sr-only">The same figures are in the table below.</figcaption>
       </figure>
-      <CostOverTimeTable table={table} currency={data.currency} caption={`${title} (${data.currency})`} />
+      <CostOverTimeTable table={table} currency={data.currency} caption={`${title} (${data.currency})`} windowTotal={data.totalCost} />
     </Card>
   );
 }
@@ -112,13 +120,14 @@ const projectSegments: BarSegment[] = [
   { key: "other", label: "CPU, memory, storage and more", colour: COLOURS.other },
 ];
 
-function projectBarValues(p: ProjectSpend) {
-  return { busy: p.gpuCost - p.gpuIdleCost, idle: p.gpuIdleCost, other: p.cost - p.gpuCost };
+function projectBarValues(p: ProjectSpend, digits: number) {
+  return { busy: subtractMoney(p.gpuCost, p.gpuIdleCost, digits), idle: p.gpuIdleCost, other: subtractMoney(p.cost, p.gpuCost, digits) };
 }
 
 function ProjectsCard({ data, slots, title, showTenant }: { data: SpendData; slots: SectionSlots; title: string; showTenant: boolean }) {
   const projects = data.byProject ?? [];
   const c = data.currency;
+  const digits = minorDigits(c);
   return (
     <Card title={title} description="GPU idle cost is what the allocated GPUs cost while they sat idle, where utilisation is measured.">
       {projects.length === 0 ? (
@@ -126,7 +135,7 @@ function ProjectsCard({ data, slots, title, showTenant }: { data: SpendData; slo
       ) : (
         <>
           <figure aria-label={`${title}, ${c}`}>
-            <NamedCostBars rows={projects.map((p) => ({ name: showTenant ? `${p.tenantSlug}/${p.slug}` : p.name, values: projectBarValues(p) }))} segments={projectSegments} currency={c} />
+            <NamedCostBars rows={projects.map((p) => ({ name: showTenant ? `${p.tenantSlug}/${p.slug}` : p.name, values: projectBarValues(p, digits) }))} segments={projectSegments} currency={c} />
           </figure>
           <div className="mt-4">
             <DataTable caption={`${title} (${c})`} columns={[...(showTenant ? ["Tenant"] : []), "Project", "Spend", "Share", "GPU cost", "GPU utilisation", "GPU idle cost"]}>
@@ -144,7 +153,7 @@ function ProjectsCard({ data, slots, title, showTenant }: { data: SpendData; slo
                     )}
                   </Cell>
                   <Cell className="whitespace-nowrap tabular-nums">{money(p.cost, c)}</Cell>
-                  <Cell className="whitespace-nowrap tabular-nums text-slate-600">{data.totalCost > 0 ? percent(p.cost / data.totalCost) : "—"}</Cell>
+                  <Cell className="whitespace-nowrap tabular-nums text-slate-600">{shareText(shareOf(p.cost, data.totalCost, digits))}</Cell>
                   <Cell className="whitespace-nowrap tabular-nums">{p.gpuCost > 0 ? money(p.gpuCost, c) : <span className="text-slate-400">—</span>}</Cell>
                   <Cell className="whitespace-nowrap tabular-nums">
                     {p.gpuUtilization === null ? <span className="text-slate-500">{p.gpuCost > 0 ? "not measured" : "—"}</span> : <Utilisation ratio={p.gpuUtilization} low={slots.idleThreshold} />}
@@ -185,9 +194,14 @@ function ClusterCard({ data }: { data: SpendData }) {
           <dd className="border-t border-slate-200 pt-2 text-slate-500">capacity + storage, inference and meters</dd>
         </div>
       </dl>
-      <p className="mt-4 rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700" data-testid="cluster-equation">
-        Sum of projects + idle = cluster cost: {money(data.totalCost, c)} + {money(k.idleCost, c)} = {money(k.totalCost, c)}.
-      </p>
+      <div className="mt-4 space-y-1 rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700">
+        <p data-testid="cluster-equation">
+          Sum of projects + idle = cluster cost: {money(data.totalCost, c)} + {money(k.idleCost, c)} = {money(k.totalCost, c)}.
+        </p>
+        <p data-testid="spend-equation">
+          Allocated + storage, inference and meters = spend in window: {money(k.allocatedCost, c)} + {money(k.otherCost, c)} = {money(data.totalCost, c)}.
+        </p>
+      </div>
     </Card>
   );
 }
@@ -202,6 +216,7 @@ function TenantsCard({ data, slots }: { data: SpendData; slots: SectionSlots }) 
   const k = data.cluster!;
   const c = data.currency;
   const cluster = k.totalCost;
+  const digits = minorDigits(c);
   return (
     <Card title="Spend by tenant" description="Each tenant's projects added up, and idle capacity as its own line: together they make the cluster cost.">
       <figure aria-label={`Spend by tenant and idle capacity, ${c}`}>
@@ -221,13 +236,13 @@ function TenantsCard({ data, slots }: { data: SpendData; slots: SectionSlots }) 
                 </Link>
               </Cell>
               <Cell className="whitespace-nowrap tabular-nums">{money(t.cost, c)}</Cell>
-              <Cell className="whitespace-nowrap tabular-nums text-slate-600">{cluster > 0 ? percent(t.cost / cluster) : "—"}</Cell>
+              <Cell className="whitespace-nowrap tabular-nums text-slate-600">{shareText(shareOf(t.cost, cluster, digits))}</Cell>
             </tr>
           ))}
           <tr>
             <Cell className="whitespace-nowrap font-medium text-amber-800">Idle capacity</Cell>
             <Cell className="whitespace-nowrap tabular-nums text-amber-800">{money(k.idleCost, c)}</Cell>
-            <Cell className="whitespace-nowrap tabular-nums text-slate-600">{cluster > 0 ? percent(k.idleCost / cluster) : "—"}</Cell>
+            <Cell className="whitespace-nowrap tabular-nums text-slate-600">{shareText(k.idleShare)}</Cell>
           </tr>
           <tr className="bg-slate-50">
             <Cell className="font-semibold text-slate-900">Cluster cost</Cell>
@@ -272,6 +287,16 @@ function IdleGpuProjects({ data, slots }: { data: SpendData; slots: SectionSlots
   );
 }
 
+/** The money rule, stated where the figures are (lib/money.ts). */
+function RoundingRule({ data }: { data: SpendData }) {
+  return (
+    <p className="text-xs text-slate-500" data-testid="rounding-rule">
+      Amounts are rounded to the {minorDigits(data.currency) === 0 ? "whole unit" : "cent"} once per line (a project&apos;s use of a resource on a UTC day, or in an hour in hourly views), half away from zero; every total
+      is the sum of its rounded lines, so the parts shown always add up to it. The CSV export carries the same lines.
+    </p>
+  );
+}
+
 export function SpendSections({ data, slots }: { data: SpendData; slots: SectionSlots }) {
   const empty = hasNoUsage(data);
   const kind = data.scope.kind;
@@ -304,6 +329,7 @@ export function SpendSections({ data, slots }: { data: SpendData; slots: Section
       )}
       {slots.capacity}
       {!empty && <Drivers data={data} />}
+      <RoundingRule data={data} />
     </div>
   );
 }

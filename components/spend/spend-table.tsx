@@ -2,16 +2,28 @@
 
 import { Cell, DataTable } from "@/components/table";
 import { Badge } from "@/components/ui";
+import { minorDigits, shareOf, subtractMoney } from "@/lib/money";
 import type { SpendData } from "@/lib/server/spend-json";
 import { money, percent, periodLong, quantity, resourceLabel } from "./format";
 import type { SeriesTable } from "./pivot";
 
 /** The numbers behind the spend charts, as real tables. */
 
-/** Cost per period and resource: the chart's own figures, for screen readers and for reading exact values. */
-export function CostOverTimeTable({ table, currency, caption }: { table: SeriesTable; currency: string; caption: string }) {
-  const totals = table.resources.map((_, i) => table.rows.reduce((s, r) => s + r.values[i]!, 0));
-  const grand = totals.reduce((s, v) => s + v, 0);
+/** part ÷ whole of two rounded amounts as a percentage; "—" without a whole. */
+function shareText(part: number, whole: number, digits: number): string {
+  const share = shareOf(part, whole, digits);
+  return share === null ? "—" : percent(share);
+}
+
+/**
+ * Cost per period and resource: the chart's own figures, for screen readers
+ * and for reading exact values. Hours are rounded per hour, the window's
+ * total per day (lib/money.ts), so an hourly table can differ from the
+ * window's spend by a few cents: that difference is its own "Rounding" line.
+ */
+export function CostOverTimeTable({ table, currency, caption, windowTotal }: { table: SeriesTable; currency: string; caption: string; windowTotal: number }) {
+  const { totals, grandTotal: grand } = table;
+  const rounding = subtractMoney(windowTotal, grand, minorDigits(currency));
   return (
     <details className="mt-4 group" data-testid="spend-table-toggle">
       <summary className="cursor-pointer text-sm font-medium text-brand-700 hover:underline">Show as table</summary>
@@ -37,6 +49,22 @@ export function CostOverTimeTable({ table, currency, caption }: { table: SeriesT
             ))}
             <Cell className="whitespace-nowrap font-semibold tabular-nums">{money(grand, currency)}</Cell>
           </tr>
+          {rounding !== 0 && (
+            <>
+              <tr data-testid="spend-table-rounding">
+                <Cell className="text-slate-600">Rounding</Cell>
+                <Cell className="text-xs text-slate-500" colSpan={table.resources.length}>
+                  hours are rounded to the cent each, the window&apos;s spend day by day
+                </Cell>
+                <Cell className="whitespace-nowrap tabular-nums text-slate-600">{money(rounding, currency)}</Cell>
+              </tr>
+              <tr className="bg-slate-50">
+                <Cell className="font-medium text-slate-900">Spend in window</Cell>
+                <Cell colSpan={table.resources.length} />
+                <Cell className="whitespace-nowrap font-semibold tabular-nums">{money(windowTotal, currency)}</Cell>
+              </tr>
+            </>
+          )}
         </DataTable>
       </div>
     </details>
@@ -46,6 +74,7 @@ export function CostOverTimeTable({ table, currency, caption }: { table: SeriesT
 /** Cost per resource over the window, most expensive first, with what was used and, for GPUs, how busy they were. */
 export function CostDriversTable({ data, caption }: { data: SpendData; caption: string }) {
   const rows = data.byResource.filter((r) => r.cost > 0 || r.quantity > 0);
+  const digits = minorDigits(data.currency);
   return (
     <DataTable caption={caption} columns={["Resource", "Used", "Cost", "Share", "GPU utilisation"]}>
       {rows.map((r) => (
@@ -60,7 +89,7 @@ export function CostDriversTable({ data, caption }: { data: SpendData; caption: 
           </Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">{quantity(r.quantity, r.resource)}</Cell>
           <Cell className="whitespace-nowrap tabular-nums">{money(r.cost, data.currency)}</Cell>
-          <Cell className="whitespace-nowrap tabular-nums text-slate-700">{data.totalCost > 0 ? percent(r.cost / data.totalCost) : "—"}</Cell>
+          <Cell className="whitespace-nowrap tabular-nums text-slate-700">{shareText(r.cost, data.totalCost, digits)}</Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">
             {r.resource.startsWith("gpu:") ? r.gpuUtilization === null ? <span className="text-slate-500">not measured</span> : <Utilisation ratio={r.gpuUtilization} /> : <span className="text-slate-400">—</span>}
           </Cell>

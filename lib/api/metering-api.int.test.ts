@@ -10,6 +10,7 @@ import { config } from "@/lib/config";
 import { FOCUS_COLUMN_NAMES } from "@/lib/metering/focus";
 import { MAX_SAMPLES_PER_BATCH } from "@/lib/metering/inputs";
 import { recomputeDailyRollup } from "@/lib/metering/rollup";
+import { toMinor } from "@/lib/money";
 import { revokeToken, setServiceAccountDisabled } from "@/lib/tenancy/commands/service-accounts";
 import { mintTokenAsOperator } from "@/lib/tenancy/operator";
 import { BAD_TOKEN_KINDS, badTokenPool, callApi, keyPaths, operatorAccount, resolveRoute, responses, routeModule, type ApiResponse } from "@/test/api";
@@ -456,16 +457,25 @@ describe(`a bad batch is refused whole (${databaseLabel()})`, () => {
 
 // ---------------------------------------------------------------- spend and FOCUS: the known answer
 
-/** segmentation-research on BASE_DAY after BATCH and CORRECTION, at the seeded rate card. */
+/**
+ * segmentation-research on BASE_DAY after BATCH and CORRECTION, at the seeded
+ * rate card. Each day's line is rounded to the cent once (lib/money.ts): CPU
+ * 14 × 0.031 = 0.434 → 0.43, memory 32 × 0.004 = 0.128 → 0.13, and the total
+ * is the sum of the rounded lines.
+ */
 const KNOWN = {
-  "gpu:L4": { quantity: 5, cost: 5 * 0.8, unpricedQuantity: 0, gpuUtilization: 0.5 },
-  cpu: { quantity: 14, cost: 14 * 0.031, unpricedQuantity: 0, gpuUtilization: null },
-  memory: { quantity: 32, cost: 32 * 0.004, unpricedQuantity: 0, gpuUtilization: null },
-  inference: { quantity: 5000, cost: 5 * 0.02, unpricedQuantity: 0, gpuUtilization: null },
+  "gpu:L4": { quantity: 5, cost: 4, unpricedQuantity: 0, gpuUtilization: 0.5 },
+  cpu: { quantity: 14, cost: 0.43, unpricedQuantity: 0, gpuUtilization: null },
+  memory: { quantity: 32, cost: 0.13, unpricedQuantity: 0, gpuUtilization: null },
+  inference: { quantity: 5000, cost: 0.1, unpricedQuantity: 0, gpuUtilization: null },
   storage: { quantity: 730, cost: 0.08, unpricedQuantity: 0, gpuUtilization: null },
   tokens: { quantity: 10, cost: 0, unpricedQuantity: 10, gpuUtilization: null },
 } as const;
-const KNOWN_TOTAL = 4 + 0.434 + 0.128 + 0.1 + 0.08;
+const KNOWN_TOTAL = 4.74;
+/** Hour lines round each hour: CPU's 8 × 0.031 = 0.248 → 0.25 and 6 × 0.031 = 0.186 → 0.19 make 0.44, a cent more than the day's 0.43. */
+const KNOWN_HOURLY_TOTAL = 4.75;
+/** Sums of report amounts as the rule adds them: in cents. */
+const cents = (values: number[]) => values.reduce((s, v) => s + toMinor(v, 2), 0);
 
 type SpendJson = {
   totalCost: number;
@@ -487,12 +497,14 @@ describe(`spend over REST equals the known answer of the samples pushed (${datab
     expectStatus(response, 200);
     const body = jsonOf<SpendJson>(response);
     expect(body.window).toEqual({ from: `${BASE_DAY}T00:00:00.000Z`, to: new Date(BASE + DAY).toISOString(), lastDay: BASE_DAY, range: "custom", granularity: "day" });
-    expect(body.totalCost).toBeCloseTo(KNOWN_TOTAL, 9);
+    expect(body.totalCost).toBe(KNOWN_TOTAL);
+    expect(cents(body.byResource.map((r) => r.cost))).toBe(toMinor(body.totalCost, 2));
+    expect(cents(body.series.map((r) => r.cost))).toBe(toMinor(body.totalCost, 2));
     expect(body.byResource.map((r) => r.resource)).toEqual(["gpu:L4", "cpu", "memory", "inference", "storage", "tokens"]);
     for (const r of body.byResource) {
       const known = KNOWN[r.resource as keyof typeof KNOWN];
       expect(r.quantity, r.resource).toBeCloseTo(known.quantity, 9);
-      expect(r.cost, r.resource).toBeCloseTo(known.cost, 9);
+      expect(r.cost, r.resource).toBe(known.cost);
       expect(r.unpricedQuantity, r.resource).toBe(known.unpricedQuantity);
       expect(r.gpuUtilization, r.resource).toBe(known.gpuUtilization);
     }
@@ -518,19 +530,21 @@ describe(`spend over REST equals the known answer of the samples pushed (${datab
 
   it("gives the tenant's and the platform's spend with the project in them", async () => {
     const tenant = jsonOf<SpendJson>(await get(`/api/v1/tenants/vision-lab/spend?${DAY_WINDOW}`, token.tenantViewer));
-    expect(tenant.totalCost).toBeCloseTo(KNOWN_TOTAL, 9);
-    expect(tenant.byProject!.map((p) => [p.tenantSlug, p.slug, Number(p.cost.toFixed(9)), Number(p.gpuCost.toFixed(9))])).toEqual([["vision-lab", "segmentation-research", KNOWN_TOTAL, 4]]);
+    expect(tenant.totalCost).toBe(KNOWN_TOTAL);
+    expect(tenant.byProject!.map((p) => [p.tenantSlug, p.slug, p.cost, p.gpuCost])).toEqual([["vision-lab", "segmentation-research", KNOWN_TOTAL, 4]]);
     // 11:00's 2 L4 GPU-hours were half busy: 0.80 of their 1.60 was idle.
-    expect(tenant.byProject![0]!.gpuIdleCost).toBeCloseTo(0.8, 9);
+    expect(tenant.byProject![0]!.gpuIdleCost).toBe(0.8);
 
     const platform = jsonOf<SpendJson>(await get(`/api/v1/spend?${DAY_WINDOW}`, token.platform));
-    expect(platform.totalCost).toBeCloseTo(KNOWN_TOTAL, 9);
-    expect(platform.byTenant).toEqual([{ slug: "vision-lab", name: "Vision Lab", cost: expect.closeTo(KNOWN_TOTAL, 9) as unknown }]);
+    expect(platform.totalCost).toBe(KNOWN_TOTAL);
+    expect(platform.byTenant).toEqual([{ slug: "vision-lab", name: "Vision Lab", cost: KNOWN_TOTAL }]);
     const cluster = platform.cluster!;
-    expect(cluster.allocatedCost).toBeCloseTo(4 + 0.434 + 0.128, 9);
-    expect(cluster.otherCost).toBeCloseTo(0.18, 9);
-    expect(cluster.idleCost).toBeCloseTo(cluster.capacityCost - cluster.allocatedCost, 6);
-    expect(cluster.totalCost).toBeCloseTo(platform.totalCost + cluster.idleCost, 6);
+    expect(cluster.allocatedCost).toBe(4 + 0.43 + 0.13);
+    expect(cluster.otherCost).toBe(0.18);
+    // The page's equations, exact in cents.
+    expect(toMinor(cluster.idleCost, 2)).toBe(toMinor(cluster.capacityCost, 2) - toMinor(cluster.allocatedCost, 2));
+    expect(toMinor(cluster.totalCost, 2)).toBe(toMinor(platform.totalCost, 2) + toMinor(cluster.idleCost, 2));
+    expect(cents([cluster.allocatedCost, cluster.otherCost])).toBe(toMinor(platform.totalCost, 2));
   });
 
   it("refuses a window it cannot read with 400 naming the parameter", async () => {
@@ -547,7 +561,7 @@ describe(`FOCUS exports (${databaseLabel()})`, () => {
     const body = jsonOf<FocusJson>(await get(`${SEG}/spend/focus?${DAY_WINDOW}`, token.tenantAdmin));
     expect(body.currency).toBe(config().currency);
     expect(body.rows.map((r) => r.ResourceType)).toEqual(["CPU", "GPU", "Inference", "Memory", "Storage", "tokens"]);
-    expect(body.rows.reduce((s, r) => s + (r.BilledCost as number), 0)).toBeCloseTo(KNOWN_TOTAL, 9);
+    expect(cents(body.rows.map((r) => r.BilledCost as number))).toBe(toMinor(KNOWN_TOTAL, 2));
     const gpu = body.rows.find((r) => r.ResourceType === "GPU")!;
     expect(gpu).toMatchObject({
       BillingAccountName: "Vision Lab",
@@ -582,7 +596,7 @@ describe(`FOCUS exports (${databaseLabel()})`, () => {
       ...["CPU", "GPU"].map((t) => `${at(11).replace(".000Z", "Z")} ${t}`),
     ]);
     expect(hours.find((r) => r.ResourceType === "GPU")).toMatchObject({ ChargePeriodEnd: at(11).replace(".000Z", "Z"), BilledCost: 2.4, ConsumedQuantity: 3 });
-    expect(hours.reduce((s, r) => s + (r.BilledCost as number), 0)).toBeCloseTo(KNOWN_TOTAL, 9);
+    expect(cents(hours.map((r) => r.BilledCost as number))).toBe(toMinor(KNOWN_HOURLY_TOTAL, 2));
     const months = jsonOf<FocusJson>(await get(`${SEG}/spend/focus?${DAY_WINDOW}&granularity=month`, token.tenantAdmin)).rows;
     expect(months).toHaveLength(6);
     expect(months.every((r) => r.ChargePeriodStart === `${BASE_DAY}T00:00:00Z` && r.ChargePeriodEnd === new Date(BASE + DAY).toISOString().replace(".000Z", "Z"))).toBe(true);

@@ -129,7 +129,7 @@ export const okOut = z.object({ ok: z.literal(true) });
 
 // ---------------------------------------------------------------- capacity, rates and quota requests
 
-const moneyOut = z.number().describe("Amount in `currency`, rounded to cents");
+const moneyOut = z.number().describe("Amount in `currency`: a whole number of the currency's minor unit (cents), rounded half away from zero per line; totals are sums of rounded lines");
 const currencyOut = z.string().describe("ISO 4217 code of every price and cost (ALLOT_CURRENCY)");
 
 export const nodePoolOut = z.object({
@@ -337,13 +337,18 @@ export const clusterCostOut = z.object({
   idleCost: z.number().describe("capacityCost − allocatedCost; negative when use exceeded capacity (overcommit)"),
   otherCost: z.number().describe("Storage, inference and custom meters"),
   totalCost: z.number().describe("capacityCost + otherCost = the sum over projects + idle"),
+  idleShare: z.number().nullable().describe("idleCost ÷ totalCost, from the rounded figures; null without a positive cluster cost"),
 });
+
+/** The money rule every spend figure follows (lib/money.ts), stated once in the document. */
+const MONEY_RULE =
+  "Every amount is rounded once to the currency's minor unit (half away from zero) per charge line: a project's use of a resource on a UTC day (in hourly series and hourly exports, in an hour). Every total is the exact sum of its rounded lines, so byResource, byProject, byTenant and the day and month series each add up to totalCost to the cent, and the FOCUS rows of the same window and granularity add up to it too.";
 
 export const spendReportOut = z.object({
   scope: z.object({ kind: z.enum(["project", "tenant", "platform"]), tenant: spendSlugName.optional(), project: spendSlugName.optional() }),
   currency: currencyOut,
   window: spendWindowOut,
-  totalCost: z.number(),
+  totalCost: z.number().describe(`The window's spend. ${MONEY_RULE}`),
   series: z.array(spendPointOut).describe("Cost and quantity per period and resource"),
   byResource: z.array(resourceTotalOut).describe("Totals per resource over the window, most expensive first"),
   unpricedResources: z.array(z.string()).describe("Resources used in the window with no price: their cost is missing"),

@@ -7,6 +7,7 @@ import { notify, tenantAdminIds } from "@/lib/notify/in-app";
 import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
 import { budgetAlertMessage, dueBudgetAlerts, gpuIdleMessage, monthPeriod, weekPeriod, type ProjectLabel, type SpendAlertKind } from "./budget-rules";
 import { idleGpuProjects, type IdleGpuProject } from "./gpu-efficiency";
+import { moneyDigits, moneyFromSql } from "./money-sql";
 import { budgetStatus } from "./report";
 
 /**
@@ -80,7 +81,7 @@ async function budgetedProjects(db: Database) {
 }
 
 async function evaluateBudget(db: Database, p: Awaited<ReturnType<typeof budgetedProjects>>[number], now: Date, currency: string): Promise<SentAlert[]> {
-  const budget = Number(p.monthlyAmount);
+  const budget = moneyFromSql(p.monthlyAmount, moneyDigits());
   const status = await budgetStatus(db, { projectId: p.projectId }, budget, now);
   const figures = { budget, monthToDate: status.month.monthToDate, forecast: status.month.forecast };
   const period = monthPeriod(now);
@@ -93,7 +94,8 @@ async function evaluateBudget(db: Database, p: Awaited<ReturnType<typeof budgete
     const sent: SentAlert[] = [];
     for (const kind of dueBudgetAlerts(figures, sentRows.map((r) => r.kind))) {
       const alert = { projectId: p.projectId, kind, period };
-      const detail = { budget, monthToDate: round2(figures.monthToDate), forecast: round2(figures.forecast), dailyRate: round2(status.month.dailyRate), currency };
+      // The figures are the report's rounded lines (lib/money.ts): the same numbers the spend page shows.
+      const detail = { budget, monthToDate: figures.monthToDate, forecast: figures.forecast, dailyRate: status.month.dailyRate, currency };
       if (!(await claimAlert(tx, alert, detail, now))) continue;
       const message = budgetAlertMessage(kind, p, { ...figures, currency, period });
       const link = spendLink(p);
@@ -128,8 +130,8 @@ async function flagIdleGpus(db: Database, p: IdleGpuProject, now: Date, currency
   const figures = {
     utilization: Math.round(p.gpuUtilization * 1000) / 1000,
     measuredHours: round2(p.measuredGpuHours),
-    gpuCost: round2(p.gpuCost),
-    gpuIdleCost: round2(p.gpuIdleCost),
+    gpuCost: p.gpuCost,
+    gpuIdleCost: p.gpuIdleCost,
   };
   return db.transaction(async (tx) => {
     await lockProject(tx, p.projectId);

@@ -1,3 +1,4 @@
+import { decimalText, minorDigits, toMinor } from "@/lib/money";
 import type { GpuIdleSettings } from "@/lib/config";
 
 /**
@@ -96,7 +97,9 @@ export function gpuIdleVerdict(h: GpuHours, settings: GpuIdleSettings): { idle: 
 
 /** "USD 1,234.50": the currency named, for channels where "$" is ambiguous. */
 export function formatAmount(amount: number, currency: string): string {
-  return `${currency} ${amount.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const digits = minorDigits(currency);
+  const exact = decimalText(toMinor(amount, digits), digits);
+  return `${currency} ${new Intl.NumberFormat("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(exact as unknown as number)}`;
 }
 
 /** Rounded down, so 99.6% of a budget never reads as 100%. */

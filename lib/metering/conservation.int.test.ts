@@ -3,18 +3,23 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { nodePools, projects, rates } from "@/db/schema";
-import { ratesInForce } from "@/lib/quota/cost";
 import { databaseLabel } from "@/test/database";
 import { seededDatabase } from "@/test/tenancy";
+import { divideRounded, sumMinor, toMinor } from "@/lib/money";
+import { focusSourceRows } from "./focus-query";
 import { ingestUsage, type UsageSample } from "./ingest";
-import { clusterCost, spendByResource, spendSeries } from "./spend";
+import { clusterCost, spendByProject, spendByResource, spendByTenant, spendSeries } from "./spend";
 import { isPoolResource, pricingDivisor, resourceKind } from "./units";
 
 /**
- * Cost conservation on random data: for any window, the sum of every
- * project's cost plus idle equals the cluster cost, and the cluster cost is
- * what the pools' capacity and the non-pool usage cost hour by hour at the
- * rate in force, computed here without the rollup or the SQL pricing.
+ * Cost conservation on random data, to the cent: for any window, the sum of
+ * every project's cost plus idle is exactly the cluster cost, and every split
+ * of the window's spend (by resource, project, tenant, day, month, FOCUS row)
+ * adds up to exactly the same total. The expected figures are computed here
+ * from the generated data alone, in exact integers (bigint), without the
+ * rollup or the SQL pricing: each (project, resource, day) is one line,
+ * rounded half away from zero to the cent (lib/money.ts); each hour likewise
+ * in hourly series; capacity is one line rounded once.
  */
 const seeded = seededDatabase(new Date("2026-01-01T00:00:00Z"));
 let db: Database;
@@ -32,7 +37,8 @@ beforeAll(async () => {
   projectRows = await db.select({ id: projects.id, tenantId: projects.tenantId }).from(projects);
 });
 
-const price = fc.integer({ min: 0, max: 5_000 }).map((c) => c / 1000);
+/** Prices in thousandths (0.000 to 5.000) and quantities in hundredths, so the expected costs are exact fractions. */
+const price = fc.integer({ min: 0, max: 5_000 });
 const scenario = fc.record({
   pools: fc.array(
     fc.record({
@@ -51,7 +57,7 @@ const scenario = fc.record({
       project: fc.nat(),
       resource: fc.constantFrom(...RESOURCES),
       hour: fc.integer({ min: 0, max: SPAN_DAYS * 24 - 1 }),
-      quantity: fc.integer({ min: 0, max: 100_000 }).map((q) => q / 100),
+      quantity: fc.integer({ min: 0, max: 100_000 }),
       source: fc.constantFrom("push:a", "push:b", "prometheus"),
     }),
     { maxLength: 60 },
@@ -66,8 +72,8 @@ async function reset() {
   await db.execute(sql`delete from node_pools`);
 }
 
-describe(`cost conservation (${databaseLabel()})`, () => {
-  it("projects + idle = cluster cost = capacity + non-pool usage, for any window", async () => {
+describe(`cost conservation to the cent (${databaseLabel()})`, () => {
+  it("projects + idle = cluster cost = capacity + non-pool usage, and every split of the spend adds up exactly, for any window", async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         await reset();
@@ -84,20 +90,30 @@ describe(`cost conservation (${databaseLabel()})`, () => {
             })),
           );
         }
+        // Prices in thousandths (`milli`), exact here; the rate card holds them as decimal text.
         const rateRows = [...new Map(s.rates.map((r) => [`${r.resource}@${r.hour}`, r])).values()].map((r) => ({
           resource: r.resource,
-          unitPrice: r.price,
+          milli: r.price,
           effectiveFrom: new Date(START + r.hour * HOUR),
         }));
-        if (rateRows.length) await db.insert(rates).values(rateRows.map((r) => ({ ...r, unitPrice: r.unitPrice.toFixed(3) })));
+        if (rateRows.length) await db.insert(rates).values(rateRows.map((r) => ({ resource: r.resource, unitPrice: (r.milli / 1000).toFixed(3), effectiveFrom: r.effectiveFrom })));
+        const milliInForce = (at: Date) => {
+          const best = new Map<string, { milli: number; from: number }>();
+          for (const r of rateRows) {
+            if (r.effectiveFrom.getTime() > at.getTime()) continue;
+            const seen = best.get(r.resource);
+            if (!seen || r.effectiveFrom.getTime() > seen.from) best.set(r.resource, { milli: r.milli, from: r.effectiveFrom.getTime() });
+          }
+          return new Map([...best].map(([k, v]) => [k, v.milli]));
+        };
 
         // One sample per (project, resource, hour, source): a later duplicate replaces the earlier, as ingest does.
         const bySource = new Map<string, UsageSample[]>();
-        const kept = new Map<string, { sample: UsageSample; source: string }>();
+        const kept = new Map<string, { sample: UsageSample; source: string; hundredths: number }>();
         for (const x of s.samples) {
           const p = projectRows[x.project % projectRows.length]!;
-          const sample: UsageSample = { projectId: p.id, tenantId: p.tenantId, resource: x.resource, hour: new Date(START + x.hour * HOUR), quantity: x.quantity };
-          kept.set(`${p.id}|${x.resource}|${x.hour}|${x.source}`, { sample, source: x.source });
+          const sample: UsageSample = { projectId: p.id, tenantId: p.tenantId, resource: x.resource, hour: new Date(START + x.hour * HOUR), quantity: x.quantity / 100 };
+          kept.set(`${p.id}|${x.resource}|${x.hour}|${x.source}`, { sample, source: x.source, hundredths: x.quantity });
         }
         for (const { sample, source } of kept.values()) bySource.set(source, [...(bySource.get(source) ?? []), sample]);
         for (const [source, samples] of bySource) await ingestUsage(db, source, samples, new Date(START));
@@ -105,39 +121,63 @@ describe(`cost conservation (${databaseLabel()})`, () => {
         const window = { from: new Date(START + s.window[0] * DAY), to: new Date(START + s.window[1] * DAY) };
         const inWindow = (t: Date) => t >= window.from && t < window.to;
 
-        // Expected, hour by hour, from the generated data alone.
-        let expectedCapacity = 0;
+        // Expected capacity: Σ hours × pools × price in thousandths of the currency, then one rounding to cents.
+        let capacityMilli = 0n;
         for (let t = window.from.getTime(); t < window.to.getTime(); t += HOUR) {
-          const prices = ratesInForce(rateRows, new Date(t));
+          const prices = milliInForce(new Date(t));
           for (const p of s.pools) {
-            const n = p.nodeCount;
-            if (p.gpuModel) expectedCapacity += p.gpusPerNode * n * (prices.get(`gpu:${p.gpuModel}`) ?? 0);
-            expectedCapacity += p.cpuPerNode * n * (prices.get("cpu") ?? 0) + p.memoryGiB * n * (prices.get("memory") ?? 0);
+            const n = BigInt(p.nodeCount);
+            if (p.gpuModel) capacityMilli += BigInt(p.gpusPerNode) * n * BigInt(prices.get(`gpu:${p.gpuModel}`) ?? 0);
+            capacityMilli += BigInt(p.cpuPerNode) * n * BigInt(prices.get("cpu") ?? 0) + BigInt(p.memoryGiB) * n * BigInt(prices.get("memory") ?? 0);
           }
         }
-        let expectedOther = 0;
-        let expectedUsage = 0;
-        for (const { sample } of kept.values()) {
+        const expectedCapacity = Number(divideRounded(capacityMilli * 100n, 1000n));
+
+        // Expected lines: exact cost per (project, resource, day) and per (project, resource, hour) as hundredths × thousandths, over the divisor.
+        const dayLines = new Map<string, { resource: string; n: bigint }>();
+        const hourLines = new Map<string, { n: bigint; resource: string }>();
+        for (const { sample, hundredths } of kept.values()) {
           if (!inWindow(sample.hour)) continue;
-          const unit = ratesInForce(rateRows, sample.hour).get(sample.resource) ?? 0;
-          const cost = (sample.quantity * unit) / pricingDivisor(resourceKind(sample.resource));
-          expectedUsage += cost;
-          if (!isPoolResource(sample.resource)) expectedOther += cost;
+          const n = BigInt(hundredths) * BigInt(milliInForce(sample.hour).get(sample.resource) ?? 0);
+          const dayKey = `${sample.projectId}|${sample.resource}|${sample.hour.toISOString().slice(0, 10)}`;
+          const hourKey = `${sample.projectId}|${sample.resource}|${sample.hour.toISOString()}`;
+          dayLines.set(dayKey, { resource: sample.resource, n: (dayLines.get(dayKey)?.n ?? 0n) + n });
+          hourLines.set(hourKey, { resource: sample.resource, n: (hourLines.get(hourKey)?.n ?? 0n) + n });
         }
+        // n is in 1e-5 of the currency (hundredths × thousandths); a line in cents is n × 100 ÷ (1e5 × divisor), rounded once.
+        const cents = (l: { resource: string; n: bigint }) => Number(divideRounded(l.n * 100n, 100_000n * BigInt(pricingDivisor(resourceKind(l.resource)))));
+        const expectedUsage = sumMinor([...dayLines.values()].map(cents));
+        const expectedOther = sumMinor([...dayLines.values()].filter((l) => !isPoolResource(l.resource)).map(cents));
+        const expectedHourly = sumMinor([...hourLines.values()].map(cents));
 
+        const minor = (v: number) => toMinor(v, 2);
+        const sum = (values: number[]) => sumMinor(values.map(minor));
         const cluster = await clusterCost(db, window);
-        let projectSum = 0;
-        for (const p of projectRows) projectSum += (await spendByResource(db, { projectId: p.id }, window)).reduce((a, r) => a + r.cost, 0);
+        const byProject: number[] = [];
+        for (const p of projectRows) byProject.push(sum((await spendByResource(db, { projectId: p.id }, window)).map((r) => r.cost)));
+        const projectSum = sumMinor(byProject);
         const [daily, hourly, monthly] = await Promise.all((["day", "hour", "month"] as const).map((g) => spendSeries(db, { platform: true }, window, g)));
+        const lastDay = new Date(Math.max(window.from.getTime(), window.to.getTime() - DAY)).toISOString().slice(0, 10);
+        const focus = await focusSourceRows(db, { platform: true }, { ...window, range: "custom", granularity: "day", lastDay });
 
-        expect(cluster.capacityCost).toBeCloseTo(expectedCapacity, 5);
-        expect(cluster.otherCost).toBeCloseTo(expectedOther, 5);
-        expect(projectSum).toBeCloseTo(expectedUsage, 5);
-        expect(projectSum + cluster.idleCost).toBeCloseTo(cluster.totalCost, 5);
-        // The rollup (day, month) and the hourly table priced in SQL (hour) tell the same story.
-        for (const series of [daily!, hourly!, monthly!]) expect(series.reduce((a, r) => a + r.cost, 0)).toBeCloseTo(expectedUsage, 5);
+        expect(minor(cluster.capacityCost)).toBe(expectedCapacity);
+        expect(minor(cluster.otherCost)).toBe(expectedOther);
+        expect(minor(cluster.allocatedCost) + minor(cluster.otherCost)).toBe(expectedUsage);
+        expect(projectSum).toBe(expectedUsage);
+        // The equation the platform page prints, exactly.
+        expect(projectSum + minor(cluster.idleCost)).toBe(minor(cluster.totalCost));
+        expect(minor(cluster.capacityCost) - minor(cluster.allocatedCost)).toBe(minor(cluster.idleCost));
+        // Every other split of the same window: tenants, projects, the rollup's days and months, the FOCUS rows.
+        expect(sum((await spendByTenant(db, window)).map((t) => t.cost))).toBe(expectedUsage);
+        expect(sum((await spendByProject(db, { platform: true }, window)).map((p) => p.cost))).toBe(expectedUsage);
+        expect(sum((await spendByResource(db, { platform: true }, window)).map((r) => r.cost))).toBe(expectedUsage);
+        expect(sum(daily!.map((r) => r.cost))).toBe(expectedUsage);
+        expect(sum(monthly!.map((r) => r.cost))).toBe(expectedUsage);
+        expect(sum(focus.map((r) => r.cost))).toBe(expectedUsage);
+        // Hourly series round each project's hour: their sum is the hourly lines', stated as its own rule.
+        expect(sum(hourly!.map((r) => r.cost))).toBe(expectedHourly);
       }),
       { numRuns: 25, seed: 20261202 },
     );
-  }, 120_000);
+  }, 180_000);
 });

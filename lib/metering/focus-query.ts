@@ -5,6 +5,7 @@ import { rowsOf } from "@/db/rows";
 import type { CommandContext } from "@/lib/auth/context";
 import { config } from "@/lib/config";
 import { focusCsv, focusRows, type FocusRow, type FocusSourceRow } from "./focus";
+import { lineCostSql, moneyDigits, moneyFromSql } from "./money-sql";
 import { pricingDivisorSql } from "./rollup";
 import type { SpendScope } from "./spend";
 import { spendScopeFor, type SpendTarget } from "./report";
@@ -20,6 +21,11 @@ import type { ResolvedWindow } from "./window";
  *
  * The export functions decide access through the policy, like the spend
  * reports (report.ts): a scope the actor may not see is not_found.
+ *
+ * Money follows lib/money.ts: a rollup row (project, resource, day) or, for
+ * hourly exports, a project's hour of a resource is one line rounded to the
+ * minor unit; a row of the export adds those rounded lines. So the export's
+ * rows add up to the spend page's totals for the same window and granularity.
  */
 
 export type FocusExportScope = SpendTarget;
@@ -60,14 +66,16 @@ function whereScope(scope: SpendScope, alias: SQL): SQL {
 /** Source rows of a scope and window, ordered by period, tenant, project and resource. */
 export async function focusSourceRows(db: Database, scope: SpendScope, window: ResolvedWindow): Promise<FocusSourceRow[]> {
   const names = sql`t.id as tenant_id, t.slug as tenant_slug, t.name as tenant_name, t.cost_centre, p.id as project_id, p.slug as project_slug, p.name as project_name`;
+  const digits = moneyDigits();
   let rows: Raw[];
   if (window.granularity === "hour") {
+    // A project's hour of a resource is one charge line, rounded once (as the hourly spend series rounds it).
     rows = await rowsOf<Raw>(
       db,
       sql`
         select u.hour as period, ${names}, u.resource,
           sum(u.quantity::numeric)::text as quantity,
-          coalesce(sum(u.quantity::numeric * r.unit_price / ${pricingDivisorSql(sql`u.resource`)}), 0)::text as cost,
+          ${lineCostSql(sql`coalesce(sum(u.quantity::numeric * r.unit_price / ${pricingDivisorSql(sql`u.resource`)}), 0)`, digits)}::text as cost,
           sum(case when r.unit_price is null then u.quantity::numeric else 0 end)::text as unpriced
         from usage_hourly u
         join projects p on p.id = u.project_id
@@ -86,7 +94,7 @@ export async function focusSourceRows(db: Database, scope: SpendScope, window: R
       db,
       sql`
         select ${period} as period, ${names}, d.resource,
-          sum(d.quantity)::text as quantity, sum(d.cost)::text as cost, sum(d.unpriced_quantity)::text as unpriced
+          sum(d.quantity)::text as quantity, sum(${lineCostSql(sql`d.cost`, digits)})::text as cost, sum(d.unpriced_quantity)::text as unpriced
         from usage_daily d
         join projects p on p.id = d.project_id
         join tenants t on t.id = p.tenant_id
@@ -109,7 +117,7 @@ export async function focusSourceRows(db: Database, scope: SpendScope, window: R
       projectName: r.project_name,
       resource: r.resource,
       quantity: Number(r.quantity),
-      cost: Number(r.cost),
+      cost: moneyFromSql(r.cost, digits),
       unpricedQuantity: Number(r.unpriced),
     };
   });
@@ -139,14 +147,14 @@ export async function focusExport(ctx: CommandContext, scope: FocusExportScope, 
   const { scope: resolved, query: spendScope } = await spendScopeFor(ctx, scope);
   const label = resolved.kind === "project" ? `${resolved.tenantSlug}-${resolved.projectSlug}` : resolved.kind === "tenant" ? resolved.tenantSlug : "platform";
   const currency = config().currency;
-  const rows = focusRows(await focusSourceRows(ctx.db, spendScope, window), currency);
+  const rows = focusRows(await focusSourceRows(ctx.db, spendScope, window), currency, moneyDigits());
   return { currency, window, rows, filename: filenameOf(label, window) };
 }
 
 /** The export as a CSV file (the spend API's ?format=csv and the portal's downloads). */
 export async function focusCsvFile(ctx: CommandContext, scope: FocusExportScope, window: ResolvedWindow): Promise<{ csv: string; filename: string }> {
   const exported = await focusExport(ctx, scope, window);
-  return { csv: focusCsv(exported.rows), filename: exported.filename };
+  return { csv: focusCsv(exported.rows, moneyDigits()), filename: exported.filename };
 }
 
 /** A portal download's answer to a window it cannot read: 400 with the problems by field, as text. */

@@ -1,4 +1,5 @@
 import { toCsv } from "@/lib/csv";
+import { decimalText, roundDecimal, sumMoney, toMinor } from "@/lib/money";
 import { CONSUMED_UNIT, gpuModelOf, PRICING_UNIT, pricingDivisor, resourceKind, resourceLabel, type ResourceKind } from "./units";
 
 /**
@@ -12,7 +13,16 @@ import { CONSUMED_UNIT, gpuModelOf, PRICING_UNIT, pricingDivisor, resourceKind, 
  * Pure: the rows come from focus-query.ts. Building the same rows twice gives
  * the same export, in the same order, and a (period, project, resource) never
  * appears twice, however the input was split.
+ *
+ * Precision: costs are sums of charge lines rounded to the currency's minor
+ * unit (lib/money.ts), written in the CSV with exactly that many decimals
+ * ("1234.50"); quantities are rounded to QUANTITY_DECIMALS (half away from
+ * zero) and written without trailing zeros. No float noise reaches a file.
  */
+
+/** Decimal places of every quantity in an export (ConsumedQuantity, PricingQuantity, x_UnpricedQuantity). */
+export const QUANTITY_DECIMALS = 6;
+const quantityOf = (n: number): number => roundDecimal(n, QUANTITY_DECIMALS);
 
 export const FOCUS_SERVICE_NAME = "Allot";
 /** Provider, publisher and invoice issuer: the platform itself (an internal chargeback). */
@@ -132,8 +142,6 @@ export const FOCUS_COLUMN_NAMES = [
 /** FOCUS Date/Time: ISO 8601 in UTC, to the second ("2026-03-02T00:00:00Z"). */
 export const focusDateTime = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
-/** Money and quantities summed from exact decimals: drop float noise below the database's 9 decimals. */
-const decimal9 = (n: number): number => Math.round(n * 1e9) / 1e9;
 
 export const resourceTypeOf = (resource: string): string => {
   const kind = resourceKind(resource);
@@ -145,9 +153,9 @@ function monthBounds(at: Date): [Date, Date] {
 }
 
 /** One FOCUS row from one source row. */
-export function focusRow(r: FocusSourceRow, currency: string): FocusRow {
+export function focusRow(r: FocusSourceRow, currency: string, digits: number): FocusRow {
   const kind = resourceKind(r.resource);
-  const cost = decimal9(r.cost);
+  const cost = sumMoney([r.cost], digits);
   const [billingStart, billingEnd] = monthBounds(r.periodStart);
   const tags: Record<string, string> = { tenant: r.tenantSlug, project: r.projectSlug };
   if (r.costCentre) tags.costCentre = r.costCentre;
@@ -166,9 +174,9 @@ export function focusRow(r: FocusSourceRow, currency: string): FocusRow {
     ListCost: cost,
     ContractedCost: cost,
     BillingCurrency: currency,
-    PricingQuantity: r.quantity / pricingDivisor(kind),
+    PricingQuantity: quantityOf(r.quantity / pricingDivisor(kind)),
     PricingUnit: PRICING_UNIT[kind],
-    ConsumedQuantity: decimal9(r.quantity),
+    ConsumedQuantity: quantityOf(r.quantity),
     ConsumedUnit: CONSUMED_UNIT[kind],
     ServiceCategory: SERVICE_CATEGORY[kind],
     ServiceName: FOCUS_SERVICE_NAME,
@@ -182,7 +190,7 @@ export function focusRow(r: FocusSourceRow, currency: string): FocusRow {
     x_Tenant: r.tenantSlug,
     x_Project: r.projectSlug,
     x_GpuModel: gpuModelOf(r.resource),
-    x_UnpricedQuantity: decimal9(r.unpricedQuantity),
+    x_UnpricedQuantity: quantityOf(r.unpricedQuantity),
   };
 }
 
@@ -205,7 +213,7 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * naming the same one merged (their quantities and costs added), ordered by
  * period, tenant, project and resource.
  */
-export function focusRows(source: readonly FocusSourceRow[], currency: string): FocusRow[] {
+export function focusRows(source: readonly FocusSourceRow[], currency: string, digits: number): FocusRow[] {
   const merged = new Map<string, FocusSourceRow>();
   for (const r of source) {
     const key = keyOf(r);
@@ -213,17 +221,28 @@ export function focusRows(source: readonly FocusSourceRow[], currency: string): 
     if (!seen) merged.set(key, { ...r });
     else {
       seen.quantity += r.quantity;
-      seen.cost += r.cost;
+      seen.cost = sumMoney([seen.cost, r.cost], digits);
       seen.unpricedQuantity += r.unpricedQuantity;
       if (r.periodEnd > seen.periodEnd) seen.periodEnd = r.periodEnd;
     }
   }
-  return [...merged.values()].sort(compareRows).map((r) => focusRow(r, currency));
+  return [...merged.values()].sort(compareRows).map((r) => focusRow(r, currency, digits));
 }
 
-export const FOCUS_CSV_COLUMNS = FOCUS_COLUMN_NAMES.map((name) => ({ header: name, value: (row: FocusRow) => row[name] }));
+const MONEY_COLUMNS = new Set<string>(["BilledCost", "EffectiveCost", "ListCost", "ContractedCost"]);
+
+/** The CSV columns: money with exactly the currency's minor digits, everything else as the row holds it. */
+export function focusCsvColumns(digits: number) {
+  return FOCUS_COLUMN_NAMES.map((name) => ({
+    header: name,
+    value: (row: FocusRow) => {
+      const v = row[name];
+      return MONEY_COLUMNS.has(name) && typeof v === "number" ? decimalText(toMinor(v, digits), digits) : v;
+    },
+  }));
+}
 
 /** The rows as CSV with the FOCUS header (cells escaped, formula-safe: lib/csv.ts). */
-export function focusCsv(rows: readonly FocusRow[]): string {
-  return toCsv(rows, FOCUS_CSV_COLUMNS);
+export function focusCsv(rows: readonly FocusRow[], digits: number): string {
+  return toCsv(rows, focusCsvColumns(digits));
 }

@@ -1,8 +1,15 @@
+import { divideRounded, sumMinor, toMajor, toMinor } from "@/lib/money";
+
 /**
  * Month to date and a forecast to month end, from daily costs. The forecast
  * takes the average of the last seven complete days (fewer for a project with
  * less history) and carries it over the time left in the month: recent days
  * say more about the next ones than the month's start does.
+ *
+ * Money as lib/money.ts rules it: the days are rounded lines, month to date
+ * is their sum, the daily rate and the rest of the month are each rounded
+ * once from the exact average, and forecast = month to date + the rest, all
+ * in minor units. Every page shows these figures as they come from here.
  */
 export interface MonthForecast {
   monthStart: string;
@@ -28,27 +35,32 @@ export function nextMonthStartOf(now: Date): Date {
 /**
  * @param daily cost per UTC day (YYYY-MM-DD) covering at least the month so far and the seven days before today
  */
-export function forecastMonth(daily: readonly { day: string; cost: number }[], now: Date): MonthForecast {
+export function forecastMonth(daily: readonly { day: string; cost: number }[], now: Date, digits: number): MonthForecast {
   const monthStart = monthStartOf(now);
   const monthEnd = nextMonthStartOf(now);
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const byDay = new Map(daily.map((d) => [d.day, d.cost]));
+  const byDay = new Map(daily.map((d) => [d.day, toMinor(d.cost, digits)]));
   const iso = (t: number) => new Date(t).toISOString().slice(0, 10);
 
-  let monthToDate = 0;
-  for (let t = monthStart.getTime(); t <= today.getTime(); t += DAY_MS) monthToDate += byDay.get(iso(t)) ?? 0;
+  const sofar: number[] = [];
+  for (let t = monthStart.getTime(); t <= today.getTime(); t += DAY_MS) sofar.push(byDay.get(iso(t)) ?? 0);
+  const monthToDate = sumMinor(sofar);
 
   // Complete days before today, at most seven, that the data covers (a young project has fewer).
   const firstDay = daily.length ? Math.min(...daily.map((d) => Date.parse(`${d.day}T00:00:00Z`))) : today.getTime();
-  let sum = 0;
-  let days = 0;
-  for (let t = today.getTime() - DAY_MS; t >= today.getTime() - 7 * DAY_MS && t >= firstDay; t -= DAY_MS) {
-    sum += byDay.get(iso(t)) ?? 0;
-    days++;
-  }
-  const dailyRate = days > 0 ? sum / days : 0;
-  // Carried over the time left in the month from now (today's spend so far is already in monthToDate).
-  const daysLeft = (monthEnd.getTime() - now.getTime()) / DAY_MS;
-  const forecast = monthToDate + dailyRate * daysLeft;
-  return { monthStart: iso(monthStart.getTime()), monthToDate, forecast, dailyRate, daysInMonth: (monthEnd.getTime() - monthStart.getTime()) / DAY_MS };
+  const recent: number[] = [];
+  for (let t = today.getTime() - DAY_MS; t >= today.getTime() - 7 * DAY_MS && t >= firstDay; t -= DAY_MS) recent.push(byDay.get(iso(t)) ?? 0);
+  const sum = BigInt(sumMinor(recent));
+  const days = BigInt(recent.length);
+  const dailyRate = days > 0n ? divideRounded(sum, days) : 0n;
+  // Carried over the time left in the month from now (today's spend so far is already in monthToDate): sum ÷ days × ms left ÷ a day's ms.
+  const msLeft = BigInt(Math.max(0, monthEnd.getTime() - now.getTime()));
+  const rest = days > 0n ? divideRounded(sum * msLeft, days * BigInt(DAY_MS)) : 0n;
+  return {
+    monthStart: iso(monthStart.getTime()),
+    monthToDate: toMajor(monthToDate, digits),
+    forecast: toMajor(sumMinor([monthToDate, Number(rest)]), digits),
+    dailyRate: toMajor(Number(dailyRate), digits),
+    daysInMonth: (monthEnd.getTime() - monthStart.getTime()) / DAY_MS,
+  };
 }

@@ -2,7 +2,8 @@ import { and, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { usageDaily } from "@/db/schema";
 import { budgetStatusOf, budgetsOf, budgetWindow, totalsOf, type BudgetStatus } from "./report";
-import { dayOf, inDays, mostExpensiveFirst, resourceTotalOf, type ResourceTotal } from "./spend";
+import { moneyDigits, moneyFromSql } from "./money-sql";
+import { dailyCostSql, dayOf, inDays, mostExpensiveFirst, resourceTotalOf, type ResourceTotal } from "./spend";
 import { resolveWindow, spendQueryInput } from "./window";
 
 /**
@@ -52,6 +53,7 @@ export async function projectUsageSummaries(db: Database, projectIds: readonly s
   const recent = last30DaysWindow(now);
   const inProjects = inArray(usageDaily.projectId, ids);
   const day = sql<string>`to_char(${usageDaily.day}, 'YYYY-MM-DD')`;
+  const digits = moneyDigits();
 
   const [lastDays, daily, byResource, budgets] = await Promise.all([
     db
@@ -60,7 +62,7 @@ export async function projectUsageSummaries(db: Database, projectIds: readonly s
       .where(inProjects)
       .groupBy(usageDaily.projectId),
     db
-      .select({ projectId: usageDaily.projectId, day, cost: sql<string>`sum(${usageDaily.cost})` })
+      .select({ projectId: usageDaily.projectId, day, cost: dailyCostSql(digits) })
       .from(usageDaily)
       .where(and(inProjects, inDays(month)))
       .groupBy(usageDaily.projectId, day)
@@ -70,7 +72,7 @@ export async function projectUsageSummaries(db: Database, projectIds: readonly s
         projectId: usageDaily.projectId,
         resource: usageDaily.resource,
         quantity: sql<string>`sum(${usageDaily.quantity})`,
-        cost: sql<string>`sum(${usageDaily.cost})`,
+        cost: dailyCostSql(digits),
         unpriced: sql<string>`sum(${usageDaily.unpricedQuantity})`,
         measured: sql<string>`sum(${usageDaily.gpuMeasuredHours})`,
         busy: sql<string>`sum(${usageDaily.gpuBusyHours})`,
@@ -86,13 +88,13 @@ export async function projectUsageSummaries(db: Database, projectIds: readonly s
   const dailyOf = new Map<string, { day: string; cost: number }[]>();
   for (const r of daily) {
     const list = dailyOf.get(r.projectId) ?? [];
-    list.push({ day: r.day, cost: Number(r.cost) });
+    list.push({ day: r.day, cost: moneyFromSql(r.cost, digits) });
     dailyOf.set(r.projectId, list);
   }
   const resourcesOf = new Map<string, { totals: ResourceTotal[]; measured: number; busy: number; demo: boolean }>();
   for (const r of byResource) {
     const entry = resourcesOf.get(r.projectId) ?? { totals: [], measured: 0, busy: 0, demo: false };
-    entry.totals.push(resourceTotalOf(r));
+    entry.totals.push(resourceTotalOf(r, digits));
     if (r.resource.startsWith("gpu:")) {
       entry.measured += Number(r.measured);
       entry.busy += Number(r.busy);
@@ -107,8 +109,8 @@ export async function projectUsageSummaries(db: Database, projectIds: readonly s
     out.set(id, {
       projectId: id,
       lastUsageDay: lastDayOf.get(id) ?? null,
-      budget: budgetStatusOf(dailyOf.get(id) ?? [], budgets.get(id) ?? null, now),
-      last30Days: { from: dayOf(recent.from), lastDay: recent.lastDay, byResource: totals, ...totalsOf(totals) },
+      budget: budgetStatusOf(dailyOf.get(id) ?? [], budgets.get(id) ?? null, now, digits),
+      last30Days: { from: dayOf(recent.from), lastDay: recent.lastDay, byResource: totals, ...totalsOf(totals, digits) },
       gpuUtilization: resources.measured > 0 ? resources.busy / resources.measured : null,
       demo: resources.demo,
     });

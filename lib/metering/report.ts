@@ -5,8 +5,10 @@ import { can } from "@/lib/auth/policy";
 import type { CommandContext } from "@/lib/auth/context";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
+import { shareOf, sumMoney } from "@/lib/money";
 import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
 import { forecastMonth, monthStartOf, nextMonthStartOf, type MonthForecast } from "./forecast";
+import { moneyDigits, moneyFromSql } from "./money-sql";
 import {
   clusterCost,
   dailyCosts,
@@ -64,10 +66,10 @@ export interface SpendReport {
 
 const DAY_MS = 86_400_000;
 
-/** The total of cost drivers, and the resources among them with no price. */
-export function totalsOf(byResource: readonly ResourceTotal[]): { totalCost: number; unpricedResources: string[] } {
+/** The total of cost drivers (the sum of their rounded lines), and the resources among them with no price. */
+export function totalsOf(byResource: readonly ResourceTotal[], digits: number): { totalCost: number; unpricedResources: string[] } {
   return {
-    totalCost: byResource.reduce((s, r) => s + r.cost, 0),
+    totalCost: sumMoney(byResource.map((r) => r.cost), digits),
     unpricedResources: byResource.filter((r) => r.unpricedQuantity > 0).map((r) => r.resource),
   };
 }
@@ -78,7 +80,7 @@ async function commonParts(db: Database, scope: SpendScope, window: ResolvedWind
     spendByResource(db, scope, window),
     windowHasDemoData(db, scope, window),
   ]);
-  return { series, byResource, demo, ...totalsOf(byResource) };
+  return { series, byResource, demo, ...totalsOf(byResource, moneyDigits()) };
 }
 
 /** The days a budget status reads: the month, and a week before it so the forecast's daily rate is known on the 1st. */
@@ -86,26 +88,27 @@ export function budgetWindow(now: Date): SpendWindow {
   return { from: new Date(Math.min(monthStartOf(now).getTime(), now.getTime() - 8 * DAY_MS)), to: nextMonthStartOf(now) };
 }
 
-/** This month against a budget, from the daily costs of budgetWindow(now). */
-export function budgetStatusOf(daily: readonly { day: string; cost: number }[], monthlyAmount: number | null, now: Date): BudgetStatus {
-  const month = forecastMonth(daily, now);
+/** This month against a budget, from the daily costs of budgetWindow(now); shares from the same rounded figures the pages show. */
+export function budgetStatusOf(daily: readonly { day: string; cost: number }[], monthlyAmount: number | null, now: Date, digits: number): BudgetStatus {
+  const month = forecastMonth(daily, now, digits);
   return {
     monthlyAmount,
     month,
-    usedShare: monthlyAmount ? month.monthToDate / monthlyAmount : null,
-    forecastShare: monthlyAmount ? month.forecast / monthlyAmount : null,
+    usedShare: monthlyAmount === null ? null : shareOf(month.monthToDate, monthlyAmount, digits),
+    forecastShare: monthlyAmount === null ? null : shareOf(month.forecast, monthlyAmount, digits),
   };
 }
 
 /** This month's spend, its forecast and the budget (null when none) for a scope. */
 export async function budgetStatus(db: Database, scope: SpendScope, monthlyAmount: number | null, now: Date): Promise<BudgetStatus> {
-  return budgetStatusOf(await dailyCosts(db, scope, budgetWindow(now)), monthlyAmount, now);
+  return budgetStatusOf(await dailyCosts(db, scope, budgetWindow(now)), monthlyAmount, now, moneyDigits());
 }
 
 export async function budgetsOf(db: Database, projectIds: readonly string[]): Promise<Map<string, number>> {
   if (projectIds.length === 0) return new Map();
+  const digits = moneyDigits();
   const rows = await db.select().from(projectBudgets).where(inArray(projectBudgets.projectId, [...projectIds]));
-  return new Map(rows.map((r) => [r.projectId, Number(r.monthlyAmount)]));
+  return new Map(rows.map((r) => [r.projectId, moneyFromSql(r.monthlyAmount, digits)]));
 }
 
 /** A spend scope as addresses name it: by slugs. */
@@ -153,7 +156,7 @@ export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string,
   const scope = { tenantId: reportScope.tenantId };
   const [parts, byProject] = await Promise.all([commonParts(ctx.db, scope, window), spendByProject(ctx.db, scope, window)]);
   const budgets = await budgetsOf(ctx.db, byProject.map((p) => p.projectId));
-  const budgetSum = [...budgets.values()].reduce((s, b) => s + b, 0);
+  const budgetSum = sumMoney(budgets.values(), moneyDigits());
   return {
     scope: reportScope,
     currency: config().currency,

@@ -3,7 +3,9 @@ import type { Database } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { projects, tenants, usageDaily } from "@/db/schema";
 import { loadPools, loadRates } from "@/lib/quota/store";
+import { sumMoney, toMajor, toMinor } from "@/lib/money";
 import { capacityCost } from "./idle";
+import { lineCostSql, moneyDigits, moneyFromSql } from "./money-sql";
 import { pricingDivisorSql } from "./rollup";
 import { isPoolResource } from "./units";
 
@@ -12,6 +14,12 @@ import { isPoolResource } from "./units";
  * Day and month figures come from the daily rollup (usage_daily), hour
  * figures from the hourly table priced in SQL. A window is [from, to): whole
  * UTC days for day and month granularity, whole hours for hour.
+ *
+ * Money follows lib/money.ts: the charge line is one rollup row (project,
+ * resource, UTC day), or one project, resource and hour in hourly series,
+ * rounded to the minor unit (lineCostSql); every figure here is a sum of
+ * rounded lines, so any split of the window (by resource, project, tenant,
+ * period) adds up to the same total to the cent.
  */
 export type Granularity = "hour" | "day" | "month";
 
@@ -44,49 +52,59 @@ function dailyScope(scope: SpendScope): SQL | undefined {
 /** The rollup's days inside a window. */
 export const inDays = (window: SpendWindow) => and(gte(usageDaily.day, dayOf(window.from)), lt(usageDaily.day, dayOf(window.to)));
 
+/** The sum of the rollup's rounded lines (optionally of some of them): exact decimal text. */
+export const dailyCostSql = (digits: number, filter?: SQL) =>
+  filter ? sql<string>`coalesce(sum(${lineCostSql(usageDaily.cost, digits)}) filter (where ${filter}), 0)` : sql<string>`coalesce(sum(${lineCostSql(usageDaily.cost, digits)}), 0)`;
+
 /** Cost and quantity per period and resource. */
 export async function spendSeries(db: Database, scope: SpendScope, window: SpendWindow, granularity: Granularity): Promise<SpendPoint[]> {
-  if (granularity === "hour") return hourlySeries(db, scope, window);
+  const digits = moneyDigits();
+  if (granularity === "hour") return hourlySeries(db, scope, window, digits);
   const period = granularity === "month" ? sql<string>`to_char(date_trunc('month', ${usageDaily.day}), 'YYYY-MM-DD')` : sql<string>`to_char(${usageDaily.day}, 'YYYY-MM-DD')`;
   const rows = await db
     .select({
       period,
       resource: usageDaily.resource,
       quantity: sql<string>`sum(${usageDaily.quantity})`,
-      cost: sql<string>`sum(${usageDaily.cost})`,
+      cost: dailyCostSql(digits),
       unpriced: sql<string>`sum(${usageDaily.unpricedQuantity})`,
     })
     .from(usageDaily)
     .where(and(dailyScope(scope), inDays(window)))
     .groupBy(period, usageDaily.resource)
     .orderBy(period, usageDaily.resource);
-  return rows.map((r) => ({ period: r.period, resource: r.resource, quantity: Number(r.quantity), cost: Number(r.cost), unpricedQuantity: Number(r.unpriced) }));
+  return rows.map((r) => ({ period: r.period, resource: r.resource, quantity: Number(r.quantity), cost: moneyFromSql(r.cost, digits), unpricedQuantity: Number(r.unpriced) }));
 }
 
-async function hourlySeries(db: Database, scope: SpendScope, window: SpendWindow): Promise<SpendPoint[]> {
+/** Hours from the hourly table: each project's hour of a resource is one line, rounded, then added up per hour and resource. */
+async function hourlySeries(db: Database, scope: SpendScope, window: SpendWindow, digits: number): Promise<SpendPoint[]> {
   const where =
     "projectId" in scope ? sql`u.project_id = ${scope.projectId}` : "tenantId" in scope ? sql`u.tenant_id = ${scope.tenantId}` : sql`true`;
   const rows = await rowsOf<{ period: Date | string; resource: string; quantity: string; cost: string; unpriced: string }>(
     db,
     sql`
-      select u.hour as period, u.resource,
-        sum(u.quantity::numeric)::text as quantity,
-        coalesce(sum(u.quantity::numeric * p.unit_price / ${pricingDivisorSql(sql`u.resource`)}), 0)::text as cost,
-        sum(case when p.unit_price is null then u.quantity::numeric else 0 end)::text as unpriced
-      from usage_hourly u
-      left join lateral (
-        select r.unit_price from rates r where r.resource = u.resource and r.effective_from <= u.hour
-        order by r.effective_from desc limit 1
-      ) p on true
-      where ${where} and u.hour >= ${window.from.toISOString()}::timestamptz and u.hour < ${window.to.toISOString()}::timestamptz
-      group by u.hour, u.resource
-      order by u.hour, u.resource`,
+      select period, resource, sum(quantity)::text as quantity, sum(${lineCostSql(sql`cost`, digits)})::text as cost, sum(unpriced)::text as unpriced
+      from (
+        select u.hour as period, u.project_id, u.resource,
+          sum(u.quantity::numeric) as quantity,
+          coalesce(sum(u.quantity::numeric * p.unit_price / ${pricingDivisorSql(sql`u.resource`)}), 0) as cost,
+          sum(case when p.unit_price is null then u.quantity::numeric else 0 end) as unpriced
+        from usage_hourly u
+        left join lateral (
+          select r.unit_price from rates r where r.resource = u.resource and r.effective_from <= u.hour
+          order by r.effective_from desc limit 1
+        ) p on true
+        where ${where} and u.hour >= ${window.from.toISOString()}::timestamptz and u.hour < ${window.to.toISOString()}::timestamptz
+        group by u.hour, u.project_id, u.resource
+      ) line
+      group by period, resource
+      order by period, resource`,
   );
   return rows.map((r) => ({
     period: new Date(r.period).toISOString(),
     resource: r.resource,
     quantity: Number(r.quantity),
-    cost: Number(r.cost),
+    cost: moneyFromSql(r.cost, digits),
     unpricedQuantity: Number(r.unpriced),
   }));
 }
@@ -102,11 +120,12 @@ export interface ResourceTotal {
 
 /** Totals per resource over a window, most expensive first: a project's cost drivers. */
 export async function spendByResource(db: Database, scope: SpendScope, window: SpendWindow): Promise<ResourceTotal[]> {
+  const digits = moneyDigits();
   const rows = await db
     .select({
       resource: usageDaily.resource,
       quantity: sql<string>`sum(${usageDaily.quantity})`,
-      cost: sql<string>`sum(${usageDaily.cost})`,
+      cost: dailyCostSql(digits),
       unpriced: sql<string>`sum(${usageDaily.unpricedQuantity})`,
       measured: sql<string>`sum(${usageDaily.gpuMeasuredHours})`,
       busy: sql<string>`sum(${usageDaily.gpuBusyHours})`,
@@ -114,15 +133,15 @@ export async function spendByResource(db: Database, scope: SpendScope, window: S
     .from(usageDaily)
     .where(and(dailyScope(scope), inDays(window)))
     .groupBy(usageDaily.resource);
-  return rows.map(resourceTotalOf).sort(mostExpensiveFirst);
+  return rows.map((r) => resourceTotalOf(r, digits)).sort(mostExpensiveFirst);
 }
 
-/** A rollup sum per resource as a ResourceTotal (numeric columns arrive as text). */
-export function resourceTotalOf(r: { resource: string; quantity: string; cost: string; unpriced: string; measured: string; busy: string }): ResourceTotal {
+/** A rollup sum per resource as a ResourceTotal (numeric columns arrive as text; cost is a sum of rounded lines, dailyCostSql). */
+export function resourceTotalOf(r: { resource: string; quantity: string; cost: string; unpriced: string; measured: string; busy: string }, digits: number): ResourceTotal {
   return {
     resource: r.resource,
     quantity: Number(r.quantity),
-    cost: Number(r.cost),
+    cost: moneyFromSql(r.cost, digits),
     unpricedQuantity: Number(r.unpriced),
     gpuUtilization: Number(r.measured) > 0 ? Number(r.busy) / Number(r.measured) : null,
   };
@@ -146,7 +165,10 @@ export interface ProjectSpend {
 
 /** Spend per project (a tenant's, or all), most expensive first. Projects with no usage in the window are left out. */
 export async function spendByProject(db: Database, scope: { tenantId: string } | { platform: true }, window: SpendWindow): Promise<ProjectSpend[]> {
+  const digits = moneyDigits();
   const gpu = sql`${usageDaily.resource} like 'gpu:%'`;
+  // A line's idle part is its own rounded line: cost × the measured idle share of its GPU-hours.
+  const idleLine = lineCostSql(sql`(${usageDaily.cost} * (${usageDaily.gpuMeasuredHours} - ${usageDaily.gpuBusyHours}) / ${usageDaily.quantity})`, digits);
   const rows = await db
     .select({
       projectId: usageDaily.projectId,
@@ -154,9 +176,9 @@ export async function spendByProject(db: Database, scope: { tenantId: string } |
       name: projects.name,
       tenantId: usageDaily.tenantId,
       tenantSlug: tenants.slug,
-      cost: sql<string>`sum(${usageDaily.cost})`,
-      gpuCost: sql<string>`coalesce(sum(${usageDaily.cost}) filter (where ${gpu}), 0)`,
-      gpuIdleCost: sql<string>`coalesce(sum(case when ${usageDaily.gpuMeasuredHours} > 0 then ${usageDaily.cost} * (${usageDaily.gpuMeasuredHours} - ${usageDaily.gpuBusyHours}) / ${usageDaily.quantity} else 0 end) filter (where ${gpu} and ${usageDaily.quantity} > 0), 0)`,
+      cost: dailyCostSql(digits),
+      gpuCost: dailyCostSql(digits, gpu),
+      gpuIdleCost: sql<string>`coalesce(sum(case when ${usageDaily.gpuMeasuredHours} > 0 then ${idleLine} else 0 end) filter (where ${gpu} and ${usageDaily.quantity} > 0), 0)`,
       measured: sql<string>`coalesce(sum(${usageDaily.gpuMeasuredHours}) filter (where ${gpu}), 0)`,
       busy: sql<string>`coalesce(sum(${usageDaily.gpuBusyHours}) filter (where ${gpu}), 0)`,
     })
@@ -172,9 +194,9 @@ export async function spendByProject(db: Database, scope: { tenantId: string } |
       name: r.name,
       tenantId: r.tenantId,
       tenantSlug: r.tenantSlug,
-      cost: Number(r.cost),
-      gpuCost: Number(r.gpuCost),
-      gpuIdleCost: Number(r.gpuIdleCost),
+      cost: moneyFromSql(r.cost, digits),
+      gpuCost: moneyFromSql(r.gpuCost, digits),
+      gpuIdleCost: moneyFromSql(r.gpuIdleCost, digits),
       gpuUtilization: Number(r.measured) > 0 ? Number(r.busy) / Number(r.measured) : null,
     }))
     .sort((a, b) => b.cost - a.cost || a.slug.localeCompare(b.slug));
@@ -189,13 +211,14 @@ export interface TenantSpend {
 
 /** Spend per tenant over a window, most expensive first. */
 export async function spendByTenant(db: Database, window: SpendWindow): Promise<TenantSpend[]> {
+  const digits = moneyDigits();
   const rows = await db
-    .select({ tenantId: usageDaily.tenantId, slug: tenants.slug, name: tenants.name, cost: sql<string>`sum(${usageDaily.cost})` })
+    .select({ tenantId: usageDaily.tenantId, slug: tenants.slug, name: tenants.name, cost: dailyCostSql(digits) })
     .from(usageDaily)
     .innerJoin(tenants, eq(tenants.id, usageDaily.tenantId))
     .where(inDays(window))
     .groupBy(usageDaily.tenantId, tenants.slug, tenants.name);
-  return rows.map((r) => ({ ...r, cost: Number(r.cost) })).sort((a, b) => b.cost - a.cost || a.slug.localeCompare(b.slug));
+  return rows.map((r) => ({ ...r, cost: moneyFromSql(r.cost, digits) })).sort((a, b) => b.cost - a.cost || a.slug.localeCompare(b.slug));
 }
 
 export interface ClusterCost {
@@ -209,6 +232,8 @@ export interface ClusterCost {
   otherCost: number;
   /** capacityCost + otherCost = the sum over projects + idle. */
   totalCost: number;
+  /** idleCost ÷ totalCost (null without a positive cluster cost): the idle line's share, wherever a page shows it. */
+  idleShare: number | null;
 }
 
 /**
@@ -217,27 +242,38 @@ export interface ClusterCost {
  * hour at the rates in force.
  */
 export async function clusterCost(db: Database, window: SpendWindow): Promise<ClusterCost> {
+  const digits = moneyDigits();
   const [pools, rateRows, byResource] = await Promise.all([loadPools(db), loadRates(db), spendByResource(db, { platform: true }, window)]);
-  const capacity = capacityCost(pools, rateRows, window.from, window.to);
-  let allocated = 0;
-  let other = 0;
-  for (const r of byResource) {
-    if (isPoolResource(r.resource)) allocated += r.cost;
-    else other += r.cost;
-  }
-  return { capacityCost: capacity, allocatedCost: allocated, idleCost: capacity - allocated, otherCost: other, totalCost: capacity + other };
+  return clusterCostOf(capacityCost(pools, rateRows, window.from, window.to, digits), byResource, digits);
+}
+
+/** The cluster's lines from the capacity line (minor units) and the window's cost per resource, added in minor units. */
+export function clusterCostOf(capacityMinor: number, byResource: readonly ResourceTotal[], digits: number): ClusterCost {
+  const allocated = toMinor(sumMoney(byResource.filter((r) => isPoolResource(r.resource)).map((r) => r.cost), digits), digits);
+  const other = toMinor(sumMoney(byResource.filter((r) => !isPoolResource(r.resource)).map((r) => r.cost), digits), digits);
+  const idle = capacityMinor - allocated;
+  const total = capacityMinor + other;
+  return {
+    capacityCost: toMajor(capacityMinor, digits),
+    allocatedCost: toMajor(allocated, digits),
+    idleCost: toMajor(idle, digits),
+    otherCost: toMajor(other, digits),
+    totalCost: toMajor(total, digits),
+    idleShare: total > 0 ? idle / total : null,
+  };
 }
 
 /** Daily cost totals (all resources) for a scope: the input of the month-end forecast. */
 export async function dailyCosts(db: Database, scope: SpendScope, window: SpendWindow): Promise<{ day: string; cost: number }[]> {
+  const digits = moneyDigits();
   const day = sql<string>`to_char(${usageDaily.day}, 'YYYY-MM-DD')`;
   const rows = await db
-    .select({ day, cost: sql<string>`sum(${usageDaily.cost})` })
+    .select({ day, cost: dailyCostSql(digits) })
     .from(usageDaily)
     .where(and(dailyScope(scope), inDays(window)))
     .groupBy(day)
     .orderBy(day);
-  return rows.map((r) => ({ day: r.day, cost: Number(r.cost) }));
+  return rows.map((r) => ({ day: r.day, cost: moneyFromSql(r.cost, digits) }));
 }
 
 /** Whether any usage in the window is generated demo data (pages say so). */

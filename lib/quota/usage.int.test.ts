@@ -91,14 +91,16 @@ describe(`use and spend in the approval queue (${databaseLabel()})`, () => {
     }
 
     const detector = summaries.get(ids["detector-training"]!)!;
-    // 19 days × 8 H100-hours × 4.10 + 2 today; CPU 19 × 32 × 0.031.
-    const monthToDate = (19 * 8 + 2) * 4.1 + 19 * 32 * 0.031;
+    // Each day is a line rounded to the cent (lib/money.ts): 8 H100-hours × 4.10 = 32.80, CPU 32 × 0.031 = 0.992 → 0.99.
+    // 19 days of both and 2 H100-hours today: 19 × 32.80 + 8.20 + 19 × 0.99 = 650.21.
     expect(detector.budget.monthlyAmount).toBe(15000);
-    expect(detector.budget.month.monthToDate).toBeCloseTo(monthToDate, 6);
-    // The last 7 complete days ran at 8 × 4.10 + 32 × 0.031 a day, carried over the 11.5 days left.
-    expect(detector.budget.month.forecast).toBeCloseTo(monthToDate + (8 * 4.1 + 32 * 0.031) * 11.5, 6);
-    expect(detector.budget.usedShare).toBeCloseTo(monthToDate / 15000, 9);
-    expect(detector.last30Days.totalCost).toBeCloseTo((19 * 8 + 4 + 2) * 4.1 + 19 * 32 * 0.031, 6);
+    expect(detector.budget.month.monthToDate).toBe(650.21);
+    // The last 7 complete days ran at 32.80 + 0.99 = 33.79 a day; over the 11.5 days left that is 388.585 → 388.59.
+    expect(detector.budget.month.dailyRate).toBe(33.79);
+    expect(detector.budget.month.forecast).toBe(650.21 + 388.59);
+    expect(detector.budget.usedShare).toBe(65021 / 1500000);
+    // 30 days: 19 × 32.80 + 16.40 (4 H100-hours) + 8.20, and 19 × 0.99.
+    expect(detector.last30Days.totalCost).toBe(666.61);
     expect(detector.last30Days.byResource.map((r) => r.resource)).toEqual(["gpu:H100", "cpu"]);
     // Measured on the 9 even days only: the busy share of those GPU-hours.
     const busy = [2, 4, 6, 8, 10, 12, 14, 16, 18].reduce((sum, d) => sum + 8 * (0.25 + d / 100), 0);

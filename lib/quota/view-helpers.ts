@@ -1,4 +1,5 @@
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
+import { formatMoney as formatAmount, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
 import { cpuInput, GiB, gpuCountInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
 import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine } from "./capacity";
 import { monthlyCost, type CostEstimate } from "./cost";
@@ -26,6 +27,8 @@ export interface PreviewBasis {
   autoApproved?: AutoApprovedHoldings;
   /** The project's month against its budget, when the person may see its spend; left out otherwise. */
   budget?: BudgetBasis | null;
+  /** Decimals of the currency's minor unit (lib/money minorDigits); 2 when left out. */
+  currencyDigits?: number;
 }
 
 /** This month's spend of a project and its budget, as the budget check needs them (from lib/metering budgetStatus). */
@@ -66,23 +69,29 @@ export const budgetBasisOf = (status: { monthlyAmount: number | null; month: { m
   usageRecorded,
 });
 
-export function checkBudget(b: BudgetBasis, added: number): BudgetCheck {
-  const cents = (n: number) => Math.round(n * 100) / 100;
-  const forecast = cents(b.forecast);
-  const monthToDate = cents(b.monthToDate);
+/**
+ * The figures come from the spend report already rounded (lib/money.ts), so
+ * the forecast shown here is the spend page's; the estimate is rounded once
+ * and the total and what is left are added in minor units.
+ */
+export function checkBudget(b: BudgetBasis, added: number, digits = 2): BudgetCheck {
+  const forecast = roundMoney(b.forecast, digits);
+  const monthToDate = roundMoney(b.monthToDate, digits);
+  const addedLine = roundMoney(added, digits);
   const usageRecorded = b.usageRecorded ?? true;
-  if (b.monthlyAmount === null) return { kind: "no_budget", monthToDate, forecast, added, usageRecorded };
-  const total = cents(forecast + added);
+  if (b.monthlyAmount === null) return { kind: "no_budget", monthToDate, forecast, added: addedLine, usageRecorded };
+  const budget = roundMoney(b.monthlyAmount, digits);
+  const total = sumMoney([forecast, addedLine], digits);
   return {
     usageRecorded,
-    kind: total > b.monthlyAmount ? "over" : "within",
-    budget: b.monthlyAmount,
+    kind: total > budget ? "over" : "within",
+    budget,
     monthToDate,
     forecast,
-    added,
+    added: addedLine,
     total,
-    left: cents(b.monthlyAmount - total),
-    forecastAlreadyOver: forecast > b.monthlyAmount,
+    left: subtractMoney(budget, total, digits),
+    forecastAlreadyOver: forecast > budget,
   };
 }
 
@@ -120,7 +129,7 @@ export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Prev
     estimate,
     capacity,
     auto: autoApproval(amounts, estimate, capacity, basis.policy, basis.autoApproved ?? NO_AUTO_APPROVED_HOLDINGS),
-    budget: basis.budget ? checkBudget(basis.budget, estimate.monthly) : null,
+    budget: basis.budget ? checkBudget(basis.budget, estimate.monthly, basis.currencyDigits) : null,
   };
 }
 
@@ -177,10 +186,8 @@ export function formatBytes(bytes: number): string {
   return `${(Math.round(gib * 10) / 10).toLocaleString("en-US")} GiB`;
 }
 
-/** Money in the configured currency ("$11,972.00"). */
-export function formatMoney(amount: number, currency: string): string {
-  return new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount);
-}
+/** Money in the configured currency ("$11,972.00"): the one rule of lib/money.ts. */
+export const formatMoney = (amount: number, currency: string): string => formatAmount(amount, currency);
 
 /** A unit price: up to 4 decimals, so $0.004 per GiB-hour does not read as $0.00. */
 export function formatUnitPrice(amount: number, currency: string): string {

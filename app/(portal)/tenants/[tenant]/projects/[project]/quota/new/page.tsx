@@ -5,6 +5,7 @@ import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { dateInputValue } from "@/lib/format";
+import { minorDigits } from "@/lib/money";
 import { clusterCapacity } from "@/lib/quota/capacity";
 import { requestableGpuModels } from "@/lib/quota/commands/requests";
 import { projectUsageSummaries } from "@/lib/metering/project-summaries";
@@ -60,6 +61,7 @@ export default async function NewQuotaRequestPage({ params }: { params: Params }
     policy,
     autoApproved: autoApprovedHoldings(autoGrants.get(project.id) ?? [], ctx.now, prices),
     budget: usage ? budgetBasisOf(usage.budget, usage.lastUsageDay !== null) : null,
+    currencyDigits: minorDigits(config().currency),
   };
   const collaborator = isCollaboratorOn(ctx.actor, tenant.id) && !ctx.actor.isPlatformAdmin;
   const base = `/tenants/${tenant.slug}/projects/${project.slug}`;

@@ -1,0 +1,123 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { CommandContext } from "@/lib/auth/context";
+import { projectBudgets } from "@/db/schema";
+import { pivotSeries } from "@/components/spend/pivot";
+import { seedDemoUsage } from "@/lib/demo/usage";
+import { formatMoney, sumMinor, toMinor } from "@/lib/money";
+import { budgetBasisOf, checkBudget } from "@/lib/quota/view-helpers";
+import { databaseLabel } from "@/test/database";
+import { contextOf } from "@/test/fixtures";
+import { projectIdOf, seededDatabase } from "@/test/tenancy";
+import { focusExport } from "./focus-query";
+import { projectUsageSummaries } from "./project-summaries";
+import { platformSpendReport, projectSpendReport, tenantSpendReport, type SpendReport } from "./report";
+import { resolveWindow, spendQueryInput, type ResolvedWindow } from "./window";
+
+/**
+ * The figures of the spend pages agree with each other to the cent, on the
+ * demo story (90 days of usage for several tenants): the platform page's
+ * tenants, projects and cost drivers add up to its spend, and its cluster
+ * equations hold exactly; each tenant page's total is the platform page's
+ * line for it, each project page's total the tenant page's line; the FOCUS
+ * export adds up to the same total; the quota pages' month to date and
+ * forecast are the spend page's. What a page shows is these numbers through
+ * formatMoney, so agreeing numbers are agreeing text.
+ */
+const SEEDED_AT = new Date("2026-06-01T00:00:00.000Z");
+const NOW = new Date("2026-06-15T14:30:00.000Z");
+const seeded = seededDatabase(SEEDED_AT);
+let ctx: CommandContext;
+const DIGITS = 2;
+
+const cents = (values: readonly number[]) => sumMinor(values.map((v) => toMinor(v, DIGITS)));
+const minor = (v: number) => toMinor(v, DIGITS);
+
+function windowOf(range: "7d" | "30d" | "90d" | "month", granularity: "hour" | "day" | "month"): ResolvedWindow {
+  const resolved = resolveWindow(spendQueryInput.parse({ range, granularity }), NOW);
+  if (!("window" in resolved)) throw new Error("a named window resolves");
+  return resolved.window;
+}
+
+/** A report's own lines add up to its total: cost drivers, and (day and month) its series and chart table. */
+function expectSelfConsistent(report: SpendReport) {
+  expect(cents(report.byResource.map((r) => r.cost))).toBe(minor(report.totalCost));
+  if (report.window.granularity !== "hour") {
+    expect(cents(report.series.map((p) => p.cost))).toBe(minor(report.totalCost));
+    const table = pivotSeries(JSON.parse(JSON.stringify(report)) as Parameters<typeof pivotSeries>[0]);
+    expect(minor(table.grandTotal)).toBe(minor(report.totalCost));
+    expect(cents(table.totals)).toBe(minor(table.grandTotal));
+    for (const row of table.rows) expect(cents(row.values)).toBe(minor(row.total));
+  }
+  if (report.byProject) expect(cents(report.byProject.map((p) => p.cost))).toBe(minor(report.totalCost));
+}
+
+beforeAll(async () => {
+  const db = seeded.db;
+  expect(await seedDemoUsage(db, NOW)).toBe(true);
+  await db.insert(projectBudgets).values({ projectId: await projectIdOf(db, "vision-lab", "detector-training"), monthlyAmount: "9000.00", updatedAt: SEEDED_AT });
+  ctx = await contextOf(db, "platform-admin", NOW);
+}, 240_000);
+
+describe(`the spend pages agree to the cent (${databaseLabel()})`, () => {
+  it.each([
+    ["30d", "day"],
+    ["90d", "month"],
+    ["month", "day"],
+    ["7d", "hour"],
+  ] as const)("%s by %s: platform, tenant and project pages, and the FOCUS export", async (range, granularity) => {
+    const window = windowOf(range, granularity);
+    const platform = await platformSpendReport(ctx, window);
+    expect(platform.totalCost).toBeGreaterThan(0);
+    expectSelfConsistent(platform);
+    expect(cents(platform.byTenant!.map((t) => t.cost))).toBe(minor(platform.totalCost));
+
+    // The platform page's two equations, exactly.
+    const k = platform.cluster!;
+    expect(minor(platform.totalCost) + minor(k.idleCost)).toBe(minor(k.totalCost));
+    expect(minor(k.allocatedCost) + minor(k.otherCost)).toBe(minor(platform.totalCost));
+    expect(minor(k.capacityCost) - minor(k.allocatedCost)).toBe(minor(k.idleCost));
+    // Idle's share: one figure for the tile and the tenant table.
+    expect(k.idleShare).toBe(minor(k.idleCost) / minor(k.totalCost));
+
+    for (const t of platform.byTenant!) {
+      const tenant = await tenantSpendReport(ctx, t.slug, window);
+      expectSelfConsistent(tenant);
+      expect(tenant.totalCost, t.slug).toBe(t.cost);
+      for (const p of tenant.byProject!) {
+        const onPlatform = platform.byProject!.find((x) => x.projectId === p.projectId)!;
+        expect(onPlatform, p.slug).toEqual(p);
+        const project = await projectSpendReport(ctx, t.slug, p.slug, window);
+        expectSelfConsistent(project);
+        expect(project.totalCost, p.slug).toBe(p.cost);
+        expect(formatMoney(project.totalCost, "USD")).toBe(formatMoney(p.cost, "USD"));
+      }
+    }
+
+    const focus = await focusExport(ctx, { kind: "platform" }, window);
+    const focusTotal = cents(focus.rows.map((r) => r.BilledCost));
+    if (granularity === "hour") expect(focusTotal).toBe(cents(platform.series.map((p) => p.cost)));
+    else expect(focusTotal).toBe(minor(platform.totalCost));
+  }, 240_000);
+
+  it("the quota pages' month to date and forecast are the spend page's", async () => {
+    const window = windowOf("30d", "day");
+    const platform = await platformSpendReport(ctx, window);
+    const ids = platform.byProject!.map((p) => p.projectId);
+    const summaries = await projectUsageSummaries(ctx.db, ids, NOW);
+    for (const p of platform.byProject!) {
+      const page = await projectSpendReport(ctx, p.tenantSlug, p.slug, window);
+      const summary = summaries.get(p.projectId)!;
+      // The request form and the approval queue read the summary; the spend page reads the report.
+      expect(summary.budget, p.slug).toEqual(page.budget);
+      expect(summary.last30Days.totalCost, p.slug).toBe(page.totalCost);
+      const check = checkBudget(budgetBasisOf(summary.budget), 0, DIGITS);
+      expect(formatMoney(check.forecast, "USD")).toBe(formatMoney(page.budget!.month.forecast, "USD"));
+      // Month to date is the sum of the days' rounded lines; the forecast adds the rest of the month to it.
+      expect(minor(page.budget!.month.forecast)).toBeGreaterThanOrEqual(minor(page.budget!.month.monthToDate));
+    }
+    const detector = platform.byProject!.find((p) => p.slug === "detector-training")!;
+    const status = summaries.get(detector.projectId)!.budget;
+    expect(status.monthlyAmount).toBe(9000);
+    expect(status.usedShare).toBe(minor(status.month.monthToDate) / 900000);
+  }, 240_000);
+});
