@@ -61,6 +61,8 @@ export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log
   const ALERTS_EVERY_MS = 15 * 60_000;
   let lastAlerts = 0;
   let stopped = false;
+  // Aborted by stop(): the pass in progress claims nothing more and hands back what it has not started.
+  const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const usage = o.settings.prometheus ? prometheusUsageTicker({ db: o.db, settings: o.settings.prometheus, clock: o.clock, log }) : null;
@@ -77,7 +79,8 @@ export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log
         const r = await evaluateSpendAlerts(o.db, o.clock());
         if (r.sent.length > 0) log(`spend alerts: ${r.sent.length} sent`);
       }
-      await reconcileDue(o);
+      await reconcileDue({ ...o, signal: stopping.signal });
+      if (stopping.signal.aborted) return;
       await deliverDueWebhooks(o.db, o.clock());
       if (o.client && driftEveryMs > 0 && Date.now() - lastDrift >= driftEveryMs) {
         lastDrift = Date.now();
@@ -122,6 +125,7 @@ export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log
     },
     async stop() {
       stopped = true;
+      stopping.abort();
       clearTimeout(timer);
       await Promise.all([running, usage?.stop()]);
     },

@@ -21,8 +21,15 @@ export interface ReconcilerOptions {
   clock: Clock;
   /** Names this worker in claims and attempts (host and pid in production). */
   workerId: string;
-  /** How long a claim holds before another worker may take the change over (a crashed worker's). */
+  /**
+   * How long a claim holds before another worker may take the change over (a
+   * crashed worker's). Short, because a live worker renews it by heartbeat while
+   * it works (every third of the lease): a dead replica's changes are taken over
+   * within this time, not minutes later.
+   */
   leaseMs?: number;
+  /** Aborted when the process stops: no new claims, and changes claimed but not started are handed back at once. */
+  signal?: AbortSignal;
   /** Backoff after the first failure; doubles per attempt up to maxBackoffMs. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -37,7 +44,7 @@ type Change = typeof clusterChanges.$inferSelect;
 /** `reason` of a retry or failure: the API's Status reason, ours (Timeout, ConnectionRefused, ...), InvalidObject, or http_<code>. */
 type Outcome = { status: "applied" } | { status: "recorded" } | { status: "retry"; error: string; reason: string; delayMs: number } | { status: "failed"; error: string; reason: string };
 
-const DEFAULT_LEASE_MS = 5 * 60_000;
+export const DEFAULT_LEASE_MS = 30_000;
 
 /**
  * Take due changes, oldest first, with FOR UPDATE SKIP LOCKED so any number of
@@ -296,17 +303,67 @@ function failureOutcome(o: ReconcilerOptions, change: Change, error: unknown): O
   return { status: "retry", reason, error: message, delayMs: backoffMs(change.attempts, o, e.retryAfterMs) };
 }
 
-/** Claim and process due changes until none are due. Returns how many were processed. */
+/**
+ * Renew this worker's claims on the given changes (those it still holds), so a
+ * slow apply is not taken over by another replica while this one is alive.
+ */
+export async function renewClaims(o: ReconcilerOptions, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const now = o.clock();
+  await o.db
+    .update(clusterChanges)
+    .set({ claimedUntil: new Date(now.getTime() + (o.leaseMs ?? DEFAULT_LEASE_MS)) })
+    .where(and(inArray(clusterChanges.id, [...ids]), eq(clusterChanges.status, "applying"), eq(clusterChanges.claimedBy, o.workerId)));
+}
+
+/**
+ * Hand claimed changes back to the queue at once (a stopping worker): due now,
+ * for any other replica, without waiting for the lease to lapse. The attempt
+ * that was counted when claiming is given back too: nothing was tried.
+ */
+export async function releaseClaims(o: ReconcilerOptions, ids: readonly number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const now = o.clock();
+  const released = await o.db
+    .update(clusterChanges)
+    .set({ status: "pending", claimedBy: null, claimedUntil: null, nextAttemptAt: now, attempts: sql`greatest(${clusterChanges.attempts} - 1, 0)`, updatedAt: now })
+    .where(and(inArray(clusterChanges.id, [...ids]), eq(clusterChanges.status, "applying"), eq(clusterChanges.claimedBy, o.workerId)))
+    .returning({ id: clusterChanges.id });
+  return released.length;
+}
+
+/**
+ * Claim and process due changes until none are due (or the signal stops the
+ * worker). Returns how many were processed. While a batch is worked on, its
+ * claims are renewed by heartbeat; when the signal aborts, changes not yet
+ * started are released at once and the ones in flight finish.
+ */
 export async function reconcileDue(o: ReconcilerOptions): Promise<number> {
   let processed = 0;
-  for (;;) {
+  const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
+  while (!o.signal?.aborted) {
     const claimed = await claimDueChanges(o);
     if (claimed.length === 0) return processed;
     const queue = [...claimed];
-    const lanes = Array.from({ length: Math.min(o.concurrency ?? 4, queue.length) }, async () => {
-      for (let c = queue.shift(); c; c = queue.shift()) await processChange(o, c);
-    });
-    await Promise.all(lanes);
-    processed += claimed.length;
+    const held = new Set(claimed.map((c) => c.id));
+    const heartbeat = setInterval(() => void renewClaims(o, [...held]).catch(() => undefined), Math.max(50, Math.floor(leaseMs / 3)));
+    heartbeat.unref();
+    try {
+      const lanes = Array.from({ length: Math.min(o.concurrency ?? 4, queue.length) }, async () => {
+        for (let c = queue.shift(); c && !o.signal?.aborted; c = queue.shift()) {
+          await processChange(o, c);
+          held.delete(c.id);
+          processed += 1;
+        }
+      });
+      // Every lane ends before claims are released, even when one fails.
+      const failed = (await Promise.allSettled(lanes)).find((r) => r.status === "rejected");
+      if (failed) throw failed.reason;
+    } finally {
+      clearInterval(heartbeat);
+      // Stopped mid-batch (or a lane failed): what was not started goes back to the queue now.
+      if (held.size > 0) await releaseClaims(o, [...held]);
+    }
   }
+  return processed;
 }
