@@ -81,6 +81,12 @@ const envSchema = z.object({
     .min(1, "must be at least 1")
     .max(24 * 30, "must be at most 720 (30 days)")
     .default(12),
+  ALLOT_SHUTDOWN_DRAIN_SECONDS: z.coerce
+    .number({ message: "must be a number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(0, "must be 0 or more")
+    .max(120, "must be at most 120")
+    .default(3),
   ALLOT_MIGRATE_ON_START: flag.default(true),
   ALLOT_MAX_COLLABORATOR_DAYS: z.coerce
     .number({ message: "must be a number of days" })
@@ -143,6 +149,8 @@ export type AllotConfig = {
   adminGroup: string | undefined;
   groupsClaim: string;
   sessionHours: number;
+  /** After SIGTERM, how long the server goes on answering with readiness false before it closes. */
+  shutdownDrainSeconds: number;
   migrateOnStart: boolean;
   maxCollaboratorDays: number;
   invitationDays: number;
@@ -234,6 +242,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     adminGroup: e.ALLOT_ADMIN_GROUP,
     groupsClaim: e.ALLOT_GROUPS_CLAIM,
     sessionHours: e.ALLOT_SESSION_HOURS,
+    shutdownDrainSeconds: e.ALLOT_SHUTDOWN_DRAIN_SECONDS,
     migrateOnStart: e.ALLOT_MIGRATE_ON_START,
     maxCollaboratorDays: e.ALLOT_MAX_COLLABORATOR_DAYS,
     invitationDays: e.ALLOT_INVITATION_DAYS,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { shutDown, type ShutdownStep } from "./shutdown";
+import { isDraining } from "./draining";
+import { shutDown, shutdownSteps, type ShutdownStep } from "./shutdown";
 
 const never = () => new Promise<void>(() => {});
 
@@ -29,5 +30,27 @@ describe("shutDown", () => {
     await expect(shutDown([{ name: "reconcile worker", run: never }], (m) => logged.push(m), 50)).resolves.toBe(1);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(logged.join()).toMatch(/reconcile worker did not stop within 0.05 s/);
+  });
+});
+
+describe("the shutdown order", () => {
+  it("turns readiness false first, stops the worker before the drain, and closes the database last", () => {
+    expect(shutdownSteps(3000).map((s) => s.name)).toEqual(["readiness", "reconcile worker", "drain", "database"]);
+  });
+
+  it("readiness answers 503 draining from the first step on, without asking the database", async () => {
+    const { GET } = await import("@/app/readyz/route");
+    expect(isDraining()).toBe(false);
+    await shutdownSteps(0)[0]!.run();
+    expect(isDraining()).toBe(true);
+    const response = await GET();
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({ status: "draining" });
+  });
+
+  it("the drain step waits the drain period", async () => {
+    const started = Date.now();
+    await shutdownSteps(120)[2]!.run();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(110);
   });
 });

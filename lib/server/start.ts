@@ -9,7 +9,6 @@ import { registerTracing } from "@/lib/observability/tracing";
 import { exitCleanlyOnSignals } from "./shutdown";
 
 export async function startServer(): Promise<void> {
-  exitCleanlyOnSignals();
   // Before the first request: Next reports requests as spans only once a tracer provider exists.
   registerTracing();
   let c;
@@ -22,6 +21,7 @@ export async function startServer(): Promise<void> {
     }
     throw error;
   }
+  exitCleanlyOnSignals(c.shutdownDrainSeconds * 1000);
   if (!c.authSecret) {
     console.error("[allot] AUTH_SECRET is required: a random string of 32 or more characters (npm start creates one for the embedded default).");
     process.exit(1);
