@@ -28,7 +28,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 export function shutdownSteps(drainMs: number): ShutdownStep[] {
   return [
-    { name: "readiness", run: async () => beginDraining() },
+    { name: "readiness", run: () => Promise.resolve(beginDraining()) },
     { name: "reconcile worker", run: stopInProcessWorker },
     { name: "drain", run: () => sleep(drainMs) },
     { name: "database", run: closeDatabase },
