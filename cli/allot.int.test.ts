@@ -3,7 +3,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
+import { openDatabase } from "@/db/client";
 
 /**
  * The operator CLI as an operator runs it: a separate process on an embedded
@@ -13,10 +15,14 @@ const run = promisify(execFile);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "allot-cli-"));
 const tsx = path.join(process.cwd(), "node_modules", ".bin", "tsx");
 
-async function allot(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function allot(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return allotWith({}, ...args);
+}
+
+async function allotWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(tsx, ["--conditions=react-server", "cli/allot.ts", ...args], {
-      env: { ...process.env, DATABASE_URL: "", ALLOT_DATA_DIR: path.join(dataDir, "db") },
+      env: { ...process.env, DATABASE_URL: "", ALLOT_DATA_DIR: path.join(dataDir, "db"), ...env },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
@@ -110,5 +116,51 @@ describe("operator CLI", { timeout: 180_000 }, () => {
     const verified = await allot("verify-audit");
     expect(verified.code).toBe(0);
     expect(verified.stdout).toMatch(/Audit chain intact: \d+ events verified/);
+  });
+
+  it("makes a checkpoint key, signs the head, and tells when the newest events are then deleted", async () => {
+    const keys = path.join(dataDir, "keys");
+    const made = await allot("audit-key", "--out", keys);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/^Key [0-9a-f]{16}: private .*audit-checkpoint\.key/);
+    expect(fs.statSync(path.join(keys, "audit-checkpoint.key")).mode & 0o077).toBe(0);
+    expect((await allot("audit-key", "--out", keys)).stderr).toMatch(/exists already: a key is never overwritten/);
+
+    const checkpoints = path.join(dataDir, "checkpoints");
+    const env = { ALLOT_AUDIT_CHECKPOINT_KEY_FILE: path.join(keys, "audit-checkpoint.key"), ALLOT_AUDIT_CHECKPOINT_DIR: checkpoints };
+    const unchecked = await allotWith({}, "verify-audit", "--require-checkpoint");
+    expect(unchecked.code).toBe(1);
+    expect(unchecked.stdout).toMatch(/The newest events cannot be checked: no checkpoint key is configured/);
+
+    const signed = await allotWith(env, "audit-checkpoint");
+    expect(signed.code).toBe(0);
+    const line = JSON.parse(signed.stdout.trim()) as { event: string; checkpoint: { seq: number } };
+    expect(line.event).toBe("audit.checkpoint");
+    const head = line.checkpoint.seq;
+    expect(signed.stderr).toMatch(new RegExp(`Checkpoint signed at event ${head} .*written to the log \\(above\\), ${checkpoints}/audit-checkpoint-0*${head}-`));
+    const verified = await allotWith(env, "verify-audit", "--require-checkpoint");
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(new RegExp(`The log matches the newest checkpoint \\(event ${head}, signed `));
+
+    // Someone with the table owner's rights removes the three newest events.
+    const handle = openDatabase({ kind: "pglite", dataDir: path.join(dataDir, "db") });
+    try {
+      await handle.db.execute(sql`alter table audit_events disable trigger audit_events_append_only`);
+      await handle.db.execute(sql`delete from audit_events where seq > ${head - 3}`);
+      await handle.db.execute(sql`alter table audit_events enable trigger audit_events_append_only`);
+    } finally {
+      await handle.close();
+    }
+    const missing = await allotWith(env, "verify-audit");
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/Hash chain intact/);
+    expect(missing.stderr).toMatch(new RegExp(`Events ${head - 2}–${head} are MISSING: the checkpoint of .* was signed at event ${head}, but the log ends at event ${head - 3}\\.`));
+    // The checkpoint as the log stream carried it, with only the public key: the same finding.
+    const logFile = path.join(dataDir, "portal.log");
+    fs.writeFileSync(logFile, `${signed.stdout}`);
+    const fromLog = await allotWith({}, "verify-audit", "--checkpoint", logFile, "--public-key", path.join(keys, "audit-checkpoint.pub"));
+    expect(fromLog.code).toBe(1);
+    expect(fromLog.stderr).toMatch(new RegExp(`Events ${head - 2}–${head} are MISSING`));
+    expect((await allotWith(env, "audit-checkpoint")).stderr).toMatch(new RegExp(`Checkpoint refused: the log ends at event ${head - 3}, but the last checkpoint was signed at event ${head}`));
   });
 });

@@ -8,7 +8,12 @@ import { DataDirLockedError } from "@/db/data-dir-lock";
 import { runMigrations } from "@/db/migrate";
 import { seedDemoData } from "@/db/seed";
 import { seedDemoUsage } from "@/lib/demo/usage";
-import { verifyAuditChain } from "@/lib/audit/verify";
+import fs from "node:fs";
+import path from "node:path";
+import { checkpointPublicKey, CheckpointKeyError, generateCheckpointKeyPair } from "@/lib/audit/checkpoint";
+import { writeAuditCheckpoint } from "@/lib/audit/checkpoint-writer";
+import { describeAuditVerification } from "@/lib/audit/describe-verification";
+import { verifyAuditLog } from "@/lib/audit/verify-with-checkpoints";
 import { adminEmail, grantPlatformAdmin } from "@/lib/auth/platform-admins";
 import { systemClock } from "@/lib/clock";
 import { parseArgs } from "node:util";
@@ -36,7 +41,14 @@ Commands:
                           --platform --name <name>   (platform-scoped, holds the platform admin role)
   mint-token              --tenant <slug> | --platform, --service-account <name>, --expires-days <n> | --no-expiry
                           prints only the token (use npm run -s to silence npm's own header)
-  verify-audit            check the audit log's hash chain
+  verify-audit [--checkpoint <file> ...] [--public-key <file>] [--require-checkpoint]
+                          check the audit log's hash chain, and its end against the newest signed checkpoint
+                          (from ALLOT_AUDIT_CHECKPOINT_DIR, or the files given: checkpoint JSON or log lines);
+                          exit 1 when events were changed or removed; with --require-checkpoint also when
+                          no checkpoint could be checked
+  audit-checkpoint        sign the audit chain's head now and send it where checkpoints go (log, directory, webhook)
+  audit-key --out <dir>   make an Ed25519 key pair for checkpoints: <dir>/audit-checkpoint.key (private, mode 0600)
+                          and <dir>/audit-checkpoint.pub (public, for verifying)
   render --out <dir>      write the desired state of every tenant as YAML, one folder per namespace
                           (_cluster/ for cluster-scoped objects), for review or a GitOps repository
   worker [--once]         run the cluster reconcile worker (for scale-out, with ALLOT_CLUSTER_WORKER=0 on
@@ -66,6 +78,9 @@ function options(args: string[]) {
       once: { type: "boolean", default: false },
       from: { type: "string" },
       to: { type: "string" },
+      checkpoint: { type: "string", multiple: true, default: [] },
+      "public-key": { type: "string" },
+      "require-checkpoint": { type: "boolean", default: false },
     },
     strict: true,
   }).values;
@@ -91,6 +106,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 1;
   }
+  // Before the configuration is read: the key it would name may not exist yet.
+  if (command === "audit-key") return writeCheckpointKeys(options(args).out);
   const c = config();
   const handle = openDatabase(c.database);
   const where = c.database.kind === "postgres" ? "PostgreSQL" : `embedded database in ${c.database.dataDir}`;
@@ -150,13 +167,29 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case "verify-audit": {
-        const result = await verifyAuditChain(handle.db);
-        if (result.intact) {
-          console.log(`Audit chain intact: ${result.events} events verified.`);
-          return 0;
+        const o = options(args);
+        const publicKey = o["public-key"] ? publicKeyFromFlag(o["public-key"]) : c.auditCheckpoints.publicKey;
+        const files = o.checkpoint ?? [];
+        for (const f of files) if (!fs.existsSync(f)) throw new UsageError(`--checkpoint ${f}: no such file`);
+        const result = describeAuditVerification(await verifyAuditLog(handle.db, { publicKey, dir: c.auditCheckpoints.dir, files }));
+        for (const line of result.lines) (result.status === "failed" ? console.error : console.log)(line);
+        return result.status === "failed" || (result.status === "unchecked" && o["require-checkpoint"]) ? 1 : 0;
+      }
+      case "audit-checkpoint": {
+        if (!c.auditCheckpoints.signing) throw new UsageError("audit-checkpoint needs ALLOT_AUDIT_CHECKPOINT_KEY_FILE (or ALLOT_AUDIT_CHECKPOINT_KEY): make one with `allot audit-key --out <dir>`");
+        const result = await writeAuditCheckpoint(handle.db, c.auditCheckpoints, { now: systemClock(), force: true, out: (line) => console.log(line) });
+        if (!result.written) {
+          console.error(result.reason === "empty" ? "The audit log is empty: nothing to checkpoint." : `Checkpoint refused: ${result.reason === "refused" ? result.detail : result.reason}.`);
+          return result.reason === "empty" ? 0 : 1;
         }
-        console.error(`Audit chain BROKEN at event ${result.broken.seq}: ${result.broken.reason} (${result.events} events before it verified).`);
-        return 1;
+        const places = [result.logged ? "the log (above)" : null, result.file ? result.file.path : null, c.auditCheckpoints.webhook ? "the webhook" : null].filter(Boolean);
+        console.error(`Checkpoint signed at event ${result.checkpoint.seq} (key ${result.checkpoint.keyId}), written to ${places.join(", ")}.`);
+        const webhook = await result.webhook;
+        if (webhook && !webhook.delivered) {
+          console.error(`The webhook did not take it after ${webhook.attempts} attempts: ${webhook.error}.`);
+          return 1;
+        }
+        return 0;
       }
       case "render": {
         const o = options(args);
@@ -179,7 +212,7 @@ async function main(argv: string[]): Promise<number> {
         }
         setLeader(true);
         await serveMetrics(c.metricsPort, () => handle, systemClock, (m, e) => console.error(m, e ?? ""));
-        const loop = startReconcileLoop(reconciler);
+        const loop = startReconcileLoop({ ...reconciler, auditCheckpoints: c.auditCheckpoints });
         await new Promise<void>((resolve) => {
           for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
         });
@@ -215,6 +248,28 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await handle.close();
   }
+}
+
+function publicKeyFromFlag(file: string) {
+  try {
+    return checkpointPublicKey(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    if (error instanceof CheckpointKeyError) throw new UsageError(`--public-key ${file} ${error.message}`);
+    throw new UsageError(`--public-key ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+function writeCheckpointKeys(out: string | undefined): number {
+  if (!out) throw new UsageError("audit-key needs --out <dir>");
+  const privateFile = path.join(out, "audit-checkpoint.key");
+  const publicFile = path.join(out, "audit-checkpoint.pub");
+  for (const f of [privateFile, publicFile]) if (fs.existsSync(f)) throw new UsageError(`${f} exists already: a key is never overwritten (checkpoints signed with it could no longer be checked)`);
+  const pair = generateCheckpointKeyPair();
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(privateFile, pair.privatePem, { mode: 0o600, flag: "wx" });
+  fs.writeFileSync(publicFile, pair.publicPem, { mode: 0o644, flag: "wx" });
+  console.log(`Key ${pair.keyId}: private ${privateFile} (ALLOT_AUDIT_CHECKPOINT_KEY_FILE, keep it secret), public ${publicFile} (ALLOT_AUDIT_CHECKPOINT_PUBLIC_KEY_FILE, or verify-audit --public-key; keep a copy outside the cluster).`);
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

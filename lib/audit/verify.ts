@@ -9,15 +9,27 @@ export type ChainVerification = { intact: true; events: number } | { intact: fal
 const PAGE = 2000;
 
 /** Re-hash the whole log in order, a page at a time, and report the first broken link. */
-export async function verifyAuditChain(db: Database): Promise<ChainVerification> {
-  let expected = { prevHash: GENESIS_HASH, seq: 1 };
+export function verifyAuditChain(db: Database): Promise<ChainVerification> {
+  return verifyFrom(db, null);
+}
+
+/**
+ * Re-hash only the events after a known-good one (a checkpoint already
+ * matched): they must follow from its hash, numbered on from its seq.
+ */
+export function verifyAuditChainAfter(db: Database, known: { seq: number; hash: string }): Promise<ChainVerification> {
+  return verifyFrom(db, known);
+}
+
+async function verifyFrom(db: Database, known: { seq: number; hash: string } | null): Promise<ChainVerification> {
+  let expected = known ? { prevHash: known.hash, seq: known.seq + 1 } : { prevHash: GENESIS_HASH, seq: 1 };
   let checked = 0;
   for (;;) {
     const page = await db
       .select()
       .from(auditEvents)
-      // The first page has no lower bound, so a forged row with seq <= 0 is read and fails the check.
-      .where(checked === 0 ? undefined : gt(auditEvents.seq, expected.seq - 1))
+      // From the start, the first page has no lower bound, so a forged row with seq <= 0 is read and fails the check.
+      .where(checked === 0 && !known ? undefined : gt(auditEvents.seq, expected.seq - 1))
       .orderBy(asc(auditEvents.seq))
       .limit(PAGE);
     const broken = findFirstBrokenLink(page, expected);

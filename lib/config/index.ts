@@ -1,4 +1,7 @@
+import fs from "node:fs";
+import { createPublicKey as createPublicKeyOf, type KeyObject } from "node:crypto";
 import { z } from "zod";
+import { checkpointPrivateKey, checkpointPublicKey, checkpointKeyId, CheckpointKeyError } from "@/lib/audit/checkpoint";
 import { renderConfig, type RenderConfig } from "@/lib/cluster/desired-state";
 import { parseQuantity } from "@/lib/cluster/quantity";
 
@@ -135,6 +138,19 @@ const envSchema = z.object({
     .min(0, "must be 0 (off) or a port from 1 to 65535")
     .max(65535, "must be 0 (off) or a port from 1 to 65535")
     .default(9464),
+  ALLOT_AUDIT_CHECKPOINT_KEY_FILE: z.string().min(1).optional(),
+  ALLOT_AUDIT_CHECKPOINT_KEY: z.string().min(1).optional(),
+  ALLOT_AUDIT_CHECKPOINT_PUBLIC_KEY_FILE: z.string().min(1).optional(),
+  ALLOT_AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),
+  ALLOT_AUDIT_CHECKPOINT_WEBHOOK_URL: httpUrl.optional(),
+  ALLOT_AUDIT_CHECKPOINT_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters (try: openssl rand -hex 32)").optional(),
+  ALLOT_AUDIT_CHECKPOINT_LOG: flag.default(true),
+  ALLOT_AUDIT_CHECKPOINT_INTERVAL_MINUTES: z.coerce
+    .number({ message: "must be a number of minutes" })
+    .int("must be a whole number of minutes")
+    .min(0, "must be 0 (only on demand) or more")
+    .max(24 * 60, "must be at most 1440 (a day)")
+    .default(5),
   PROMETHEUS_URL: httpUrl.optional(),
   PROMETHEUS_BACKFILL_DAYS: z.coerce.number({ message: "must be a number of days" }).int("must be a whole number of days").min(0, "must be 0 or more").max(365, "must be at most 365").default(7),
   PROMETHEUS_TIMEOUT_SECONDS: z.coerce.number({ message: "must be a number of seconds" }).int("must be a whole number of seconds").min(1, "must be at least 1").max(600, "must be at most 600").default(30),
@@ -165,7 +181,28 @@ export type AllotConfig = {
   cluster: ClusterSettings;
   /** The port of /metrics, apart from the portal's; null when METRICS_PORT=0. */
   metricsPort: number | null;
+  auditCheckpoints: AuditCheckpointSettings;
 };
+
+/**
+ * Signed checkpoints of the audit chain's head (lib/audit/checkpoint-*.ts).
+ * Writing needs the private key; verifying needs only the public key, so a
+ * process that only verifies (after a restore) can be given that alone.
+ */
+export interface AuditCheckpointSettings {
+  /** Null: checkpoints are not written here. */
+  signing: { privateKey: KeyObject } | null;
+  /** Null: checkpoints cannot be checked, so removal of the newest events goes unnoticed. */
+  publicKey: KeyObject | null;
+  keyId: string | null;
+  /** Where checkpoint files are written and read from. */
+  dir: string | null;
+  webhook: { url: string; secret: string | null } | null;
+  /** One JSON line on stdout per checkpoint. */
+  logStream: boolean;
+  /** 0: only on demand. */
+  intervalMinutes: number;
+}
 
 /** How the portal renders and applies desired state (lib/cluster). */
 export interface ClusterSettings {
@@ -227,6 +264,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
       missing.map((k) => `${k} is required when ${setParts.map(([s]) => s).join(" and ")} is set (OIDC needs all three)`),
     );
   }
+  const auditCheckpoints = auditCheckpointSettings(e);
   const oidc =
     e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
       ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET, displayName: e.OIDC_DISPLAY_NAME }
@@ -251,6 +289,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     testClockFile: e.ALLOT_TEST_CLOCK_FILE,
     currency: e.ALLOT_CURRENCY,
     metricsPort: e.METRICS_PORT === 0 ? null : e.METRICS_PORT,
+    auditCheckpoints,
     gpuIdle: { threshold: e.ALLOT_GPU_IDLE_THRESHOLD, minMeasuredHours: e.ALLOT_GPU_IDLE_MIN_HOURS },
     cluster: {
       mode: e.ALLOT_CLUSTER_MODE,
@@ -271,6 +310,66 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
         kueue: { enabled: e.ALLOT_KUEUE, apiVersion: e.ALLOT_KUEUE_API_VERSION, cohort: e.ALLOT_KUEUE_COHORT },
       }),
     },
+  };
+}
+
+type ParsedEnv = z.output<typeof envSchema>;
+
+function readKeyFile<T>(variable: string, file: string, load: (pem: string) => T): T {
+  let pem: string;
+  try {
+    pem = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError([`${variable} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}: ${file})`]);
+  }
+  return loadKey(variable, pem, load);
+}
+
+function loadKey<T>(variable: string, pem: string, load: (pem: string) => T): T {
+  try {
+    return load(pem);
+  } catch (error) {
+    if (error instanceof CheckpointKeyError) throw new ConfigError([`${variable} ${error.message}`]);
+    throw error;
+  }
+}
+
+function auditCheckpointSettings(e: ParsedEnv): AuditCheckpointSettings {
+  if (e.ALLOT_AUDIT_CHECKPOINT_KEY_FILE && e.ALLOT_AUDIT_CHECKPOINT_KEY) {
+    throw new ConfigError(["ALLOT_AUDIT_CHECKPOINT_KEY and ALLOT_AUDIT_CHECKPOINT_KEY_FILE are both set: set only one"]);
+  }
+  const privateKey = e.ALLOT_AUDIT_CHECKPOINT_KEY_FILE
+    ? readKeyFile("ALLOT_AUDIT_CHECKPOINT_KEY_FILE", e.ALLOT_AUDIT_CHECKPOINT_KEY_FILE, checkpointPrivateKey)
+    : e.ALLOT_AUDIT_CHECKPOINT_KEY
+      ? // An env value often arrives with its newlines escaped.
+        loadKey("ALLOT_AUDIT_CHECKPOINT_KEY", e.ALLOT_AUDIT_CHECKPOINT_KEY.replaceAll("\\n", "\n"), checkpointPrivateKey)
+      : null;
+  const givenPublic = e.ALLOT_AUDIT_CHECKPOINT_PUBLIC_KEY_FILE
+    ? readKeyFile("ALLOT_AUDIT_CHECKPOINT_PUBLIC_KEY_FILE", e.ALLOT_AUDIT_CHECKPOINT_PUBLIC_KEY_FILE, checkpointPublicKey)
+    : null;
+  const privateVariable = e.ALLOT_AUDIT_CHECKPOINT_KEY_FILE ? "ALLOT_AUDIT_CHECKPOINT_KEY_FILE" : "ALLOT_AUDIT_CHECKPOINT_KEY";
+  const publicKey = givenPublic ?? (privateKey ? createPublicKeyOf(privateKey) : null);
+  if (privateKey && givenPublic && checkpointKeyId(givenPublic) !== checkpointKeyId(createPublicKeyOf(privateKey))) {
+    throw new ConfigError([`ALLOT_AUDIT_CHECKPOINT_PUBLIC_KEY_FILE is not the public half of ${privateVariable}`]);
+  }
+  const problems: string[] = [];
+  if (e.ALLOT_AUDIT_CHECKPOINT_DIR && !publicKey) {
+    problems.push("ALLOT_AUDIT_CHECKPOINT_DIR needs ALLOT_AUDIT_CHECKPOINT_KEY_FILE (to write checkpoints) or ALLOT_AUDIT_CHECKPOINT_PUBLIC_KEY_FILE (to verify them)");
+  }
+  if (e.ALLOT_AUDIT_CHECKPOINT_WEBHOOK_URL && !privateKey) problems.push("ALLOT_AUDIT_CHECKPOINT_WEBHOOK_URL needs ALLOT_AUDIT_CHECKPOINT_KEY_FILE: checkpoints are signed before they are sent");
+  if (e.ALLOT_AUDIT_CHECKPOINT_WEBHOOK_SECRET && !e.ALLOT_AUDIT_CHECKPOINT_WEBHOOK_URL) problems.push("ALLOT_AUDIT_CHECKPOINT_WEBHOOK_SECRET is set without ALLOT_AUDIT_CHECKPOINT_WEBHOOK_URL");
+  if (privateKey && !e.ALLOT_AUDIT_CHECKPOINT_LOG && !e.ALLOT_AUDIT_CHECKPOINT_DIR && !e.ALLOT_AUDIT_CHECKPOINT_WEBHOOK_URL) {
+    problems.push(`ALLOT_AUDIT_CHECKPOINT_LOG is 0 and neither ALLOT_AUDIT_CHECKPOINT_DIR nor ALLOT_AUDIT_CHECKPOINT_WEBHOOK_URL is set: signed checkpoints would go nowhere`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    signing: privateKey ? { privateKey } : null,
+    publicKey,
+    keyId: publicKey ? checkpointKeyId(publicKey) : null,
+    dir: e.ALLOT_AUDIT_CHECKPOINT_DIR ?? null,
+    webhook: e.ALLOT_AUDIT_CHECKPOINT_WEBHOOK_URL ? { url: e.ALLOT_AUDIT_CHECKPOINT_WEBHOOK_URL, secret: e.ALLOT_AUDIT_CHECKPOINT_WEBHOOK_SECRET ?? null } : null,
+    logStream: e.ALLOT_AUDIT_CHECKPOINT_LOG,
+    intervalMinutes: e.ALLOT_AUDIT_CHECKPOINT_INTERVAL_MINUTES,
   };
 }
 
