@@ -56,7 +56,7 @@ export function SubmitButton({ children, pendingLabel }: { children: ReactNode; 
 export function FormMessage({ status, message }: { status: "idle" | "ok" | "error"; message?: string }) {
   if (!message) return null;
   return (
-    <p role={status === "error" ? "alert" : "status"} className={`rounded-md px-3 py-2 text-sm ${status === "error" ? "bg-red-50 text-red-800" : "bg-emerald-50 text-emerald-800"}`}>
+    <p role={status === "error" ? "alert" : "status"} className={`whitespace-pre-line rounded-md px-3 py-2 text-sm ${status === "error" ? "bg-red-50 text-red-800" : "bg-emerald-50 text-emerald-800"}`}>
       {message}
     </p>
   );

@@ -70,6 +70,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "tenant.create": ["platform"],
     "audit.view_all": ["platform"],
     "audit.verify": ["platform"],
+    "audit.checkpoint": ["platform"],
     "cluster.view": ["platform"],
     "cluster.manage": ["platform"],
     "capacity.manage": ["platform"],

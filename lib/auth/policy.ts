@@ -50,6 +50,7 @@ export const PERMISSIONS = {
   "tenant.create": { on: "platform", roles: ["platform_admin"] },
   "audit.view_all": { on: "platform", roles: ["platform_admin"] },
   "audit.verify": { on: "platform", roles: ["platform_admin"] },
+  "audit.checkpoint": { on: "platform", roles: ["platform_admin"] },
   "invitation.accept": { on: "platform", roles: ["authenticated"] },
   "notification.own": { on: "platform", roles: ["authenticated"] },
   "cluster.view": { on: "platform", roles: ["platform_admin"] },

@@ -1,18 +1,18 @@
 import type { Database } from "@/db/client";
 import type { Clock } from "@/lib/clock";
-import type { ClusterSettings } from "@/lib/config";
+import type { AuditCheckpointSettings, ClusterSettings } from "@/lib/config";
 import { setLeader } from "@/lib/observability/metrics";
 import { clusterRuntime, startReconcileLoop, workerIdentity, type ReconcileLoop } from "./runtime";
 
 const globalForWorker = globalThis as unknown as { allotReconcileLoop?: ReconcileLoop };
 
 /** Start the reconcile worker inside the server process (the default; ALLOT_CLUSTER_WORKER=0 leaves it to `allot worker`). */
-export function startInProcessWorker(db: Database, settings: ClusterSettings, clock: Clock): ReconcileLoop {
+export function startInProcessWorker(db: Database, settings: ClusterSettings, clock: Clock, auditCheckpoints?: AuditCheckpointSettings): ReconcileLoop {
   if (globalForWorker.allotReconcileLoop) return globalForWorker.allotReconcileLoop;
   const runtime = clusterRuntime(settings);
   // Every process with a worker runs the periodic loops today; a leader election changes this.
   setLeader(true);
-  globalForWorker.allotReconcileLoop = startReconcileLoop({ db, settings, client: runtime.client, clock, workerId: workerIdentity("server") });
+  globalForWorker.allotReconcileLoop = startReconcileLoop({ db, settings, client: runtime.client, clock, workerId: workerIdentity("server"), auditCheckpoints });
   return globalForWorker.allotReconcileLoop;
 }
 

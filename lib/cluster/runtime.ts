@@ -1,5 +1,6 @@
 import os from "node:os";
-import type { ClusterSettings } from "@/lib/config";
+import { auditCheckpointTicker } from "@/lib/audit/checkpoint-ticker";
+import type { AuditCheckpointSettings, ClusterSettings } from "@/lib/config";
 import { prometheusUsageTicker } from "@/lib/metering/prometheus-source";
 import { evaluateSpendAlerts } from "@/lib/metering/alerts";
 import { deliverDueWebhooks } from "@/lib/notify/webhooks";
@@ -44,11 +45,14 @@ export interface ReconcileLoop {
  * The worker loop: every pollMs, take and process due changes; every
  * driftIntervalMinutes (live mode), read back what the cluster holds; with
  * PROMETHEUS_URL set, read the hours of usage that are complete; every
- * quarter-hour, send the budget and idle-GPU alerts that are due. One
+ * quarter-hour, send the budget and idle-GPU alerts that are due; with a
+ * checkpoint key, sign the audit chain's head every interval it moved. One
  * pass at a time; errors are logged and the loop goes on (the database may
  * be briefly away, the cluster too).
  */
-export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log?: (message: string, error?: unknown) => void }): ReconcileLoop {
+export function startReconcileLoop(
+  o: ReconcilerOptions & { pollMs?: number; log?: (message: string, error?: unknown) => void; auditCheckpoints?: AuditCheckpointSettings },
+): ReconcileLoop {
   const pollMs = o.pollMs ?? 1000;
   const log = o.log ?? ((m, e) => (e ? console.error(`[allot] ${m}`, e) : console.log(`[allot] ${m}`)));
   const driftEveryMs = o.settings.driftIntervalMinutes * 60_000;
@@ -66,10 +70,12 @@ export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const usage = o.settings.prometheus ? prometheusUsageTicker({ db: o.db, settings: o.settings.prometheus, clock: o.clock, log }) : null;
+  const checkpoints = o.auditCheckpoints?.signing ? auditCheckpointTicker({ db: o.db, settings: o.auditCheckpoints, clock: o.clock, log }) : null;
 
   const pass = async () => {
     try {
       usage?.tick();
+      checkpoints?.tick();
       if (Date.now() - lastSweep >= SWEEP_EVERY_MS) {
         lastSweep = Date.now();
         await sweepQuotaTimeouts(o.db, o.clock());
@@ -127,7 +133,7 @@ export function startReconcileLoop(o: ReconcilerOptions & { pollMs?: number; log
       stopped = true;
       stopping.abort();
       clearTimeout(timer);
-      await Promise.all([running, usage?.stop()]);
+      await Promise.all([running, usage?.stop(), checkpoints?.stop()]);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { databaseHandle } from "@/db/client";
+import { describeCheckpointSetup } from "@/lib/audit/checkpoint-setup";
 import { prepareDatabase } from "@/db/prepare";
 import { systemClock } from "@/lib/clock";
 import { ConfigError, config } from "@/lib/config";
@@ -33,12 +34,13 @@ export async function startServer(): Promise<void> {
     console.log(`[allot] database ready (${where})${seeded ? ", demo data seeded" : ""}`);
     await serveMetrics(c.metricsPort, databaseHandle, systemClock, (m, e) => (e ? console.error(`[allot] ${m}:`, e) : console.log(`[allot] ${m}`)));
     if (c.cluster.inProcessWorker) {
-      startInProcessWorker(databaseHandle().db, c.cluster, systemClock);
+      startInProcessWorker(databaseHandle().db, c.cluster, systemClock, c.auditCheckpoints);
       const runtime = clusterRuntime(c.cluster);
       console.log(`[allot] cluster: ${runtime.mode === "live" ? `live, API server ${runtime.server}` : "record-only (no cluster connected): changes are stored as plans"}; reconcile worker running in this process`);
     } else {
       console.log("[allot] cluster: reconcile worker not started here (ALLOT_CLUSTER_WORKER=0); run `npm run allot -- worker`");
     }
+    console.log(`[allot] ${describeCheckpointSetup(c.auditCheckpoints)}${c.auditCheckpoints.signing && !c.cluster.inProcessWorker ? " The periodic ones are written by `allot worker`." : ""}`);
     console.log(`[allot] sign-in: ${[c.oidc ? `OIDC (${c.oidc.issuer})` : null, c.demoSignIn ? "demo personas" : null].filter(Boolean).join(" and ") || "none configured"}`);
   } catch (error) {
     console.error("[allot] could not prepare the database:", error);

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { projects, tenants } from "@/db/schema";
-import { verifyAuditChainCommand } from "@/lib/audit/commands";
+import { verifyAuditChainCommand, writeAuditCheckpointCommand } from "@/lib/audit/commands";
 import { auditFilterInput, listAuditEvents } from "@/lib/audit/queries";
 import type { z } from "zod";
 import type { Resource } from "@/lib/auth/actor";
@@ -237,6 +237,7 @@ const CASES: Case[] = [
 const PLATFORM_CASES: { command: Runner; input: () => Record<string, unknown> }[] = [
   { command: runner(createTenant), input: () => ({ name: "Matrix tenant", slug: unique("matrix") }) },
   { command: runner(verifyAuditChainCommand), input: () => ({}) },
+  { command: runner(writeAuditCheckpointCommand), input: () => ({}) },
   { command: runner(reconcileEverything), input: () => ({}) },
 ];
 
@@ -333,7 +334,10 @@ describe(`listAuditEvents (${databaseLabel()})`, () => {
     const seqs = events.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
     expect(events.map((e) => e.tenantSlug)).toEqual(expect.arrayContaining([null, "vision-lab", "language-models", "audit-three"]));
-    expect(await executeCommand(verifyAuditChainCommand, ctx.priya, {})).toEqual({ intact: true, events: events.length });
+    const verified = await executeCommand(verifyAuditChainCommand, ctx.priya, {});
+    expect(verified.chain).toEqual({ intact: true, events: events.length });
+    // No checkpoint key in the test environment: the page says the end of the log cannot be checked.
+    expect(verified.summary.status).toBe("unchecked");
   });
 
   it("filters by tenant, actor, action, target and time for a platform admin", async () => {
