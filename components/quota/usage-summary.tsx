@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import type { ProjectUsageSummary } from "@/lib/metering/project-summaries";
 import { formatDate } from "@/lib/format";
+import { pricingOf } from "@/lib/metering/units";
 import { formatMoney, formatPercent, formatUsageQuantity, resourceLabel } from "@/lib/quota/view-helpers";
 import { Badge } from "../ui";
 
@@ -91,7 +92,7 @@ export function UsageSummary({ summary: s, currency, projectName }: { summary: P
                   {r.gpuUtilization !== null && <span className="block text-slate-500">{formatPercent(r.gpuUtilization)} busy</span>}
                 </td>
                 <td className="whitespace-nowrap py-1 pr-2 text-right tabular-nums text-slate-700">{formatUsageQuantity(r.resource, r.quantity)}</td>
-                <td className="whitespace-nowrap py-1 text-right tabular-nums text-slate-900">{r.unpricedQuantity > 0 && r.cost === 0 ? "no price" : m(r.cost)}</td>
+                <td className="whitespace-nowrap py-1 text-right tabular-nums text-slate-900">{pricingOf(r) === "unpriced" ? "unpriced" : m(r.cost)}</td>
               </tr>
             ))}
           </tbody>

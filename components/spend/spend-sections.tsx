@@ -101,7 +101,7 @@ function CostOverTime({ data, title }: { data: SpendData; title: string }) {
         <CostOverTimeChart table={table} currency={data.currency} />
         <figcaption className="sr-only">The same figures are in the table below.</figcaption>
       </figure>
-      <CostOverTimeTable table={table} currency={data.currency} caption={`${title} (${data.currency})`} windowTotal={data.totalCost} />
+      <CostOverTimeTable table={table} currency={data.currency} caption={`${title} (${data.currency})`} windowTotal={data.totalCost} unpriced={new Set(data.unpricedResources)} />
     </Card>
   );
 }

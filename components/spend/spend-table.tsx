@@ -2,6 +2,7 @@
 
 import { Cell, DataTable } from "@/components/table";
 import { Badge } from "@/components/ui";
+import { pricingOf } from "@/lib/metering/units";
 import { minorDigits, shareOf, subtractMoney } from "@/lib/money";
 import type { SpendData } from "@/lib/server/spend-json";
 import { money, percent, periodLong, quantity, resourceLabel } from "./format";
@@ -21,7 +22,7 @@ function shareText(part: number, whole: number, digits: number): string {
  * total per day (lib/money.ts), so an hourly table can differ from the
  * window's spend by a few cents: that difference is its own "Rounding" line.
  */
-export function CostOverTimeTable({ table, currency, caption, windowTotal }: { table: SeriesTable; currency: string; caption: string; windowTotal: number }) {
+export function CostOverTimeTable({ table, currency, caption, windowTotal, unpriced }: { table: SeriesTable; currency: string; caption: string; windowTotal: number; unpriced: ReadonlySet<string> }) {
   const { totals, grandTotal: grand } = table;
   const rounding = subtractMoney(windowTotal, grand, minorDigits(currency));
   return (
@@ -34,7 +35,7 @@ export function CostOverTimeTable({ table, currency, caption, windowTotal }: { t
               <Cell className="whitespace-nowrap text-slate-700">{periodLong(r.period, table.granularity)}</Cell>
               {r.values.map((v, i) => (
                 <Cell key={table.resources[i]} className={`whitespace-nowrap tabular-nums ${v === 0 ? "text-slate-400" : ""}`}>
-                  {money(v, currency)}
+                  {v === 0 && unpriced.has(table.resources[i]!) ? "unpriced" : money(v, currency)}
                 </Cell>
               ))}
               <Cell className="whitespace-nowrap font-medium tabular-nums">{money(r.total, currency)}</Cell>
@@ -44,7 +45,7 @@ export function CostOverTimeTable({ table, currency, caption, windowTotal }: { t
             <Cell className="font-medium text-slate-900">Total</Cell>
             {totals.map((v, i) => (
               <Cell key={table.resources[i]} className="whitespace-nowrap font-medium tabular-nums">
-                {money(v, currency)}
+                {v === 0 && unpriced.has(table.resources[i]!) ? "unpriced" : money(v, currency)}
               </Cell>
             ))}
             <Cell className="whitespace-nowrap font-semibold tabular-nums">{money(grand, currency)}</Cell>
@@ -81,14 +82,14 @@ export function CostDriversTable({ data, caption }: { data: SpendData; caption: 
         <tr key={r.resource}>
           <Cell className="whitespace-nowrap font-medium text-slate-900">
             {resourceLabel(r.resource)}
-            {r.unpricedQuantity > 0 && (
+            {pricingOf(r) === "partly" && (
               <span className="ml-2">
-                <Badge tone="amber">no price</Badge>
+                <Badge tone="amber">partly unpriced</Badge>
               </span>
             )}
           </Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">{quantity(r.quantity, r.resource)}</Cell>
-          <Cell className="whitespace-nowrap tabular-nums">{money(r.cost, data.currency)}</Cell>
+          <Cell className="whitespace-nowrap tabular-nums">{pricingOf(r) === "unpriced" ? <Badge tone="amber">unpriced</Badge> : money(r.cost, data.currency)}</Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">{shareText(r.cost, data.totalCost, digits)}</Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">
             {r.resource.startsWith("gpu:") ? r.gpuUtilization === null ? <span className="text-slate-500">not measured</span> : <Utilisation ratio={r.gpuUtilization} /> : <span className="text-slate-400">—</span>}

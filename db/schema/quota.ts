@@ -39,7 +39,8 @@ export const nodePools = pgTable(
  * The rate card: a price per unit for a resource from an instant on. History
  * is kept (rows are never updated): the price in force at time t is the row
  * with the latest effective_from <= t. Resource keys: "gpu:<model>", "cpu",
- * "memory", "storage", "inference".
+ * "memory", "storage", "inference", or any custom meter key the usage push
+ * API accepts (with its unit).
  */
 export const rates = pgTable(
   "rates",
@@ -49,6 +50,8 @@ export const rates = pgTable(
     /** Exact decimal: money is never a float in storage. */
     unitPrice: numeric("unit_price", { precision: 18, scale: 6 }).notNull(),
     effectiveFrom: timestamp("effective_from", { withTimezone: true }).notNull(),
+    /** A custom meter's unit as people read it ("widget", "1,000 tokens"); null for the built-in resources, whose units are fixed. */
+    unit: text("unit"),
     createdBy: uuid("created_by").references(() => principals.id, { onDelete: "set null" }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -480,8 +480,8 @@ const cents = (values: number[]) => values.reduce((s, v) => s + toMinor(v, 2), 0
 type SpendJson = {
   totalCost: number;
   window: { from: string; to: string; lastDay: string; granularity: string; range: string };
-  series: { period: string; resource: string; quantity: number; cost: number; unpricedQuantity: number }[];
-  byResource: { resource: string; quantity: number; cost: number; unpricedQuantity: number; gpuUtilization: number | null }[];
+  series: { period: string; resource: string; quantity: number; cost: number | null; unpricedQuantity: number; pricing: string }[];
+  byResource: { resource: string; quantity: number; cost: number | null; unpricedQuantity: number; gpuUtilization: number | null; pricing: string }[];
   unpricedResources: string[];
   demo: boolean;
   budget?: { monthlyAmount: number | null };
@@ -498,13 +498,15 @@ describe(`spend over REST equals the known answer of the samples pushed (${datab
     const body = jsonOf<SpendJson>(response);
     expect(body.window).toEqual({ from: `${BASE_DAY}T00:00:00.000Z`, to: new Date(BASE + DAY).toISOString(), lastDay: BASE_DAY, range: "custom", granularity: "day" });
     expect(body.totalCost).toBe(KNOWN_TOTAL);
-    expect(cents(body.byResource.map((r) => r.cost))).toBe(toMinor(body.totalCost, 2));
-    expect(cents(body.series.map((r) => r.cost))).toBe(toMinor(body.totalCost, 2));
+    expect(cents(body.byResource.map((r) => r.cost ?? 0))).toBe(toMinor(body.totalCost, 2));
+    expect(cents(body.series.map((r) => r.cost ?? 0))).toBe(toMinor(body.totalCost, 2));
     expect(body.byResource.map((r) => r.resource)).toEqual(["gpu:L4", "cpu", "memory", "inference", "storage", "tokens"]);
     for (const r of body.byResource) {
       const known = KNOWN[r.resource as keyof typeof KNOWN];
       expect(r.quantity, r.resource).toBeCloseTo(known.quantity, 9);
-      expect(r.cost, r.resource).toBe(known.cost);
+      // An unpriced meter's cost is null, never zero.
+      expect(r.cost, r.resource).toBe(r.resource === "tokens" ? null : known.cost);
+      expect(r.pricing, r.resource).toBe(r.resource === "tokens" ? "unpriced" : "priced");
       expect(r.unpricedQuantity, r.resource).toBe(known.unpricedQuantity);
       expect(r.gpuUtilization, r.resource).toBe(known.gpuUtilization);
     }
@@ -516,7 +518,7 @@ describe(`spend over REST equals the known answer of the samples pushed (${datab
 
   it("gives hourly series priced hour by hour", async () => {
     const body = jsonOf<SpendJson>(await get(`${SEG}/spend?${DAY_WINDOW}&granularity=hour`, token.tenantAdmin));
-    const l4 = body.series.filter((p) => p.resource === "gpu:L4").map((p) => [p.period, p.quantity, Number(p.cost.toFixed(9))]);
+    const l4 = body.series.filter((p) => p.resource === "gpu:L4").map((p) => [p.period, p.quantity, p.cost]);
     expect(l4).toEqual([
       [at(10), 3, 2.4],
       [at(11), 2, 1.6],
@@ -561,7 +563,7 @@ describe(`FOCUS exports (${databaseLabel()})`, () => {
     const body = jsonOf<FocusJson>(await get(`${SEG}/spend/focus?${DAY_WINDOW}`, token.tenantAdmin));
     expect(body.currency).toBe(config().currency);
     expect(body.rows.map((r) => r.ResourceType)).toEqual(["CPU", "GPU", "Inference", "Memory", "Storage", "tokens"]);
-    expect(cents(body.rows.map((r) => r.BilledCost as number))).toBe(toMinor(KNOWN_TOTAL, 2));
+    expect(cents(body.rows.map((r) => (r.BilledCost as number | null) ?? 0))).toBe(toMinor(KNOWN_TOTAL, 2));
     const gpu = body.rows.find((r) => r.ResourceType === "GPU")!;
     expect(gpu).toMatchObject({
       BillingAccountName: "Vision Lab",
@@ -586,7 +588,7 @@ describe(`FOCUS exports (${databaseLabel()})`, () => {
     });
     expect(body.rows.find((r) => r.ResourceType === "Storage")).toMatchObject({ ConsumedQuantity: 730, ConsumedUnit: "GiB-Hours", PricingQuantity: 1, PricingUnit: "GiB-Months", ServiceCategory: "Storage" });
     expect(body.rows.find((r) => r.ResourceType === "Inference")).toMatchObject({ PricingQuantity: 5, PricingUnit: "1000 Requests", ServiceCategory: "AI and Machine Learning" });
-    expect(body.rows.find((r) => r.ResourceType === "tokens")).toMatchObject({ BilledCost: 0, ServiceCategory: "Other", x_UnpricedQuantity: 10 });
+    expect(body.rows.find((r) => r.ResourceType === "tokens")).toMatchObject({ BilledCost: null, ServiceCategory: "Other", x_UnpricedQuantity: 10 });
   });
 
   it("give hour rows from the hourly table and month rows clipped to the window", async () => {
@@ -596,7 +598,7 @@ describe(`FOCUS exports (${databaseLabel()})`, () => {
       ...["CPU", "GPU"].map((t) => `${at(11).replace(".000Z", "Z")} ${t}`),
     ]);
     expect(hours.find((r) => r.ResourceType === "GPU")).toMatchObject({ ChargePeriodEnd: at(11).replace(".000Z", "Z"), BilledCost: 2.4, ConsumedQuantity: 3 });
-    expect(cents(hours.map((r) => r.BilledCost as number))).toBe(toMinor(KNOWN_HOURLY_TOTAL, 2));
+    expect(cents(hours.map((r) => (r.BilledCost as number | null) ?? 0))).toBe(toMinor(KNOWN_HOURLY_TOTAL, 2));
     const months = jsonOf<FocusJson>(await get(`${SEG}/spend/focus?${DAY_WINDOW}&granularity=month`, token.tenantAdmin)).rows;
     expect(months).toHaveLength(6);
     expect(months.every((r) => r.ChargePeriodStart === `${BASE_DAY}T00:00:00Z` && r.ChargePeriodEnd === new Date(BASE + DAY).toISOString().replace(".000Z", "Z"))).toBe(true);

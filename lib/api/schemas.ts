@@ -170,8 +170,8 @@ const ratePrice = z.object({
 });
 
 export const rateOut = ratePrice.extend({
-  resource: z.string().describe('"gpu:<model>", "cpu", "memory", "storage" or "inference"'),
-  unit: z.string().describe('"GPU-hour", "core-hour", "GiB-hour", "GiB-month" or "1,000 requests"'),
+  resource: z.string().describe('"gpu:<model>", "cpu", "memory", "storage", "inference", or a custom meter key (e.g. acc.widgets)'),
+  unit: z.string().describe('"GPU-hour", "core-hour", "GiB-hour", "GiB-month", "1,000 requests", or the custom meter\'s own unit'),
   state: z.enum(["current", "scheduled", "past"]),
   createdAt: isoDateTime,
 });
@@ -298,8 +298,9 @@ export const spendPointOut = z.object({
   period: z.string().describe("Start of the period: an ISO instant for hours, YYYY-MM-DD for days and months (the 1st)"),
   resource: z.string(),
   quantity: z.number().describe("Consumed units: GPU-hours, core-hours, GiB-hours, requests"),
-  cost: moneyOut.describe("Quantity × the rate in force at each hour"),
+  cost: moneyOut.nullable().describe("Quantity × the rate in force at each hour; null when none of the quantity had a price (`pricing` is unpriced)"),
   unpricedQuantity: z.number().describe("Quantity with no price on the rate card: its cost is missing from `cost`"),
+  pricing: z.enum(["priced", "partly", "unpriced"]).describe("unpriced: no price for any of the quantity (cost null, never zero); partly: cost covers the priced part only"),
 });
 
 export const resourceTotalOut = spendPointOut.omit({ period: true }).extend({
@@ -369,10 +370,10 @@ export const focusRowOut = z.object({
   ChargeCategory: z.literal("Usage"),
   ChargeClass: z.null(),
   ChargeDescription: z.string(),
-  BilledCost: z.number(),
-  EffectiveCost: z.number(),
-  ListCost: z.number(),
-  ContractedCost: z.number(),
+  BilledCost: z.number().nullable().describe("Null when none of the row's quantity had a price (unpriced: the cost is unknown, not zero)"),
+  EffectiveCost: z.number().nullable(),
+  ListCost: z.number().nullable(),
+  ContractedCost: z.number().nullable(),
   BillingCurrency: z.string(),
   PricingQuantity: z.number().describe("ConsumedQuantity ÷ the pricing unit (730 hours for GiB-months, 1,000 for requests)"),
   PricingUnit: z.string(),

@@ -106,7 +106,11 @@ describe("a FOCUS row", () => {
   it("leaves an empty cost centre out of the tags and keeps unpriced quantity visible", () => {
     const row = focusRow(source({ costCentre: "", resource: "tokens", cost: 0, quantity: 10, unpricedQuantity: 10 }), "USD", 2);
     expect(row.Tags).toEqual({ tenant: "vision-lab", project: "detector-training" });
-    expect(row).toMatchObject({ BilledCost: 0, x_UnpricedQuantity: 10 });
+    // Unpriced: the cost is unknown, never zero; the CSV leaves the cost cells empty.
+    expect(row).toMatchObject({ BilledCost: null, EffectiveCost: null, ListCost: null, ContractedCost: null, x_UnpricedQuantity: 10 });
+    expect(focusCsv([row], 2).split("\r\n")[1]).toContain(",tokens used by Detector training,,,,,USD,");
+    // Partly priced (a price started mid-period): the priced part's cost, and the rest stated.
+    expect(focusRow(source({ resource: "tokens", cost: 1.5, quantity: 10, unpricedQuantity: 4 }), "USD", 2)).toMatchObject({ BilledCost: 1.5, x_UnpricedQuantity: 4 });
   });
 
   it("carries money to the minor unit and quantities to six decimals, and writes instants to the second in UTC", () => {

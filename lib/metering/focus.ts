@@ -1,6 +1,6 @@
 import { toCsv } from "@/lib/csv";
 import { decimalText, roundDecimal, sumMoney, toMinor } from "@/lib/money";
-import { CONSUMED_UNIT, gpuModelOf, PRICING_UNIT, pricingDivisor, resourceKind, resourceLabel, type ResourceKind } from "./units";
+import { CONSUMED_UNIT, gpuModelOf, PRICING_UNIT, pricingDivisor, pricingOf, resourceKind, resourceLabel, type ResourceKind } from "./units";
 
 /**
  * Spend as FinOps FOCUS (1.x) rows: one row per charge period, project and
@@ -79,10 +79,11 @@ export interface FocusRow {
   ChargeCategory: "Usage";
   ChargeClass: null;
   ChargeDescription: string;
-  BilledCost: number;
-  EffectiveCost: number;
-  ListCost: number;
-  ContractedCost: number;
+  /** Null (empty in the CSV) when none of the row's quantity had a price: its cost is unknown, not zero. */
+  BilledCost: number | null;
+  EffectiveCost: number | null;
+  ListCost: number | null;
+  ContractedCost: number | null;
   BillingCurrency: string;
   PricingQuantity: number;
   PricingUnit: string;
@@ -155,7 +156,7 @@ function monthBounds(at: Date): [Date, Date] {
 /** One FOCUS row from one source row. */
 export function focusRow(r: FocusSourceRow, currency: string, digits: number): FocusRow {
   const kind = resourceKind(r.resource);
-  const cost = sumMoney([r.cost], digits);
+  const cost = pricingOf(r) === "unpriced" ? null : sumMoney([r.cost], digits);
   const [billingStart, billingEnd] = monthBounds(r.periodStart);
   const tags: Record<string, string> = { tenant: r.tenantSlug, project: r.projectSlug };
   if (r.costCentre) tags.costCentre = r.costCentre;

@@ -94,7 +94,7 @@ describe(`the spend pages agree to the cent (${databaseLabel()})`, () => {
     }
 
     const focus = await focusExport(ctx, { kind: "platform" }, window);
-    const focusTotal = cents(focus.rows.map((r) => r.BilledCost));
+    const focusTotal = cents(focus.rows.map((r) => r.BilledCost ?? 0));
     if (granularity === "hour") expect(focusTotal).toBe(cents(platform.series.map((p) => p.cost)));
     else expect(focusTotal).toBe(minor(platform.totalCost));
   }, 240_000);

@@ -47,6 +47,17 @@ export function pricingDivisor(kind: ResourceKind): number {
   return kind === "storage" ? HOURS_PER_MONTH : kind === "inference" ? 1000 : 1;
 }
 
+/**
+ * Whether a line's usage has a price: "unpriced" when none of its quantity
+ * had a price in force (its cost is unknown, never zero), "partly" when some
+ * did. Every page, export and API answer says so the same way.
+ */
+export type Pricing = "priced" | "partly" | "unpriced";
+export function pricingOf(line: { quantity: number; unpricedQuantity: number }): Pricing {
+  if (!(line.unpricedQuantity > 0)) return "priced";
+  return line.unpricedQuantity >= line.quantity ? "unpriced" : "partly";
+}
+
 /** Whether the resource is node-pool capacity (idle is computed over these), not storage or a meter. */
 export const isPoolResource = (key: string): boolean => {
   const kind = resourceKind(key);

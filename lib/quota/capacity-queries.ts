@@ -1,6 +1,6 @@
 import "server-only";
-import { asc, desc, eq, inArray } from "drizzle-orm";
-import { nodePools, principals, rates, tenants } from "@/db/schema";
+import { asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { nodePools, principals, rates, tenants, usageDaily } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import type { ClusterClient } from "@/lib/cluster/kube-client";
@@ -58,6 +58,8 @@ export interface RateRowView {
   resource: string;
   /** Exact decimal text as stored ("4.100000"). */
   unitPrice: string;
+  /** A custom meter's unit; null for built-in resources (their unit is rateUnit's). */
+  unit: string | null;
   effectiveFrom: Date;
   createdAt: Date;
   createdBy: string | null;
@@ -111,7 +113,7 @@ const byRateOrder = (a: string, b: string) => {
 export async function capacityOverview(ctx: CommandContext, settings: ClusterSettings): Promise<CapacityOverview | null> {
   if (!can(ctx.actor, "capacity.view", { kind: "platform" }, ctx.now)) return null;
   const manager = can(ctx.actor, "capacity.manage", { kind: "platform" }, ctx.now);
-  const [poolRows, tenantRows, rateRows, policy, allocation] = await Promise.all([
+  const [poolRows, tenantRows, rateRows, policy, allocation, meteredCustom] = await Promise.all([
     ctx.db.select().from(nodePools).orderBy(asc(nodePools.name)),
     ctx.db.select({ id: tenants.id, slug: tenants.slug, name: tenants.name, isolationTier: tenants.isolationTier }).from(tenants).orderBy(asc(tenants.name)),
     ctx.db
@@ -121,6 +123,8 @@ export async function capacityOverview(ctx: CommandContext, settings: ClusterSet
       .orderBy(desc(rates.effectiveFrom), asc(rates.resource)),
     loadQuotaPolicy(ctx.db),
     clusterAllocation(ctx.db, settings, ctx.now),
+    // Custom meters with pushed usage: each is a rate card line, priced or shown as missing.
+    ctx.db.selectDistinct({ resource: usageDaily.resource }).from(usageDaily).where(sql`${usageDaily.resource} not like 'gpu:%' and ${usageDaily.resource} not in ('cpu', 'memory', 'storage', 'inference')`),
   ]);
 
   const tenantById = new Map(tenantRows.map((t) => [t.id, t]));
@@ -187,6 +191,7 @@ export async function capacityOverview(ctx: CommandContext, settings: ClusterSet
     id: rate.id,
     resource: rate.resource,
     unitPrice: rate.unitPrice,
+    unit: rate.unit,
     effectiveFrom: rate.effectiveFrom,
     createdAt: rate.createdAt,
     createdBy,
@@ -194,11 +199,12 @@ export async function capacityOverview(ctx: CommandContext, settings: ClusterSet
   }));
   const viewById = new Map(rateHistory.map((r) => [r.id, r]));
   const offeredModels = poolRows.flatMap((p) => (p.gpuModel ? [`gpu:${p.gpuModel}`] : []));
-  const rateKeys = [...new Set([...offeredModels, ...STANDARD_RATES, ...rowsByResource.keys()])].sort(byRateOrder);
+  const rateKeys = [...new Set([...offeredModels, ...STANDARD_RATES, ...rowsByResource.keys(), ...meteredCustom.map((m) => m.resource)])].sort(byRateOrder);
   const rateCard: RateCardLine[] = rateKeys.map((resource) => {
     const current = rateHistory.find((r) => r.resource === resource && r.state === "current") ?? null;
     const nextId = nextByResource.get(resource);
-    return { resource, label: rateLabel(resource), unit: rateUnit(resource), current, next: nextId ? viewById.get(nextId)! : null, missing: current === null };
+    const unit = rowsByResource.get(resource)?.find((r) => r.unit)?.unit ?? rateUnit(resource);
+    return { resource, label: rateLabel(resource), unit, current, next: nextId ? viewById.get(nextId)! : null, missing: current === null };
   });
 
   return { pools, resources, tenantShares, rateCard, rateHistory, policy, tenants: tenantRows.map(({ slug, name, isolationTier }) => ({ slug, name, isolationTier })) };

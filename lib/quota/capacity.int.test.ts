@@ -259,7 +259,9 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
       ["a price that is not a number", { unitPrice: "four" }, "unitPrice", /must be a price/],
       ["no price", { unitPrice: "" }, "unitPrice", /is required/],
       ["an absurd price", { unitPrice: "1234567890123" }, "unitPrice", /larger than any price/],
-      ["an unknown resource", { resource: "disk" }, "resource", /must be cpu, memory/],
+      ["a key the usage push API would refuse too", { resource: "Disk!", unit: "disk" }, "resource", /must be cpu, memory.*custom meter key/],
+      ["a custom meter without its unit", { resource: "disk" }, "unit", /is required for a custom meter/],
+      ["a unit on a resource whose unit is fixed", { unit: "cores" }, "unit", /must be left out: cpu has a fixed unit/],
       ["a GPU key without a model", { resource: "gpu:" }, "resource", /gpu:<model>/],
       ["a date that is not one", { effectiveFrom: "next tuesday" }, "effectiveFrom", /must be a date/],
     ])("refuses %s, naming the field", async (_, change, field, message) => {

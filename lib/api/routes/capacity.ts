@@ -146,7 +146,7 @@ export const listRates = apiRoute({
     return {
       currency: config().currency,
       rateCard: overview.rateCard,
-      history: overview.rateHistory.map((r) => ({ ...r, unit: rateUnit(r.resource) })),
+      history: overview.rateHistory.map((r) => ({ ...r, unit: r.unit ?? rateUnit(r.resource) })),
     };
   },
 });
@@ -173,6 +173,6 @@ export const addRateRoute = apiRoute({
         .limit(1);
       state = later ? "past" : "current";
     }
-    return { ...row, unit: rateUnit(row.resource), state, currency: config().currency };
+    return { ...row, unit: row.unit ?? rateUnit(row.resource), state, currency: config().currency };
   },
 });

@@ -8,6 +8,7 @@ import { focusCsvFile, focusExport, type FocusExportScope } from "@/lib/metering
 import { MAX_SAMPLES_PER_BATCH } from "@/lib/metering/inputs";
 import { platformSpendReport, projectSpendReport, tenantSpendReport, type SpendReport } from "@/lib/metering/report";
 import { resolveWindow, spendQueryInput, type ResolvedWindow, type SpendQuery } from "@/lib/metering/window";
+import { pricingOf, type Pricing } from "@/lib/metering/units";
 import { projectParams, tenantParams } from "../params";
 import { apiRoute } from "../route";
 import { focusExportOut, pushUsageOut, spendReportOut } from "../schemas";
@@ -33,6 +34,12 @@ function windowOf(query: SpendQuery, now: Date): ResolvedWindow {
   return resolved.window;
 }
 
+/** A line as the API shows it: its pricing said, and an unpriced line's cost null, never zero. */
+function withPricing<T extends { cost: number; quantity: number; unpricedQuantity: number }>(line: T): Omit<T, "cost"> & { cost: number | null; pricing: Pricing } {
+  const pricing = pricingOf(line);
+  return { ...line, cost: pricing === "unpriced" ? null : line.cost, pricing };
+}
+
 /** The report as documented: slugs and names, never internal ids. */
 function spendOut(report: SpendReport): z.input<typeof spendReportOut> {
   const s = report.scope;
@@ -46,8 +53,8 @@ function spendOut(report: SpendReport): z.input<typeof spendReportOut> {
     currency: report.currency,
     window: { from: report.window.from.toISOString(), to: report.window.to.toISOString(), lastDay: report.window.lastDay, range: report.window.range, granularity: report.window.granularity },
     totalCost: report.totalCost,
-    series: report.series,
-    byResource: report.byResource,
+    series: report.series.map(withPricing),
+    byResource: report.byResource.map(withPricing),
     unpricedResources: report.unpricedResources,
     demo: report.demo,
     budget: report.budget,

@@ -6,6 +6,7 @@ import { instanceSettings, nodePools, rates, tenants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { lockRatesForChange } from "@/lib/metering/ingest";
 import { recomputeDailyRollup } from "@/lib/metering/rollup";
+import { RESOURCE_KEY_PATTERN, resourceKind } from "@/lib/metering/units";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { parseQuantity } from "@/lib/cluster/quantity";
@@ -451,15 +452,28 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
 
 // ---------------------------------------------------------------- rate card
 
-/** "gpu:<model>", "cpu", "memory", "storage" or "inference". */
+/**
+ * "gpu:<model>", "cpu", "memory", "storage", "inference", or a custom meter
+ * key: every resource the usage push API accepts (RESOURCE_KEY_PATTERN) can
+ * be priced, so no pushed usage is left without a way to cost it.
+ */
 export const rateResourceInput = z
   .string({ message: "is required" })
   .trim()
   .min(1, "is required")
   .refine(
-    (v) => ["cpu", "memory", "storage", "inference"].includes(v) || /^gpu:[A-Za-z0-9][A-Za-z0-9 ._()+-]{0,59}$/.test(v),
-    "must be cpu, memory, storage, inference or gpu:<model> (e.g. gpu:H100)",
+    (v) => ["cpu", "memory", "storage", "inference"].includes(v) || /^gpu:[A-Za-z0-9][A-Za-z0-9 ._()+-]{0,59}$/.test(v) || RESOURCE_KEY_PATTERN.test(v),
+    "must be cpu, memory, storage, inference, gpu:<model> (e.g. gpu:H100) or a custom meter key (lower case letters, digits and . _ -, e.g. acc.widgets)",
   );
+
+/** A custom meter's unit: what one of its pushed quantities counts ("widget", "1,000 tokens"). */
+const rateUnitInput = z
+  .string()
+  .trim()
+  .max(40, "must be at most 40 characters")
+  .regex(/^[\p{L}\p{N} ,.()/_-]*$/u, "must be letters, digits, spaces and , . ( ) / _ - only")
+  .optional()
+  .transform((v) => (v === undefined || v === "" ? null : v));
 
 /** A price as exact decimal text: never through a float on its way to the numeric column. */
 export const unitPriceInput = z
@@ -505,7 +519,13 @@ const effectiveFromInput = z
  */
 export const addRate = defineCommand({
   name: "addRate",
-  input: z.object({ resource: rateResourceInput, unitPrice: unitPriceInput, effectiveFrom: effectiveFromInput }),
+  input: z
+    .object({ resource: rateResourceInput, unitPrice: unitPriceInput, effectiveFrom: effectiveFromInput, unit: rateUnitInput })
+    .superRefine((v, c) => {
+      const custom = resourceKind(v.resource) === "custom";
+      if (custom && v.unit === null) c.addIssue({ code: "custom", path: ["unit"], message: "is required for a custom meter (what one pushed unit counts, e.g. widget)" });
+      if (!custom && v.unit !== null) c.addIssue({ code: "custom", path: ["unit"], message: `must be left out: ${v.resource} has a fixed unit` });
+    }),
   target: onCapacity,
   async run(ctx, input) {
     const effectiveFrom = input.effectiveFrom ?? ctx.now;
@@ -520,11 +540,16 @@ export const addRate = defineCommand({
           .from(rates)
           .where(and(eq(rates.resource, input.resource), eq(rates.effectiveFrom, effectiveFrom)));
         if (existing) throw duplicate();
+        // A meter counts one thing: every price of it is per the same unit.
+        if (input.unit !== null) {
+          const [earlier] = await tx.select({ unit: rates.unit }).from(rates).where(and(eq(rates.resource, input.resource), ne(rates.unit, input.unit))).limit(1);
+          if (earlier) throw new AppError("validation", undefined, { unit: [`must be ${earlier.unit ?? "the unit of its earlier prices"}, the unit ${input.resource} is already priced in`] });
+        }
         // Ingest prices usage as it arrives; this waits for batches in flight and holds new ones off until the days are repriced.
         await lockRatesForChange(tx);
         const [row] = await tx
           .insert(rates)
-          .values({ resource: input.resource, unitPrice: input.unitPrice, effectiveFrom, createdBy: ctx.actor.principalId, createdAt: ctx.now })
+          .values({ resource: input.resource, unitPrice: input.unitPrice, unit: input.unit, effectiveFrom, createdBy: ctx.actor.principalId, createdAt: ctx.now })
           .returning();
         await recordAudit(tx, {
           actor: auditActorOf(ctx.actor),
@@ -532,7 +557,7 @@ export const addRate = defineCommand({
           tenantId: null,
           action: "rate.added",
           target: { type: "rate", id: row!.id },
-          after: { resource: row!.resource, unitPrice: row!.unitPrice, effectiveFrom: row!.effectiveFrom },
+          after: { resource: row!.resource, unitPrice: row!.unitPrice, unit: row!.unit, effectiveFrom: row!.effectiveFrom },
         });
         // A price from a past instant changes what every hour since cost: reprice those days.
         if (effectiveFrom.getTime() <= ctx.now.getTime()) await recomputeDailyRollup(tx, { resource: row!.resource, fromDay: effectiveFrom.toISOString().slice(0, 10) });

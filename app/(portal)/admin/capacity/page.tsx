@@ -306,6 +306,7 @@ function RateCard({ data, currency, now }: { data: CapacityOverview; currency: s
       title="Rate card"
       description={`Prices in ${currency}. A new price starts at its effective-from instant; earlier prices stay for the hours they covered.`}
       actions={
+        <>
         <ActionDialog
           triggerLabel="New price"
           title="New price"
@@ -323,6 +324,20 @@ function RateCard({ data, currency, now }: { data: CapacityOverview; currency: s
             { kind: "date", name: "effectiveFrom", label: "Effective from", hint: `From 00:00 UTC that day. Empty: now (${formatDateTime(now)}).` },
           ]}
         />
+        <ActionDialog
+          triggerLabel="Price a custom meter"
+          title="Price a custom meter"
+          description="Any meter key the usage push API accepts (e.g. acc.widgets) can be priced, per its own unit. Until it is, its usage shows as unpriced in spend, never as zero cost."
+          submitLabel="Add price"
+          action={addRateAction}
+          fields={[
+            { kind: "text", name: "resource", label: "Meter key", placeholder: "acc.widgets", hint: "As pushed: lower case letters, digits and . _ -" },
+            { kind: "text", name: "unit", label: "Unit", placeholder: "widget", hint: "What one pushed unit counts; the same for every price of this meter." },
+            { kind: "text", name: "unitPrice", label: `Price per unit (${currency})`, placeholder: "0.25", hint: "At most 6 decimals." },
+            { kind: "date", name: "effectiveFrom", label: "Effective from", hint: `From 00:00 UTC that day. Empty: now (${formatDateTime(now)}).` },
+          ]}
+        />
+        </>
       }
     >
       {priced.length === 0 ? (
