@@ -103,6 +103,13 @@ describe("operator CLI", { timeout: 180_000 }, () => {
     expect(noExpiry.code).not.toBe(0);
     expect(noExpiry.stdout).toBe("");
     expect(noExpiry.stderr).toMatch(/--expires-days <n>, or --no-expiry/);
+    // Days are plain digits: Number() alone would mint a 16-day token for "0x10" and a 10-day one for "1e1".
+    for (const days of ["0x10", "1e1", "1.5", " 4 ", "+4", "4abc", "Infinity", ""]) {
+      const refused = await allot("mint-token", "--tenant", "vision-lab", "--service-account", "ci-bot", "--expires-days", days);
+      expect(refused.code, days).not.toBe(0);
+      expect(refused.stdout, days).toBe("");
+      expect(refused.stderr, days).toMatch(/--expires-days must be a whole number from 1 to 365/);
+    }
     const bothScopes = await allot("create-service-account", "--tenant", "vision-lab", "--platform", "--name", "x-bot");
     expect(bothScopes.stderr).toMatch(/exactly one of --tenant <slug> or --platform/);
     const duplicate = await allot("create-service-account", "--tenant", "vision-lab", "--name", "ci-bot");

@@ -19,6 +19,7 @@ import { systemClock } from "@/lib/clock";
 import { parseArgs } from "node:util";
 import { z, ZodError } from "zod";
 import { AppError } from "@/lib/errors";
+import { parseWholeText } from "@/lib/input/numbers";
 import { serviceAccountName } from "@/lib/tenancy/commands/service-accounts";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
 import { ConfigError, config } from "@/lib/config";
@@ -158,7 +159,8 @@ async function main(argv: string[]): Promise<number> {
         const o = options(args);
         const name = o["service-account"];
         if (!name) throw new UsageError("--service-account <name> is required");
-        const days = o["expires-days"] === undefined ? undefined : Number(o["expires-days"]);
+        // Plain digits only: Number() would read "0x10" as 16 and "1e2" as 100.
+        const days = o["expires-days"] === undefined ? undefined : (parseWholeText(o["expires-days"]) ?? NaN);
         if (days === undefined && !o["no-expiry"]) throw new UsageError("give --expires-days <n>, or --no-expiry to confirm a token that never expires");
         if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 365)) throw new UsageError("--expires-days must be a whole number from 1 to 365");
         const now = systemClock();

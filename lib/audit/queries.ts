@@ -1,6 +1,7 @@
 import "server-only";
 import { and, desc, eq, gte, ilike, lt, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import { wholeNumber } from "@/lib/input/numbers";
 import { auditEvents, tenants } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
@@ -13,8 +14,8 @@ export const auditFilterInput = z.object({
   target: z.string().trim().max(200).optional(),
   from: z.coerce.date({ message: "must be a date" }).optional(),
   to: z.coerce.date({ message: "must be a date" }).optional(),
-  before: z.coerce.number().int().positive().optional(),
-  limit: z.coerce.number().int().min(1).max(5000).default(100),
+  before: wholeNumber("before", { min: 1, empty: undefined }),
+  limit: wholeNumber("limit", { min: 1, max: 5000, empty: 100 }),
 });
 export type AuditFilter = z.infer<typeof auditFilterInput>;
 

@@ -1,5 +1,6 @@
 import { and, eq, ne } from "drizzle-orm";
 import { z } from "zod";
+import { wholeNumber } from "@/lib/input/numbers";
 import { clusterChanges, projects, tenants } from "@/db/schema";
 import type { Database } from "@/db/client";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
@@ -13,7 +14,7 @@ import { enqueueClusterChange, enqueueTenantChange } from "./outbox";
 import { clusterRuntime } from "./runtime";
 
 const onCluster = () => Promise.resolve({ action: "cluster.manage" as const, resource: { kind: "platform" as const } });
-const changeId = z.coerce.number({ message: "must be a change number" }).int("must be a change number").positive("must be a change number");
+const changeId = wholeNumber("Change", { min: 1 });
 
 /**
  * Try a failed change again with a fresh budget of attempts. When a newer

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseQuantity } from "@/lib/cluster/quantity";
+import { quantity, wholeNumber } from "@/lib/input/numbers";
 
 export const GiB = 2 ** 30;
 
@@ -15,42 +15,12 @@ export interface QuotaAmounts {
 /** Limits beyond which a number is a typo, not a request. */
 export const MAX = { gpuCount: 4096, cpuCores: 100_000, memoryBytes: 2 ** 50, storageBytes: 2 ** 53 - 1 } as const;
 
-/**
- * A quantity field: Kubernetes notation ("500m", "64Gi") or a plain number in
- * the field's unit (cores, GiB). Empty means 0. Negative, non-finite,
- * malformed and absurdly large values are refused with a message the form
- * shows under the field.
- */
-function quantityField(unit: number, max: number, describe: string, options: { integer?: boolean } = {}) {
-  return z
-    .union([z.string(), z.number()])
-    .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined || raw === "") return 0;
-      const text = String(raw).trim();
-      const plain = /^[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text);
-      const value = plain ? Number(text) * unit : parseQuantity(text);
-      if (value === null || !Number.isFinite(value)) {
-        ctx.addIssue({ code: "custom", message: `must be ${describe}` });
-        return z.NEVER;
-      }
-      if (value > max) {
-        ctx.addIssue({ code: "custom", message: "is larger than any cluster could grant" });
-        return z.NEVER;
-      }
-      const rounded = options.integer ? Math.round(value) : value;
-      if (options.integer && Math.abs(rounded - value) > 1e-9) {
-        ctx.addIssue({ code: "custom", message: "must be a whole number" });
-        return z.NEVER;
-      }
-      return rounded;
-    });
-}
-
-export const cpuInput = quantityField(1, MAX.cpuCores, "a number of cores such as 4 or 500m");
-export const memoryInput = quantityField(GiB, MAX.memoryBytes, "GiB such as 64, or a quantity such as 64Gi", { integer: true });
-export const storageInput = quantityField(GiB, MAX.storageBytes, "GiB such as 500, or a quantity such as 2Ti", { integer: true });
-export const gpuCountInput = quantityField(1, MAX.gpuCount, "a whole number of GPUs", { integer: true });
+// Amount fields (lib/input/numbers.ts): Kubernetes notation ("500m", "64Gi")
+// or a plain decimal in the field's unit (cores, GiB); empty means 0.
+export const cpuInput = quantity("CPU cores", { unit: 1, max: MAX.cpuCores, empty: 0, example: "a number of cores such as 4 or 500m" });
+export const memoryInput = quantity("Memory (GiB)", { unit: GiB, max: MAX.memoryBytes, empty: 0, whole: true, example: "GiB such as 64, or a quantity such as 64Gi" });
+export const storageInput = quantity("Storage (GiB)", { unit: GiB, max: MAX.storageBytes, empty: 0, whole: true, example: "GiB such as 500, or a quantity such as 2Ti" });
+export const gpuCountInput = wholeNumber("GPUs", { max: MAX.gpuCount, empty: 0 });
 
 /** The amount fields of a request form or API body (merge into a command's input object). */
 export const amountFields = {

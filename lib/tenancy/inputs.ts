@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { wholeNumber } from "@/lib/input/numbers";
 
 /** Input pieces shared by the tenancy commands, so forms and the API validate alike. */
 
@@ -14,7 +15,7 @@ export const projectRoleInput = z.enum(["member", "viewer"], { message: "must be
 export const projectGrantRoleInput = z.enum(["member", "viewer", "meter"], { message: "must be member, viewer or meter" });
 
 /** A version number read with the row, to detect a concurrent change (optimistic locking). */
-export const versionInput = z.coerce.number({ message: "is required" }).int().min(1, "is required");
+export const versionInput = wholeNumber("Version", { min: 1 });
 
 /** An instant in the future given as an ISO date ("2027-01-31") or date-time. */
 export const futureInstant = z.coerce.date({ message: "must be a date, e.g. 2027-01-31" });

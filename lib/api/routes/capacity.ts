@@ -1,6 +1,7 @@
 import "server-only";
 import { and, eq, gt, lte } from "drizzle-orm";
 import { z } from "zod";
+import { wholeNumber } from "@/lib/input/numbers";
 import { nodePools, rates, tenants } from "@/db/schema";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
@@ -121,7 +122,7 @@ export const deleteNodePoolRoute = apiRoute({
   summary: "Remove a node pool from the portal's picture of the cluster (platform admins; the nodes are not touched); ?version= deletes only that version",
   tag: TAG,
   params: poolParams,
-  query: z.object({ version: z.coerce.number({ message: "must be a whole number" }).int("must be a whole number").min(1, "must be a whole number").optional() }),
+  query: z.object({ version: wholeNumber("version", { min: 1, empty: undefined }) }),
   response: okOut,
   async handler(ctx, { params, query }) {
     const current = await poolByName(ctx, params.pool);

@@ -27,13 +27,14 @@ export const monthlyAmountInput = z
   .union([z.string(), z.number(), z.null()], { message: "must be an amount such as 2500 or 2500.50" })
   .optional()
   .transform((raw, ctx): string | null => {
-    const text = raw == null ? "" : String(raw).trim();
+    // Plain decimal text only, as everywhere a person types a number (lib/input/numbers.ts): no spaces, sign or exponent.
+    const text = raw == null ? "" : String(raw);
     if (text === "") return null;
     if (/^-/.test(text)) {
       ctx.addIssue({ code: "custom", message: "must not be negative" });
       return z.NEVER;
     }
-    const match = /^\+?(\d+)(?:\.(\d+))?$/.exec(text);
+    const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
     if (!match) {
       ctx.addIssue({ code: "custom", message: "must be an amount such as 2500 or 2500.50 (digits, at most 2 decimals)" });
       return z.NEVER;
@@ -61,7 +62,7 @@ const versionInput = z
   .union([z.string(), z.number(), z.null()])
   .optional()
   .transform((raw, ctx): number | null => {
-    const text = raw == null ? "" : String(raw).trim();
+    const text = raw == null ? "" : String(raw);
     if (text === "") return null;
     const value = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
     if (!Number.isInteger(value)) {

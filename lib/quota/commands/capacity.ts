@@ -9,7 +9,7 @@ import { recomputeDailyRollup } from "@/lib/metering/rollup";
 import { RESOURCE_KEY_PATTERN, resourceKind } from "@/lib/metering/units";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
-import { parseQuantity } from "@/lib/cluster/quantity";
+import { decimalNumber, quantity, wholeNumber } from "@/lib/input/numbers";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { uuidInput } from "@/lib/tenancy/inputs";
 import { GiB } from "../amounts";
@@ -58,55 +58,12 @@ const gpuResourceInput = z
   .transform((v) => (v == null ? null : v.trim() || null))
   .refine((v) => v === null || isExtendedResource(v), "must be an extended resource name such as nvidia.com/gpu or nvidia.com/mig-1g.10gb");
 
-const NUMBER = /^[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-/** A whole number field from a form ("" -> fallback) or JSON. */
-function wholeNumber(options: { max: number; fallback: number | null | "required" }) {
-  return z
-    .union([z.string(), z.number(), z.null()])
-    .optional()
-    .transform((raw, ctx): number | null => {
-      const text = raw == null ? "" : String(raw).trim();
-      if (text === "") {
-        if (options.fallback === "required") {
-          ctx.addIssue({ code: "custom", message: "is required" });
-          return z.NEVER;
-        }
-        return options.fallback;
-      }
-      const value = NUMBER.test(text) ? Number(text) : NaN;
-      if (!Number.isInteger(value)) {
-        ctx.addIssue({ code: "custom", message: text.startsWith("-") ? "must not be negative" : "must be a whole number" });
-        return z.NEVER;
-      }
-      if (value > options.max) {
-        ctx.addIssue({ code: "custom", message: `must be at most ${options.max}` });
-        return z.NEVER;
-      }
-      return value;
-    });
-}
-
-/** A positive amount per node: plain numbers are in `unit` (cores, GiB), or a Kubernetes quantity ("7910m", "1.8Ti"). */
-function perNodeAmount(unit: number, max: number, describe: string, round: (v: number) => number) {
-  return z.union([z.string(), z.number()]).transform((raw, ctx) => {
-    const text = String(raw).trim();
-    if (text === "") {
-      ctx.addIssue({ code: "custom", message: "is required" });
-      return z.NEVER;
-    }
-    const value = NUMBER.test(text) ? Number(text) * unit : parseQuantity(text);
-    if (value === null || !Number.isFinite(value)) {
-      ctx.addIssue({ code: "custom", message: text.startsWith("-") ? "must not be negative" : `must be ${describe}` });
-      return z.NEVER;
-    }
+/** A positive amount per node: a plain decimal in `unit` (cores, GiB), or a Kubernetes quantity ("7910m", "1.8Ti"). */
+function perNodeAmount(label: string, unit: number, max: number, example: string, round: (v: number) => number) {
+  return quantity(label, { unit, max, example, tooLarge: "is larger than any node" }).transform((value, ctx) => {
     const rounded = round(value);
     if (rounded <= 0) {
-      ctx.addIssue({ code: "custom", message: "must be more than 0" });
-      return z.NEVER;
-    }
-    if (rounded > max) {
-      ctx.addIssue({ code: "custom", message: "is larger than any node" });
+      ctx.addIssue({ code: "custom", message: `${label}: must be more than 0` });
       return z.NEVER;
     }
     return rounded;
@@ -115,8 +72,8 @@ function perNodeAmount(unit: number, max: number, describe: string, round: (v: n
 
 const MAX_NODES = 100_000;
 const MAX_GPUS_PER_NODE = 1024;
-const cpuPerNodeInput = perNodeAmount(1, 100_000, "a number of cores such as 64 or 7910m", (v) => Math.round(v * 1000) / 1000);
-const memoryPerNodeInput = perNodeAmount(GiB, 2 ** 50, "GiB such as 256, or a quantity such as 1.8Ti", (v) => Math.round(v));
+const cpuPerNodeInput = perNodeAmount("CPU cores per node", 1, 100_000, "a number of cores such as 64 or 7910m", (v) => Math.round(v * 1000) / 1000);
+const memoryPerNodeInput = perNodeAmount("Memory per node (GiB)", GiB, 2 ** 50, "GiB such as 256, or a quantity such as 1.8Ti", (v) => Math.round(v));
 
 const dedicatedTenantInput = z
   .union([z.string(), z.null()])
@@ -128,10 +85,10 @@ const poolFields = z.object({
   name: poolName,
   gpuModel: gpuModelInput,
   gpuResource: gpuResourceInput,
-  gpusPerNode: wholeNumber({ max: MAX_GPUS_PER_NODE, fallback: 0 }),
-  nodeCount: wholeNumber({ max: MAX_NODES, fallback: "required" }),
-  minNodes: wholeNumber({ max: MAX_NODES, fallback: null }),
-  maxNodes: wholeNumber({ max: MAX_NODES, fallback: null }),
+  gpusPerNode: wholeNumber("GPUs per node", { max: MAX_GPUS_PER_NODE, empty: 0 }),
+  nodeCount: wholeNumber("Nodes", { max: MAX_NODES }),
+  minNodes: wholeNumber("Minimum nodes (autoscaling)", { max: MAX_NODES, empty: null }),
+  maxNodes: wholeNumber("Maximum nodes (autoscaling)", { max: MAX_NODES, empty: null }),
   cpuPerNode: cpuPerNodeInput,
   /** GiB, or a quantity. */
   memoryPerNode: memoryPerNodeInput,
@@ -164,7 +121,7 @@ function poolProblems(v: PoolShape, ctx: z.RefinementCtx, prefix: (string | numb
 
 export const nodePoolInput = poolFields.superRefine((v, ctx) => poolProblems(v, ctx));
 
-const versionInput = z.coerce.number({ message: "is required" }).int("is required").min(1, "is required");
+const versionInput = wholeNumber("Version", { min: 1 });
 
 async function dedicatedTenantId(db: Database, slug: string | null): Promise<string | null> {
   if (slug === null) return null;
@@ -233,8 +190,8 @@ function poolColumns(input: z.output<typeof poolFields>, dedicatedTenantId: stri
     name: input.name,
     gpuModel: input.gpuModel,
     gpuResource: input.gpuResource,
-    gpusPerNode: input.gpuModel ? input.gpusPerNode! : 0,
-    nodeCount: input.nodeCount!,
+    gpusPerNode: input.gpuModel ? input.gpusPerNode : 0,
+    nodeCount: input.nodeCount,
     minNodes: input.minNodes,
     maxNodes: input.maxNodes,
     cpuPerNode: input.cpuPerNode,
@@ -311,7 +268,7 @@ export const updateNodePool = defineCommand({
  */
 export const deleteNodePool = defineCommand({
   name: "deleteNodePool",
-  input: z.object({ id: uuidInput, version: versionInput.optional() }),
+  input: z.object({ id: uuidInput, version: wholeNumber("Version", { min: 1, empty: undefined }) }),
   target: onCapacity,
   async run(ctx, input) {
     return ctx.db.transaction(async (tx) => {
@@ -479,7 +436,8 @@ const rateUnitInput = z
 export const unitPriceInput = z
   .union([z.string(), z.number()])
   .transform((raw, ctx) => {
-    const text = String(raw).trim();
+    // Plain decimal text only, as everywhere a person types a number (lib/input/numbers.ts): no spaces, sign or exponent.
+    const text = String(raw);
     if (text === "") {
       ctx.addIssue({ code: "custom", message: "is required" });
       return z.NEVER;
@@ -488,7 +446,7 @@ export const unitPriceInput = z
       ctx.addIssue({ code: "custom", message: "must not be negative" });
       return z.NEVER;
     }
-    const match = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text.replace(/^\+/, ""));
+    const match = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text);
     if (!match) {
       ctx.addIssue({
         code: "custom",
@@ -573,36 +531,10 @@ export const addRate = defineCommand({
 // ---------------------------------------------------------------- approval rules
 
 /** A number field of the policy form; empty is null where `optional` (a rule that is off). */
-function policyNumber(options: { min: number; max?: number; integer?: boolean; optional?: boolean; unit?: string }) {
-  return z
-    .union([z.string(), z.number(), z.null()])
-    .optional()
-    .transform((raw, ctx): number | null => {
-      const text = raw == null ? "" : String(raw).trim();
-      if (text === "") {
-        if (options.optional) return null;
-        ctx.addIssue({ code: "custom", message: "is required" });
-        return z.NEVER;
-      }
-      const value = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : NaN;
-      if (!Number.isFinite(value)) {
-        ctx.addIssue({ code: "custom", message: `must be a number${options.optional ? ", or empty for none" : ""}` });
-        return z.NEVER;
-      }
-      if (options.integer && !Number.isInteger(value)) {
-        ctx.addIssue({ code: "custom", message: `must be whole ${options.unit ?? "number"}` });
-        return z.NEVER;
-      }
-      if (value < options.min) {
-        ctx.addIssue({ code: "custom", message: options.min === 0 ? "must not be negative" : `must be at least ${options.min}` });
-        return z.NEVER;
-      }
-      if (options.max !== undefined && value > options.max) {
-        ctx.addIssue({ code: "custom", message: `must be at most ${options.max}` });
-        return z.NEVER;
-      }
-      return value;
-    });
+function policyNumber(label: string, options: { min: number; max?: number; integer?: boolean; optional?: boolean }) {
+  const range = { min: options.min, max: options.max };
+  if (options.integer) return options.optional ? wholeNumber(label, { ...range, empty: null }) : wholeNumber(label, range);
+  return options.optional ? decimalNumber(label, { ...range, empty: null }) : decimalNumber(label, range);
 }
 
 const onOff = z
@@ -610,21 +542,21 @@ const onOff = z
   .optional()
   .transform((v) => v === true || v === "on" || v === "true");
 
-const ratio = policyNumber({ min: 0.1, max: 20 });
-const cumulativeFactor = policyNumber({ min: 1, max: 100, optional: true });
+const ratio = (label: string) => policyNumber(label, { min: 0.1, max: 20 });
+const cumulativeFactor = policyNumber("Cumulative cap", { min: 1, max: 100, optional: true });
 const money = { min: 0, max: 1e12 };
 
 /** The policy form's fields, flat (the API sends the same names). */
 export const quotaPolicyInput = z
   .object({
-    overcommitCpu: ratio,
-    overcommitMemory: ratio,
-    overcommitGpu: ratio,
+    overcommitCpu: ratio("CPU overcommit ratio"),
+    overcommitMemory: ratio("Memory overcommit ratio"),
+    overcommitGpu: ratio("GPU overcommit ratio"),
     autoApproveEnabled: onOff,
-    autoApproveMaxCpuCores: policyNumber({ min: 0, max: 100_000 }),
-    autoApproveMaxMemoryGiB: policyNumber({ min: 0, max: 2 ** 20 }),
-    autoApproveMaxStorageGiB: policyNumber({ min: 0, max: 2 ** 23 }),
-    autoApproveUnderMonthlyCost: policyNumber({ ...money, optional: true }),
+    autoApproveMaxCpuCores: policyNumber("At most CPU cores", { min: 0, max: 100_000 }),
+    autoApproveMaxMemoryGiB: policyNumber("At most memory (GiB)", { min: 0, max: 2 ** 20 }),
+    autoApproveMaxStorageGiB: policyNumber("At most storage (GiB)", { min: 0, max: 2 ** 23 }),
+    autoApproveUnderMonthlyCost: policyNumber("Or monthly estimate under", { ...money, optional: true }),
     /**
      * N: automatically approved grants in force stay within N × the limits above. Empty: no cumulative cap.
      * Absent (a form or client that does not know the field): the stored value is kept.
@@ -639,8 +571,8 @@ export const quotaPolicyInput = z
         for (const issue of r.error.issues) ctx.addIssue({ code: "custom", message: issue.message });
         return z.NEVER;
       }),
-    secondApprovalAboveMonthlyCost: policyNumber({ ...money, optional: true }),
-    expiryWarningHours: policyNumber({ min: 0, max: 720, integer: true, unit: "hours" }),
+    secondApprovalAboveMonthlyCost: policyNumber("Second approval above", { ...money, optional: true }),
+    expiryWarningHours: policyNumber("Warn before a grant ends (hours)", { min: 0, max: 720, integer: true }),
   })
   // The fields above check what quotaPolicySchema checks, with messages per form field; parsing again keeps the two honest.
   .transform((v): { policy: QuotaPolicy; keepCumulativeFactor: boolean } => ({

@@ -1,6 +1,7 @@
 import "server-only";
 import { and, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
+import { wholeNumber } from "@/lib/input/numbers";
 import type { Database } from "@/db/client";
 import { apiTokens, principals, serviceAccounts } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
@@ -170,7 +171,7 @@ export const deleteServiceAccount = defineCommand({
 /** Expiry of a new token: a number of days, or none when the admin explicitly confirmed it. */
 const tokenExpiry = z
   .object({
-    expiresInDays: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number({ message: "must be a number of days" }).int("must be whole days").min(1, "must be at least 1").max(365, "must be at most 365").optional()),
+    expiresInDays: wholeNumber("Expires in (days)", { min: 1, max: 365, empty: undefined }),
     noExpiry: checkbox,
   })
   .refine((v) => v.expiresInDays !== undefined || v.noExpiry, { message: "give a number of days, or confirm a token that never expires", path: ["expiresInDays"] })
@@ -240,7 +241,7 @@ export const revokeToken = defineCommand({
 export const rotateToken = defineCommand({
   name: "rotateToken",
   input: z.intersection(
-    tokenTarget.extend({ graceHours: z.coerce.number({ message: "must be a number of hours" }).int("must be whole hours").min(0, "must be 0 or more").max(720, "must be at most 720 (30 days)").default(24) }),
+    tokenTarget.extend({ graceHours: wholeNumber("Grace period (hours)", { max: 720, empty: 24 }) }),
     tokenExpiry,
   ),
   target: manageTenant,

@@ -1,6 +1,7 @@
 import "server-only";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
+import { wholeNumber } from "@/lib/input/numbers";
 import { tenants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
@@ -52,7 +53,7 @@ const runtimeClassInput = z
 /** Platform admins set how a tenant's namespaces run: a sandbox RuntimeClass and workload identity for its service accounts. */
 export const setTenantClusterSettings = defineCommand({
   name: "setTenantClusterSettings",
-  input: tenantAddress.extend({ runtimeClass: runtimeClassInput.default(""), workloadIdentity: workloadIdentityInput.default({}), version: z.coerce.number().int() }),
+  input: tenantAddress.extend({ runtimeClass: runtimeClassInput.default(""), workloadIdentity: workloadIdentityInput.default({}), version: wholeNumber("Version") }),
   target: onTenant("tenant.cluster.manage"),
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {

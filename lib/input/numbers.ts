@@ -1,0 +1,136 @@
+import { z } from "zod";
+
+/**
+ * Numbers a person types are plain decimals. `Number()`, `parseFloat` and
+ * `z.coerce.number` also read "0x10" (16), "1.5e3" (1500), "Infinity", " 4 "
+ * and "" (0), and parseInt reads "4abc" as 4: a typo then becomes a quota. So
+ * text is accepted only as digits with at most one decimal point, nothing
+ * else: no sign, no spaces, no exponent, no hex, no separators. A JSON number
+ * (REST bodies) is taken as the number it is, if finite.
+ *
+ * Every form field, REST body or query field and CLI argument that asks for a
+ * count, an amount or a quantity goes through the schemas here, and every
+ * message names the field: "GPUs: enter a whole number from 0 to 4096".
+ */
+
+const WHOLE_TEXT = /^\d+$/;
+const DECIMAL_TEXT = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
+
+/** Kubernetes suffixes: decimal SI (m for milli) and binary SI. */
+const SUFFIX_FACTORS: Record<string, number> = {
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+/** A quantity as a person types it: a plain decimal and a suffix, without the exponent form ("1e3") of the full grammar. */
+const TYPED_QUANTITY = /^((?:\d+(?:\.\d+)?|\.\d+))(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)$/;
+
+/** The whole number written as plain digits, or null ("0x10", "1e3", " 4 ", "+4", "4abc", ""). */
+export function parseWholeText(text: string): number | null {
+  if (!WHOLE_TEXT.test(text)) return null;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+/** The number written as plain decimal digits with at most one point ("2.5", ".5"), or null. */
+export function parseDecimalText(text: string): number | null {
+  if (!DECIMAL_TEXT.test(text)) return null;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : null;
+}
+
+/**
+ * A Kubernetes quantity as a person types it ("500m", "64Gi", "1.5Ti"), in the
+ * quantity's base unit (cores, bytes), or null. Plain numbers without a suffix
+ * are not quantities here: the field's own unit applies to them (see `quantity`).
+ */
+export function parseTypedQuantity(text: string): number | null {
+  const match = TYPED_QUANTITY.exec(text);
+  if (!match) return null;
+  const amount = Number(match[1]);
+  // Divide for milli: 13 * 0.001 is 0.013000000000000001 in binary floating point, 13 / 1000 is 0.013.
+  const value = match[2] === "m" ? amount / 1000 : amount * SUFFIX_FACTORS[match[2]!]!;
+  return Number.isFinite(value) ? value : null;
+}
+
+type Range = { min?: number; max?: number };
+
+function rangeText(range: Range): string {
+  const min = range.min ?? 0;
+  return range.max === undefined ? `${min} or more` : `from ${min} to ${range.max}`;
+}
+
+/**
+ * What an empty field (absent, null or "") means: a value (`empty: 0`, `empty:
+ * null` for "none"), or, when `empty` is not given, that the field is required.
+ */
+type EmptyOption<E> = { empty?: E };
+
+function numberField<E extends number | null | undefined = never>(
+  options: Range & EmptyOption<E>,
+  read: (raw: string | number) => number | null,
+  messages: { invalid: string; tooLarge?: string },
+) {
+  const hasEmpty = "empty" in options;
+  const accepted = z.union([z.string(), z.number(), z.null()], { message: messages.invalid });
+  // Only a field with a meaning for empty may be left out: a required one stays required in the OpenAPI document too.
+  return (hasEmpty ? accepted.optional() : accepted).transform((raw, ctx): number | E => {
+    if (raw === undefined || raw === null || raw === "") {
+      if (hasEmpty) return options.empty as E;
+      ctx.addIssue({ code: "custom", message: messages.invalid });
+      return z.NEVER;
+    }
+    const value = read(raw);
+    if (value === null || !Number.isFinite(value) || value < (options.min ?? 0)) {
+      ctx.addIssue({ code: "custom", message: messages.invalid });
+      return z.NEVER;
+    }
+    if (options.max !== undefined && value > options.max) {
+      ctx.addIssue({ code: "custom", message: messages.tooLarge ?? messages.invalid });
+      return z.NEVER;
+    }
+    return value;
+  });
+}
+
+/** A count: plain digits, or a whole JSON number, within the range (min defaults to 0). */
+export function wholeNumber<E extends number | null | undefined = never>(label: string, range: Range & EmptyOption<E> = {}) {
+  const read = (raw: string | number) => (typeof raw === "number" ? (Number.isSafeInteger(raw) ? raw : null) : parseWholeText(raw));
+  return numberField(range, read, { invalid: `${label}: enter a whole number ${rangeText(range)}` });
+}
+
+/** An amount such as 2.5: plain decimal text, or a finite JSON number, within the range (min defaults to 0). */
+export function decimalNumber<E extends number | null | undefined = never>(label: string, range: Range & EmptyOption<E> = {}) {
+  const read = (raw: string | number) => (typeof raw === "number" ? raw : parseDecimalText(raw));
+  return numberField(range, read, { invalid: `${label}: enter a number such as 4 or 2.5, ${rangeText(range)}` });
+}
+
+/**
+ * A resource amount: a plain decimal (text or JSON number) in the field's
+ * `unit` (cores: 1, GiB: 2^30), or a Kubernetes quantity with a suffix
+ * ("500m", "64Gi"), never an exponent. The range is in the base unit (cores,
+ * bytes). `whole`: the result in the base unit must be whole (bytes, GPUs).
+ */
+export function quantity<E extends number | null | undefined = never>(
+  label: string,
+  options: Range & EmptyOption<E> & { unit: number; example: string; whole?: boolean; tooLarge?: string },
+) {
+  const read = (raw: string | number): number | null => {
+    const plain = typeof raw === "number" ? raw : parseDecimalText(raw);
+    const value = plain !== null ? plain * options.unit : parseTypedQuantity(raw as string);
+    if (value === null || !options.whole) return value;
+    const rounded = Math.round(value);
+    return Math.abs(rounded - value) > 1e-9 ? null : rounded;
+  };
+  return numberField(options, read, { invalid: `${label}: enter ${options.example}`, tooLarge: `${label}: ${options.tooLarge ?? "is larger than any cluster could grant"}` });
+}
