@@ -26,6 +26,7 @@ import { ConfigError, config } from "@/lib/config";
 import { queueReconcileOfEverything } from "@/lib/cluster/commands";
 import { renderAllToFiles, RenderDirectoryError, writeRender } from "@/lib/cluster/render-all";
 import { clusterRuntime, startReconcileLoop, workerIdentity } from "@/lib/cluster/runtime";
+import { enqueueDueScheduledChanges } from "@/lib/cluster/scheduled-scan";
 import { reconcileDue } from "@/lib/cluster/worker";
 import { setLeader } from "@/lib/observability/metrics";
 import { serveMetrics } from "@/lib/observability/serve";
@@ -209,6 +210,8 @@ async function main(argv: string[]): Promise<number> {
         const reconciler = { db: handle.db, settings: c.cluster, client: runtime.client, clock: systemClock, workerId: workerIdentity("cli") };
         console.error(`Reconcile worker ${reconciler.workerId}: ${runtime.mode === "live" ? `live, API server ${runtime.server}` : "record-only (no cluster connected)"}.`);
         if (o.once) {
+          const scheduled = await enqueueDueScheduledChanges(handle.db, systemClock());
+          if (scheduled > 0) console.log(`Enqueued ${scheduled} scheduled changes that were due.`);
           console.log(`Processed ${await reconcileDue(reconciler)} changes.`);
           return 0;
         }

@@ -117,6 +117,7 @@ export const WRITABLE_TABLES = [
   "audit_events",
   "cluster_changes",
   "cluster_change_attempts",
+  "cluster_scheduled_changes",
   "cluster_objects",
   "quota_requests",
   "quota_request_events",

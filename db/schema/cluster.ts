@@ -57,6 +57,39 @@ export const clusterChanges = pgTable(
   ],
 );
 
+/**
+ * A cluster change that must happen at a future instant by itself: a project
+ * grant's expiry, a quota grant's start or end. Written in the same transaction
+ * as the grant (through the outbox helpers), so no crash can lose it, and kept
+ * apart from the outbox so a change asked for now never pulls it forward or
+ * swallows it. One row per target and instant; the worker's recovery scan
+ * enqueues the due ones (`lib/cluster/scheduled.ts`), so nothing rests on a
+ * timer in memory.
+ */
+export const clusterScheduledChanges = pgTable(
+  "cluster_scheduled_changes",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    /** Null for the tenant's cluster-scoped objects (the Kueue ClusterQueue). */
+    projectId: uuid("project_id").references(() => projects.id),
+    /** The outbox target the change is for: "project:<id>" or "tenant:<id>". */
+    targetKey: text("target_key").notNull(),
+    dueAt: timestamp("due_at", { withTimezone: true }).notNull(),
+    reason: text("reason").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Set when the recovery scan put it into the outbox, with the change it became. */
+    enqueuedAt: timestamp("enqueued_at", { withTimezone: true }),
+    changeId: bigint("change_id", { mode: "number" }).references(() => clusterChanges.id),
+  },
+  (t) => [
+    uniqueIndex("cluster_scheduled_changes_target_due_unique").on(t.targetKey, t.dueAt),
+    index("cluster_scheduled_changes_due_idx").on(t.dueAt).where(sql`${t.enqueuedAt} is null`),
+  ],
+);
+
 /** One try at applying a change: when, by which worker, and what the API server said. */
 export const clusterChangeAttempts = pgTable(
   "cluster_change_attempts",

@@ -3,7 +3,7 @@ import type { Database } from "@/db/client";
 import { memberships, principals, projectGrants, projects, serviceAccounts, tenants, users } from "@/db/schema";
 import { inForce } from "@/lib/auth/policy";
 import type { ClusterSettings } from "@/lib/config";
-import { effectiveQuotaAt, nextGrantBoundary } from "@/lib/quota/effective";
+import { effectiveQuotaAt } from "@/lib/quota/effective";
 import { grantsOfProjects, knownGpuResources } from "@/lib/quota/store";
 import type { DesiredBinding, DesiredProject, DesiredTenant, NodePool } from "./desired-state";
 
@@ -12,8 +12,6 @@ export interface LoadedProject extends DesiredProject {
   id: string;
   /** Archived, or its tenant disabled: fenced and emptied of access (see closedProject). */
   closed: boolean;
-  /** The next instant access or quota here changes by itself (a grant ends or starts): the cluster must follow then too. */
-  nextExpiry: Date | null;
 }
 
 export interface LoadedTenant {
@@ -112,14 +110,12 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
   }
 
   const loaded = projectRows.map((p): LoadedProject => {
-    let nextExpiry: Date | null = null;
     const bindings: DesiredBinding[] = [...tenantBindings];
     const accounts = new Set<string>();
     for (const g of grantRows) {
       if (g.projectId !== p.id || !inForce(g.expiresAt, now)) continue;
       // A meter pushes usage to the portal's API; it needs nothing in the cluster.
       if (g.role === "meter") continue;
-      if (g.expiresAt && (nextExpiry === null || g.expiresAt < nextExpiry)) nextExpiry = g.expiresAt;
       const role = g.role === "member" ? "project_member" : "project_viewer";
       if (g.kind === "service_account" && g.accountName) {
         accounts.add(g.accountName);
@@ -129,10 +125,8 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
         if (subject) bindings.push({ principalKind: "user", subject, role });
       }
     }
-    // The starting quota plus quota grants in force; the next grant boundary is a change too.
+    // The starting quota plus quota grants in force (their boundaries are scheduled changes: schedule.ts).
     const quotaSpans = quotaGrantsByProject.get(p.id) ?? [];
-    const boundary = nextGrantBoundary(quotaSpans, now);
-    if (boundary && (nextExpiry === null || boundary < nextExpiry)) nextExpiry = boundary;
     const desired: DesiredProject = {
       slug: p.slug,
       namespace: p.namespace,
@@ -142,7 +136,7 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
       serviceAccounts: [...accounts].sort().map((name) => ({ name })),
     };
     const closed = !tenantActive || p.archivedAt !== null;
-    return { ...(closed ? closedProject(desired, settings) : desired), id: p.id, closed, nextExpiry: closed ? null : nextExpiry };
+    return { ...(closed ? closedProject(desired, settings) : desired), id: p.id, closed };
   });
 
   return { id: row.id, tenant, projects: loaded };

@@ -2,14 +2,15 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { clusterChanges, projectGrants, projects } from "@/db/schema";
 import { config } from "@/lib/config";
+import { scheduleBoundaries } from "./schedule";
+import { projectTarget, tenantTarget } from "./target-keys";
+
+export { projectTarget, tenantTarget };
 
 const kueueEnabled = () => config().cluster.render.kueue.enabled;
 
 /** Coalesced changes keep this many of their newest reasons. */
 const MAX_REASONS = 20;
-
-export const projectTarget = (projectId: string) => `project:${projectId}`;
-export const tenantTarget = (tenantId: string) => `tenant:${tenantId}`;
 
 interface Enqueue {
   tenantId: string;
@@ -17,8 +18,6 @@ interface Enqueue {
   projectId?: string;
   reason: string;
   at: Date;
-  /** Not before this instant: a grant's expiry, scheduled ahead. */
-  notBefore?: Date;
 }
 
 /**
@@ -38,7 +37,7 @@ export async function enqueueClusterChange(db: Database, e: Enqueue): Promise<nu
       targetKey,
       reasons: [e.reason],
       status: "pending",
-      nextAttemptAt: e.notBefore ?? e.at,
+      nextAttemptAt: e.at,
       createdAt: e.at,
       updatedAt: e.at,
     })
@@ -56,10 +55,18 @@ export async function enqueueClusterChange(db: Database, e: Enqueue): Promise<nu
   return row!.id;
 }
 
-/** A project's namespace changed; with Kueue the tenant's ClusterQueue sums its projects, so it follows too. */
+/**
+ * A project's namespace changed; with Kueue the tenant's ClusterQueue sums its
+ * projects, so it follows too. Every command that writes a project's grants
+ * calls this in its transaction, so this is also where the grants' future
+ * boundaries (an expiry, a quota grant's end) are scheduled: with the grant,
+ * or not at all.
+ */
 export async function enqueueProjectChange(db: Database, e: Enqueue & { projectId: string }): Promise<number> {
   const id = await enqueueClusterChange(db, e);
-  if (kueueEnabled()) await enqueueClusterChange(db, { tenantId: e.tenantId, reason: e.reason, at: e.at });
+  const kueue = kueueEnabled();
+  if (kueue) await enqueueClusterChange(db, { tenantId: e.tenantId, reason: e.reason, at: e.at });
+  await scheduleBoundaries(db, { tenantId: e.tenantId, projectIds: [e.projectId], at: e.at, projects: true, tenant: kueue });
   return id;
 }
 
@@ -69,7 +76,7 @@ export async function enqueueProjectChange(db: Database, e: Enqueue & { projectI
  * change per such project, not one per project of the tenant. Call it before
  * deleting the principal's grants.
  */
-export async function enqueueGrantedProjectChanges(db: Database, e: Omit<Enqueue, "projectId" | "notBefore"> & { principalId: string }): Promise<void> {
+export async function enqueueGrantedProjectChanges(db: Database, e: Omit<Enqueue, "projectId"> & { principalId: string }): Promise<void> {
   const { principalId, ...change } = e;
   const rows = await db.selectDistinct({ id: projectGrants.projectId }).from(projectGrants).where(eq(projectGrants.principalId, principalId));
   for (const p of rows) await enqueueProjectChange(db, { ...change, projectId: p.id });
@@ -80,11 +87,13 @@ export async function enqueueGrantedProjectChanges(db: Database, e: Omit<Enqueue
  * tenant's status or settings): one change per project and one for the
  * tenant's cluster-scoped objects.
  */
-export async function enqueueTenantChange(db: Database, e: Omit<Enqueue, "projectId" | "notBefore">, options: { includeArchived?: boolean } = {}): Promise<void> {
+export async function enqueueTenantChange(db: Database, e: Omit<Enqueue, "projectId">, options: { includeArchived?: boolean } = {}): Promise<void> {
   const rows = await db
     .select({ id: projects.id })
     .from(projects)
     .where(options.includeArchived ? eq(projects.tenantId, e.tenantId) : and(eq(projects.tenantId, e.tenantId), isNull(projects.archivedAt)));
   for (const p of rows) await enqueueClusterChange(db, { ...e, projectId: p.id });
-  if (kueueEnabled()) await enqueueClusterChange(db, e);
+  const kueue = kueueEnabled();
+  if (kueue) await enqueueClusterChange(db, e);
+  await scheduleBoundaries(db, { tenantId: e.tenantId, projectIds: rows.map((p) => p.id), at: e.at, projects: true, tenant: kueue });
 }

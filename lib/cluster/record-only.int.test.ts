@@ -1,7 +1,7 @@
-import { and, asc, eq, inArray, lte } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lte } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { clusterChangeAttempts, clusterChanges, clusterObjects, principals, projectGrants, serviceAccounts, tenants } from "@/db/schema";
+import { clusterChangeAttempts, clusterChanges, clusterObjects, clusterScheduledChanges, principals, projectGrants, serviceAccounts, tenants } from "@/db/schema";
 import { executeCommand } from "@/lib/auth/command";
 import { parseConfig } from "@/lib/config";
 import { archiveProject } from "@/lib/tenancy/commands/projects";
@@ -12,7 +12,8 @@ import { deleteServiceAccount, setServiceAccountDisabled } from "@/lib/tenancy/c
 import { databaseLabel } from "@/test/database";
 import { appErrorOf, contextOf, personaEmail, principalIdOf, rejectionOf } from "@/test/fixtures";
 import { DAY, projectIdOf, seededDatabase } from "@/test/tenancy";
-import { enqueueClusterChange, projectTarget } from "./outbox";
+import { enqueueClusterChange, enqueueProjectChange, projectTarget } from "./outbox";
+import { enqueueDueScheduledChanges } from "./scheduled-scan";
 import { claimDueChanges, reconcileDue, type ReconcilerOptions } from "./worker";
 
 /**
@@ -139,22 +140,45 @@ describe(`outbox and worker, record-only (${databaseLabel()})`, () => {
     expect(quota.spec.hard).toMatchObject({ "requests.cpu": "0", "requests.memory": "0", pods: "0" });
   });
 
-  it("a collaborator's access leaves the cluster when it expires: the change is scheduled for that instant", async () => {
+  it("a collaborator's access leaves the cluster when it expires: the seed scheduled the change for that instant", async () => {
     const projectId = await projectIdOf(db, "language-models", "chat-eval");
     const expiry = new Date(SEEDED_AT.getTime() + 60 * DAY);
-    const scheduled = (await changesOf(projectId)).filter((c) => c.status === "pending");
-    expect(scheduled).toHaveLength(1);
-    expect(scheduled[0]!.nextAttemptAt).toEqual(expiry);
+    const scheduled = await db.select().from(clusterScheduledChanges).where(eq(clusterScheduledChanges.targetKey, projectTarget(projectId)));
+    expect(scheduled.map((s) => [s.dueAt, s.reason, s.enqueuedAt])).toEqual([[expiry, "access expires", null]]);
+    // Nothing waits in the outbox itself: a change asked for now could not pull the expiry forward or swallow it.
+    expect((await changesOf(projectId)).filter((c) => c.status === "pending")).toEqual([]);
     expect(bindingSubjects(await objectsOf("language-models--chat-eval"))).toContain(`edit:${personaEmail("collaborator")}`);
 
-    expect(await reconcileDue(worker("w1"))).toBe(0); // not due yet
+    expect(await enqueueDueScheduledChanges(db, clockAt)).toBe(0); // not due yet
     clockAt = new Date(expiry.getTime() + 1000);
     try {
+      expect(await enqueueDueScheduledChanges(db, clockAt)).toBe(1);
       expect(await reconcileDue(worker("w1"))).toBe(1);
       expect(bindingSubjects(await objectsOf("language-models--chat-eval"))).toEqual([`admin:${personaEmail("language-admin")}`, `view:${personaEmail("viewer")}`]);
     } finally {
       clockAt = NOW;
     }
+  });
+
+  it("moving a grant's expiry moves its scheduled change; revoking the grant takes it out", async () => {
+    const projectId = await projectIdOf(db, "vision-lab", "detector-training");
+    const admin = await contextOf(db, "vision-admin", NOW);
+    const scientist = await principalIdOf(db, personaEmail("data-scientist"));
+    const first = new Date(NOW.getTime() + 5 * DAY);
+    const later = new Date(NOW.getTime() + 9 * DAY);
+    const waiting = async () => (await db.select().from(clusterScheduledChanges).where(and(eq(clusterScheduledChanges.targetKey, projectTarget(projectId)), isNull(clusterScheduledChanges.enqueuedAt)))).map((s) => s.dueAt);
+    await db.update(projectGrants).set({ expiresAt: first }).where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.principalId, scientist)));
+    await enqueueProjectChange(db, { tenantId: seeded.tenantId["vision-lab"]!, projectId, reason: "test: expiry set", at: NOW });
+    expect(await waiting()).toEqual([first]);
+    await db.update(projectGrants).set({ expiresAt: later }).where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.principalId, scientist)));
+    await enqueueProjectChange(db, { tenantId: seeded.tenantId["vision-lab"]!, projectId, reason: "test: expiry moved", at: NOW });
+    expect(await waiting()).toEqual([later]);
+    const [grant] = await db.select().from(projectGrants).where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.principalId, scientist)));
+    await executeCommand(revokeProjectGrant, admin, { tenant: "vision-lab", project: "detector-training", grantId: grant!.id });
+    expect(await waiting()).toEqual([]);
+    // Put the seeded grant back for the tests after this one.
+    await executeCommand(grantProjectRole, admin, { tenant: "vision-lab", project: "detector-training", principalId: scientist, role: "member" });
+    await reconcileDue(worker("w1"));
   });
 
   it("an object that fails validation fails its change with a message and is never recorded", async () => {

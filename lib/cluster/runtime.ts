@@ -7,6 +7,7 @@ import { deliverDueWebhooks } from "@/lib/notify/webhooks";
 import { sweepQuotaTimeouts } from "@/lib/quota/expiry";
 import { checkDrift } from "./drift-check";
 import { clusterConnection, kubeClientFromConfig, type ClusterClient } from "./kube-client";
+import { enqueueDueScheduledChanges } from "./scheduled-scan";
 import { reconcileDue, type ReconcilerOptions } from "./worker";
 
 export interface ClusterRuntime {
@@ -42,7 +43,8 @@ export interface ReconcileLoop {
 }
 
 /**
- * The worker loop: every pollMs, take and process due changes; every
+ * The worker loop: every pollMs, enqueue scheduled changes that are due, then
+ * take and process due changes; every
  * driftIntervalMinutes (live mode), read back what the cluster holds; with
  * PROMETHEUS_URL set, read the hours of usage that are complete; every
  * quarter-hour, send the budget and idle-GPU alerts that are due; with a
@@ -85,6 +87,8 @@ export function startReconcileLoop(
         const r = await evaluateSpendAlerts(o.db, o.clock());
         if (r.sent.length > 0) log(`spend alerts: ${r.sent.length} sent`);
       }
+      // Scheduled changes (expiries) whose instant has come join the outbox first, so this pass applies them.
+      await enqueueDueScheduledChanges(o.db, o.clock());
       await reconcileDue({ ...o, signal: stopping.signal });
       if (stopping.signal.aborted) return;
       await deliverDueWebhooks(o.db, o.clock());

@@ -8,8 +8,8 @@ import { followClusterChange } from "@/lib/quota/follow";
 import { applyTarget, ObjectApplyError } from "./apply";
 import { loadDesiredTenant } from "./desired-from-db";
 import { toClusterApiError, type ClusterClient } from "./kube-client";
-import { enqueueClusterChange } from "./outbox";
 import type { ClusterObject } from "./render-project";
+import { scheduleBoundaries } from "./schedule";
 import { identityOf, ownedScope, refOf, renderTarget, targetOf, type ObjectRef, type Target } from "./targets";
 import { InvalidObjectError } from "./validate";
 
@@ -281,12 +281,16 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
         .set({ status: outcome.status === "failed" ? "failed" : "applying", error: outcome.error, updatedAt: now })
         .where(and(eq(clusterObjects.lastChangeId, change.id)));
     }
+    // The commands that write grants schedule their boundaries; this repeats it
+    // (idempotently, in this transaction) for grants written before scheduling
+    // existed or with Kueue switched on since, so what was just applied never
+    // outlives its end.
+    if ((outcome.status === "applied" || outcome.status === "recorded") && target) {
+      const kueue = o.settings.render.kueue.enabled;
+      if (target.kind === "project") await scheduleBoundaries(tx, { tenantId: change.tenantId, projectIds: [target.project.id], at: now, projects: true, tenant: kueue });
+      else await scheduleBoundaries(tx, { tenantId: change.tenantId, projectIds: target.projects.map((p) => p.id), at: now, projects: false, tenant: kueue });
+    }
   });
-
-  // A grant that runs out later must leave the cluster then: schedule it now.
-  if ((outcome.status === "applied" || outcome.status === "recorded") && target?.kind === "project" && target.project.nextExpiry) {
-    await enqueueClusterChange(o.db, { tenantId: change.tenantId, projectId: change.projectId!, reason: "access expires", at: now, notBefore: target.project.nextExpiry });
-  }
   return outcome;
 }
 

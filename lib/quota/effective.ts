@@ -44,14 +44,3 @@ export function gpusByModelAt(grants: readonly GrantSpan[], at: Date): Record<st
   for (const g of grants) if (grantInForce(g, at) && g.gpuCount > 0 && g.gpuModel) out[g.gpuModel] = (out[g.gpuModel] ?? 0) + g.gpuCount;
   return out;
 }
-
-/** The next instant after `at` when a grant starts or ends: the cluster must follow then. */
-export function nextGrantBoundary(grants: readonly GrantSpan[], at: Date): Date | null {
-  let next: Date | null = null;
-  for (const g of grants) {
-    for (const t of [g.startsAt, g.endsAt]) {
-      if (t && t.getTime() > at.getTime() && (next === null || t < next)) next = t;
-    }
-  }
-  return next;
-}

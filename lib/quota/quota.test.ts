@@ -4,7 +4,7 @@ import { bytesQuantity, cpuQuantity, parseQuantity } from "@/lib/cluster/quantit
 import { amountFields, amountProblems, amountsOf, GiB } from "./amounts";
 import { capacityImpact, clusterCapacity, tenantShares, type PoolCapacityInput } from "./capacity";
 import { HOURS_PER_MONTH, monthlyCost, ratesInForce } from "./cost";
-import { effectiveQuotaAt, grantInForce, nextGrantBoundary, type GrantSpan } from "./effective";
+import { effectiveQuotaAt, grantInForce, type GrantSpan } from "./effective";
 import {
   autoApproval,
   autoApprovedHoldings,
@@ -117,9 +117,6 @@ describe("effective quota", () => {
     expect(grantInForce(g, at(9.99))).toBe(false);
     expect(grantInForce(g, at(10))).toBe(true);
     expect(grantInForce(g, at(15))).toBe(false);
-    expect(nextGrantBoundary([g], at(0))).toEqual(at(10));
-    expect(nextGrantBoundary([g], at(10))).toEqual(at(15));
-    expect(nextGrantBoundary([g], at(15))).toBeNull();
   });
 });
 

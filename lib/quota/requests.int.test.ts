@@ -6,6 +6,7 @@ import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { kubeClientFromConfig, kubeConfigFor } from "@/lib/cluster/kube-client";
 import { projectTarget } from "@/lib/cluster/outbox";
+import { enqueueDueScheduledChanges } from "@/lib/cluster/scheduled-scan";
 import { reconcileDue } from "@/lib/cluster/worker";
 import { parseConfig } from "@/lib/config";
 import { AppError } from "@/lib/errors";
@@ -185,7 +186,11 @@ describe(`quota requests (${databaseLabel()})`, () => {
     const client = kubeClientFromConfig(kubeConfigFor(api.url));
     const settings = parseConfig({}).cluster;
     let clock = NOW;
-    const worker = () => reconcileDue({ db, settings, client, clock: () => clock, workerId: "quota-test" });
+    // A pass as the runtime runs it: scheduled changes that are due (a grant's end) join the outbox, then the outbox.
+    const worker = async () => {
+      await enqueueDueScheduledChanges(db, clock);
+      return reconcileDue({ db, settings, client, clock: () => clock, workerId: "quota-test" });
+    };
     const ns = "vision-lab--detector-training";
     await worker();
     const hard = () => (api.get("v1", "ResourceQuota", ns, "project-quota") as unknown as { spec: { hard: Record<string, string> } }).spec.hard;
