@@ -19,7 +19,7 @@ const rendered = [
   ...renderTenant(sharedTenant, [noGpuProject], fullConfig),
   ...renderTenant(sharedTenant, [noGpuProject], renderConfig()),
 ];
-const loaded = (p: typeof migProject) => ({ ...p, id: p.slug, closed: false, nextExpiry: null });
+const loaded = (p: typeof migProject) => ({ ...p, id: p.slug, closed: false });
 const targets: Target[] = [
   { kind: "project", tenant: dedicatedTenant, project: loaded(migProject) },
   { kind: "tenant", tenant: dedicatedTenant, projects: [loaded(migProject)] },

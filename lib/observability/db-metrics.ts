@@ -96,7 +96,7 @@ export function collectFromDatabase(database: () => DatabaseHandle | null, clock
   });
   new Gauge({
     name: "allot_outbox_changes",
-    help: "Cluster changes in the outbox by status: pending (waiting or scheduled), applying (claimed by a worker), failed (given up, needs a retry by an admin).",
+    help: "Cluster changes in the outbox by status: pending (due, or waiting to retry; changes scheduled for a later instant wait in cluster_scheduled_changes), applying (claimed by a worker), failed (given up, needs a retry by an admin).",
     labelNames: ["status"],
     registers,
     async collect() {
