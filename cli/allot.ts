@@ -51,8 +51,9 @@ Commands:
   audit-checkpoint        sign the audit chain's head now and send it where checkpoints go (log, directory, webhook)
   audit-key --out <dir>   make an Ed25519 key pair for checkpoints: <dir>/audit-checkpoint.key (private, mode 0600)
                           and <dir>/audit-checkpoint.pub (public, for verifying)
-  render --out <dir>      write the desired state of every tenant as YAML, one folder per namespace
-                          (_cluster/ for cluster-scoped objects), for review or a GitOps repository
+  render --out <dir>      write the desired state of every tenant as YAML for review or a GitOps repository:
+                          00-namespaces/, 10-cluster/ (cluster-scoped), 20-<namespace>/ and a Kustomization,
+                          so kubectl apply -k and kubectl apply --server-side -R -f both apply it in one pass
   worker [--once]         run the cluster reconcile worker (for scale-out, with ALLOT_CLUSTER_WORKER=0 on
                           the portal); --once processes what is due and exits
   reconcile-all           queue a reconcile of every tenant and project
@@ -198,9 +199,9 @@ async function main(argv: string[]): Promise<number> {
         const o = options(args);
         if (!o.out) throw new UsageError("render needs --out <dir>");
         await runMigrations(handle, c.database);
-        const files = await renderAllToFiles(handle.db, c.cluster, systemClock());
+        const { files, objects } = await renderAllToFiles(handle.db, c.cluster, systemClock());
         await writeRender(o.out, files);
-        console.log(`Rendered ${files.size} objects to ${o.out}.`);
+        console.log(`Rendered ${objects} objects to ${o.out} (kubectl apply -k ${o.out}, or kubectl apply --server-side -R -f ${o.out}).`);
         return 0;
       }
       case "worker": {

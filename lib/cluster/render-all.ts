@@ -6,32 +6,26 @@ import { tenants } from "@/db/schema";
 import type { ClusterSettings } from "@/lib/config";
 import { loadDesiredTenant } from "./desired-from-db";
 import type { ClusterObject } from "./render-project";
+import { renderLayout } from "./render-layout";
 import { renderTarget, targetOf } from "./targets";
-import { manifestsToYaml } from "./yaml";
 
-/** Folder for cluster-scoped objects (Kueue flavours and queues); namespaces are DNS labels, so it cannot clash. */
-export const CLUSTER_SCOPED_DIR = "_cluster";
 const MARKER = ".allot-render";
 
 /**
- * The desired state of every tenant as files: one folder per namespace, one
- * file per object, plus `_cluster/` for cluster-scoped objects. Paths and
- * contents depend only on the database, so re-rendering an unchanged state
- * gives identical files (a clean Git diff).
+ * The desired state of every tenant as files (laid out by render-layout.ts:
+ * Namespaces, then cluster-scoped objects, then one folder per namespace,
+ * and a kustomization). Paths and contents depend only on the database, so
+ * re-rendering an unchanged state gives identical files (a clean Git diff).
  */
-export async function renderAllToFiles(db: Database, settings: ClusterSettings, now: Date): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  const add = (o: ClusterObject) => {
-    const folder = o.metadata?.namespace ?? (o.kind === "Namespace" ? o.metadata!.name! : CLUSTER_SCOPED_DIR);
-    files.set(path.posix.join(folder, `${o.kind.toLowerCase()}-${o.metadata!.name}.yaml`), manifestsToYaml([o]));
-  };
+export async function renderAllToFiles(db: Database, settings: ClusterSettings, now: Date): Promise<{ files: Map<string, string>; objects: number }> {
+  const objects: ClusterObject[] = [];
   for (const { id } of await db.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.slug))) {
     const loaded = await loadDesiredTenant(db, id, settings, now);
     if (!loaded) continue;
-    for (const o of await renderTarget(targetOf(loaded, null)!, settings.render)) add(o);
-    for (const p of loaded.projects) for (const o of await renderTarget(targetOf(loaded, p.id)!, settings.render)) add(o);
+    objects.push(...(await renderTarget(targetOf(loaded, null)!, settings.render)));
+    for (const p of loaded.projects) objects.push(...(await renderTarget(targetOf(loaded, p.id)!, settings.render)));
   }
-  return files;
+  return { files: renderLayout(objects), objects: objects.length };
 }
 
 export class RenderDirectoryError extends Error {}
