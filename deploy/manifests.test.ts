@@ -169,6 +169,8 @@ describe.each(Object.entries(variants))("deploy/ rendered as %s", (_name, object
     expect(pod.initContainers![0]!.image).toBe(pod.containers[0]!.image);
     const config = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === pod.containers[0]!.envFrom?.[0]?.configMapRef?.name) as Manifest & { data: Record<string, string> };
     expect(config.data.ALLOT_MIGRATE_ON_START).toBe("0");
+    // The metrics listener and the port the NetworkPolicy and ServiceMonitor name are the same.
+    expect(Number(config.data.METRICS_PORT)).toBe(pod.containers[0]!.ports!.find((p) => p.name === "metrics")!.containerPort);
   });
 
   it("mounts the API token only into the portal container, which runs the reconcile worker", () => {
