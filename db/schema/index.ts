@@ -5,3 +5,4 @@ export * from "./settings";
 export * from "./cluster";
 export * from "./quota";
 export * from "./metering";
+export * from "./jobs";

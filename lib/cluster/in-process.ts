@@ -1,7 +1,6 @@
 import type { Database } from "@/db/client";
 import type { Clock } from "@/lib/clock";
 import type { AuditCheckpointSettings, ClusterSettings } from "@/lib/config";
-import { setLeader } from "@/lib/observability/metrics";
 import { clusterRuntime, startReconcileLoop, workerIdentity, type ReconcileLoop } from "./runtime";
 
 const globalForWorker = globalThis as unknown as { allotReconcileLoop?: ReconcileLoop };
@@ -10,8 +9,6 @@ const globalForWorker = globalThis as unknown as { allotReconcileLoop?: Reconcil
 export function startInProcessWorker(db: Database, settings: ClusterSettings, clock: Clock, auditCheckpoints?: AuditCheckpointSettings): ReconcileLoop {
   if (globalForWorker.allotReconcileLoop) return globalForWorker.allotReconcileLoop;
   const runtime = clusterRuntime(settings);
-  // Every process with a worker runs the periodic loops today; a leader election changes this.
-  setLeader(true);
   globalForWorker.allotReconcileLoop = startReconcileLoop({ db, settings, client: runtime.client, clock, workerId: workerIdentity("server"), auditCheckpoints });
   return globalForWorker.allotReconcileLoop;
 }
@@ -26,5 +23,4 @@ export async function stopInProcessWorker(): Promise<void> {
   const loop = globalForWorker.allotReconcileLoop;
   globalForWorker.allotReconcileLoop = undefined;
   await loop?.stop();
-  setLeader(false);
 }

@@ -4,6 +4,8 @@ import type { AuditCheckpointSettings, ClusterSettings } from "@/lib/config";
 import { prometheusUsageTicker } from "@/lib/metering/prometheus-source";
 import { evaluateSpendAlerts } from "@/lib/metering/alerts";
 import { deliverDueWebhooks } from "@/lib/notify/webhooks";
+import { holdLeadership, releaseLeadership } from "@/lib/jobs/leadership";
+import { setLeader } from "@/lib/observability/metrics";
 import { sweepQuotaTimeouts } from "@/lib/quota/expiry";
 import { checkDrift } from "./drift-check";
 import { clusterConnection, kubeClientFromConfig, type ClusterClient } from "./kube-client";
@@ -33,6 +35,9 @@ export function clusterRuntime(settings: ClusterSettings, env: NodeJS.ProcessEnv
       : { mode: "record-only", server: null, client: null };
   return globalForCluster.allotClusterRuntime;
 }
+
+/** The leadership lease for the periodic loops (lib/jobs/leadership.ts). */
+export const PERIODIC_LEADERSHIP = "periodic";
 
 export const workerIdentity = (role: string) => `${role}@${os.hostname()}:${process.pid}`;
 
@@ -74,23 +79,30 @@ export function startReconcileLoop(
   const usage = o.settings.prometheus ? prometheusUsageTicker({ db: o.db, settings: o.settings.prometheus, clock: o.clock, log }) : null;
   const checkpoints = o.auditCheckpoints?.signing ? auditCheckpointTicker({ db: o.db, settings: o.auditCheckpoints, clock: o.clock, log }) : null;
 
+  // Every replica reconciles (SKIP LOCKED shares the queue); the periodic loops run in one at a
+  // time, the holder of the "periodic" leadership lease, renewed on every pass.
+  let leading = false;
   const pass = async () => {
     try {
-      usage?.tick();
-      checkpoints?.tick();
-      if (Date.now() - lastSweep >= SWEEP_EVERY_MS) {
-        lastSweep = Date.now();
-        await sweepQuotaTimeouts(o.db, o.clock());
-      }
-      if (Date.now() - lastAlerts >= ALERTS_EVERY_MS) {
-        lastAlerts = Date.now();
-        const r = await evaluateSpendAlerts(o.db, o.clock());
-        if (r.sent.length > 0) log(`spend alerts: ${r.sent.length} sent`);
+      leading = await holdLeadership(o.db, PERIODIC_LEADERSHIP, o.workerId, o.clock());
+      setLeader(leading);
+      if (leading) {
+        usage?.tick();
+        checkpoints?.tick();
+        if (Date.now() - lastSweep >= SWEEP_EVERY_MS) {
+          lastSweep = Date.now();
+          await sweepQuotaTimeouts(o.db, o.clock());
+        }
+        if (Date.now() - lastAlerts >= ALERTS_EVERY_MS) {
+          lastAlerts = Date.now();
+          const r = await evaluateSpendAlerts(o.db, o.clock());
+          if (r.sent.length > 0) log(`spend alerts: ${r.sent.length} sent`);
+        }
       }
       // Scheduled changes (expiries) whose instant has come join the outbox first, so this pass applies them.
       await enqueueDueScheduledChanges(o.db, o.clock());
       await reconcileDue({ ...o, signal: stopping.signal });
-      if (stopping.signal.aborted) return;
+      if (stopping.signal.aborted || !leading) return;
       await deliverDueWebhooks(o.db, o.clock());
       if (o.client && driftEveryMs > 0 && Date.now() - lastDrift >= driftEveryMs) {
         lastDrift = Date.now();
@@ -138,6 +150,9 @@ export function startReconcileLoop(
       stopping.abort();
       clearTimeout(timer);
       await Promise.all([running, usage?.stop(), checkpoints?.stop()]);
+      // Hand the periodic loops to another replica at its next pass instead of a lease later.
+      if (leading) await releaseLeadership(o.db, PERIODIC_LEADERSHIP, o.workerId).catch(() => undefined);
+      setLeader(false);
     },
   };
 }

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "@/db/client";
+import { leaderLeases } from "@/db/schema";
+import { parseConfig } from "@/lib/config";
+import { PERIODIC_LEADERSHIP, startReconcileLoop } from "@/lib/cluster/runtime";
+import { databaseLabel, freshTestDatabase } from "@/test/database";
+import { holdLeadership, LEADER_LEASE_MS, releaseLeadership } from "./leadership";
+
+let handle: Awaited<ReturnType<typeof freshTestDatabase>>;
+let db: Database;
+beforeAll(async () => {
+  handle = await freshTestDatabase();
+  db = handle.db;
+});
+afterAll(() => handle.close());
+
+const T0 = new Date("2026-12-02T12:00:00Z");
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+describe(`leadership of the periodic loops (${databaseLabel()})`, () => {
+  it("has one holder at a time: the first takes it, others are refused while it renews", async () => {
+    expect(await holdLeadership(db, "job-a", "replica-1", T0)).toBe(true);
+    expect(await holdLeadership(db, "job-a", "replica-2", at(1000))).toBe(false);
+    expect(await holdLeadership(db, "job-a", "replica-1", at(LEADER_LEASE_MS - 1000))).toBe(true);
+    // Renewed: still refused past the first lease.
+    expect(await holdLeadership(db, "job-a", "replica-2", at(LEADER_LEASE_MS + 1))).toBe(false);
+    // Another job is led independently.
+    expect(await holdLeadership(db, "job-b", "replica-2", at(1000))).toBe(true);
+  });
+
+  it("passes to another replica once the holder stops renewing (died), or at once when it gives up", async () => {
+    expect(await holdLeadership(db, "job-c", "replica-1", T0)).toBe(true);
+    expect(await holdLeadership(db, "job-c", "replica-2", at(LEADER_LEASE_MS + 1))).toBe(true);
+    expect(await holdLeadership(db, "job-c", "replica-1", at(LEADER_LEASE_MS + 2))).toBe(false);
+    await releaseLeadership(db, "job-c", "replica-1"); // not the holder: changes nothing
+    expect(await holdLeadership(db, "job-c", "replica-1", at(LEADER_LEASE_MS + 3))).toBe(false);
+    await releaseLeadership(db, "job-c", "replica-2");
+    expect(await holdLeadership(db, "job-c", "replica-1", at(LEADER_LEASE_MS + 4))).toBe(true);
+  });
+
+  it("concurrent claims from many replicas elect exactly one", async () => {
+    const won = await Promise.all(Array.from({ length: 8 }, (_, i) => holdLeadership(db, "job-d", `replica-${i}`, T0)));
+    expect(won.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("two reconcile loops on one database: one leads the periodic loops, the other takes over when it stops", async () => {
+    const settings = parseConfig({}).cluster;
+    const loop = (id: string) => startReconcileLoop({ db, settings, client: null, clock: () => new Date(), workerId: id, pollMs: 20, log: () => {} });
+    const holders = async () => (await db.select().from(leaderLeases)).filter((r) => r.name === PERIODIC_LEADERSHIP).map((r) => r.holder);
+    const first = loop("replica-1");
+    await waitFor(async () => (await holders()).length === 1);
+    const second = loop("replica-2");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await holders()).toEqual(["replica-1"]);
+    await first.stop();
+    await waitFor(async () => (await holders())[0] === "replica-2");
+    await second.stop();
+    expect(await holders()).toEqual([]);
+  });
+});
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
