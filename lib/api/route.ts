@@ -50,12 +50,13 @@ async function authenticate(request: Request): Promise<CommandContext | Response
   const token = header ? BEARER.exec(header)?.[1] : undefined;
   const limited = (seconds: number) =>
     errorResponse("rate_limited", "Too many failed authentications. Try again later.", { headers: { "Retry-After": String(seconds) } });
-  const now = systemClock();
-  const addressWait = await addressRetryAfter(db(), address, now);
-  if (addressWait > 0) return limited(addressWait);
+  // No token, nothing to guess with: answered before the shared failure counts are read.
   if (!token) {
     return errorResponse("unauthenticated", "Send a service account token: Authorization: Bearer <token>.", { headers: { "WWW-Authenticate": 'Bearer realm="allot"' } });
   }
+  const now = systemClock();
+  const addressWait = await addressRetryAfter(db(), address, now);
+  if (addressWait > 0) return limited(addressWait);
   const result = await authenticateToken(db(), token, now, config().platformAdminEmails);
   if (!result.ok) {
     // A prefix under attack answers 429 to wrong tokens only: the holder of the
