@@ -30,7 +30,8 @@ export function sortedEntries<V>(record: Record<string, V>): [string, V][] {
   return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-const SUFFIX_FACTORS: Record<string, number> = {
+/** Kubernetes suffixes: decimal SI (m for milli) and binary SI; "" is a plain number. */
+export const QUANTITY_SUFFIX_FACTORS: Record<string, number> = {
   m: 1e-3,
   "": 1,
   k: 1e3,
@@ -57,6 +58,6 @@ export function parseQuantity(text: string): number | null {
   const match = QUANTITY.exec(text.trim());
   if (!match) return null;
   // Divide for milli: 13 * 0.001 is 0.013000000000000001 in binary floating point, 13 / 1000 is 0.013.
-  const value = match[2] === "m" ? Number(match[1]) / 1000 : Number(match[1]) * SUFFIX_FACTORS[match[2] ?? ""]!;
+  const value = match[2] === "m" ? Number(match[1]) / 1000 : Number(match[1]) * QUANTITY_SUFFIX_FACTORS[match[2] ?? ""]!;
   return Number.isFinite(value) ? value : null;
 }

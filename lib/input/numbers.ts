@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { QUANTITY_SUFFIX_FACTORS } from "@/lib/cluster/quantity";
 
 /**
  * Numbers a person types are plain decimals. `Number()`, `parseFloat` and
@@ -16,22 +17,6 @@ import { z } from "zod";
 const WHOLE_TEXT = /^\d+$/;
 const DECIMAL_TEXT = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
 
-/** Kubernetes suffixes: decimal SI (m for milli) and binary SI. */
-const SUFFIX_FACTORS: Record<string, number> = {
-  m: 1e-3,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
 /** A quantity as a person types it: a plain decimal and a suffix, without the exponent form ("1e3") of the full grammar. */
 const TYPED_QUANTITY = /^((?:\d+(?:\.\d+)?|\.\d+))(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)$/;
 
@@ -59,7 +44,7 @@ export function parseTypedQuantity(text: string): number | null {
   if (!match) return null;
   const amount = Number(match[1]);
   // Divide for milli: 13 * 0.001 is 0.013000000000000001 in binary floating point, 13 / 1000 is 0.013.
-  const value = match[2] === "m" ? amount / 1000 : amount * SUFFIX_FACTORS[match[2]!]!;
+  const value = match[2] === "m" ? amount / 1000 : amount * QUANTITY_SUFFIX_FACTORS[match[2]!]!;
   return Number.isFinite(value) ? value : null;
 }
 
