@@ -183,7 +183,7 @@ describe("operator CLI", { timeout: 600_000 }, () => {
   it("verifies the audit chain it has been writing", async () => {
     const verified = await allot("verify-audit");
     expect(verified.code).toBe(0);
-    expect(verified.stdout).toMatch(/Audit chain intact: \d+ events verified/);
+    expect(verified.stdout).toMatch(/Hash chain intact: \d+ events verified/);
   });
 
   it("makes a checkpoint key, signs the head, and tells when the newest events are then deleted", async () => {

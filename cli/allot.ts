@@ -176,7 +176,8 @@ async function main(argv: string[]): Promise<number> {
         const files = o.checkpoint ?? [];
         for (const f of files) if (!fs.existsSync(f)) throw new UsageError(`--checkpoint ${f}: no such file`);
         const result = describeAuditVerification(await verifyAuditLog(handle.db, { publicKey, dir: c.auditCheckpoints.dir, files }));
-        for (const line of result.lines) (result.status === "failed" ? console.error : console.log)(line);
+        // Findings on stderr, the rest (what holds) on stdout, so a script can tell them apart.
+        for (const line of result.lines) (result.findings.includes(line) ? console.error : console.log)(line);
         return result.status === "failed" || (result.status === "unchecked" && o["require-checkpoint"]) ? 1 : 0;
       }
       case "audit-checkpoint": {

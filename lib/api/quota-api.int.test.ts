@@ -381,7 +381,7 @@ describe(`rates (${databaseLabel()})`, () => {
   });
 
   it("answers invalid prices with 400 naming each field, and a second price at the same instant too", async () => {
-    const invalid = expectError(await post("/api/v1/rates", token.platform, { resource: "gold", unitPrice: "-1", effectiveFrom: "someday" }), 400, "validation");
+    const invalid = expectError(await post("/api/v1/rates", token.platform, { resource: "Gold bars!", unitPrice: "-1", effectiveFrom: "someday" }), 400, "validation");
     expect(Object.keys(invalid.fields!).sort()).toEqual(["effectiveFrom", "resource", "unitPrice"]);
     const effectiveFrom = freshRateInstant();
     expectStatus(await post("/api/v1/rates", token.platform, { resource: "cpu", unitPrice: "0.04", effectiveFrom }), 201);

@@ -69,8 +69,13 @@ async function behindTheTrigger(work: () => Promise<unknown>) {
   }
 }
 
-const verify = async (over: Partial<{ publicKey: typeof publicKey | null; dir: string | null; files: string[] }> = {}) =>
+/** The summary as the audit page shows it; which lines are findings is checked where something is found. */
+const verifyWithFindings = async (over: Partial<{ publicKey: typeof publicKey | null; dir: string | null; files: string[] }> = {}) =>
   describeAuditVerification(await verifyAuditLog(db, { publicKey, dir, ...over }));
+const verify = async (over: Parameters<typeof verifyWithFindings>[0] = {}) => {
+  const { status, lines } = await verifyWithFindings(over);
+  return { status, lines };
+};
 
 describe(`audit checkpoints (${databaseLabel()})`, () => {
   it("says honestly that the end of the log cannot be checked without a key or checkpoints", async () => {
@@ -126,13 +131,15 @@ describe(`audit checkpoints (${databaseLabel()})`, () => {
     const removed = await db.select().from(auditEvents).where(gt(auditEvents.seq, 12));
     await behindTheTrigger(() => db.execute(sql`delete from audit_events where seq > 12`));
 
-    const verdict = await verify();
+    const verdict = await verifyWithFindings();
     expect(verdict.status).toBe("failed");
     expect(verdict.lines).toEqual([
       // The chain itself cannot tell: what is left links up perfectly.
       "Hash chain intact: 12 events verified.",
       "Events 13–15 are MISSING: the checkpoint of 2026-12-03T11:55:00.000Z was signed at event 15, but the log ends at event 12.",
     ]);
+    // Only the missing events are a finding (the CLI writes findings to stderr, the rest to stdout).
+    expect(verdict.findings).toEqual([verdict.lines[1]]);
     const refused = await writeAuditCheckpoint(db, settings(), { now: at(120), out: (l) => logLines.push(l) });
     expect(refused).toMatchObject({ written: false, reason: "refused", detail: "the log ends at event 12, but the last checkpoint was signed at event 15: events 13–15 are missing" });
 
