@@ -84,7 +84,7 @@ export function startReconcileLoop(
   let leading = false;
   const pass = async () => {
     try {
-      leading = await holdLeadership(o.db, PERIODIC_LEADERSHIP, o.workerId, o.clock());
+      leading = await holdLeadership(o.db, PERIODIC_LEADERSHIP, o.workerId, o.clock(), o.settings.leaderLeaseMs);
       setLeader(leading);
       if (leading) {
         usage?.tick();

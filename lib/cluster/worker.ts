@@ -44,7 +44,11 @@ type Change = typeof clusterChanges.$inferSelect;
 /** `reason` of a retry or failure: the API's Status reason, ours (Timeout, ConnectionRefused, ...), InvalidObject, or http_<code>. */
 type Outcome = { status: "applied" } | { status: "recorded" } | { status: "retry"; error: string; reason: string; delayMs: number } | { status: "failed"; error: string; reason: string };
 
+/** ALLOT_CLUSTER_LEASE_SECONDS' default. */
 export const DEFAULT_LEASE_MS = 30_000;
+
+/** The claim lease: the caller's, else the configured one (ALLOT_CLUSTER_LEASE_SECONDS). */
+const leaseOf = (o: ReconcilerOptions) => o.leaseMs ?? o.settings.leaseMs;
 
 /**
  * Take due changes, oldest first, with FOR UPDATE SKIP LOCKED so any number of
@@ -55,7 +59,7 @@ export const DEFAULT_LEASE_MS = 30_000;
  */
 export async function claimDueChanges(o: ReconcilerOptions): Promise<Change[]> {
   const now = o.clock();
-  const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
+  const leaseMs = leaseOf(o);
   const limit = o.batchSize ?? 20;
   return o.db.transaction(async (tx) => {
     const due = await tx
@@ -316,7 +320,7 @@ export async function renewClaims(o: ReconcilerOptions, ids: readonly number[]):
   const now = o.clock();
   await o.db
     .update(clusterChanges)
-    .set({ claimedUntil: new Date(now.getTime() + (o.leaseMs ?? DEFAULT_LEASE_MS)) })
+    .set({ claimedUntil: new Date(now.getTime() + leaseOf(o)) })
     .where(and(inArray(clusterChanges.id, [...ids]), eq(clusterChanges.status, "applying"), eq(clusterChanges.claimedBy, o.workerId)));
 }
 
@@ -344,7 +348,7 @@ export async function releaseClaims(o: ReconcilerOptions, ids: readonly number[]
  */
 export async function reconcileDue(o: ReconcilerOptions): Promise<number> {
   let processed = 0;
-  const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
+  const leaseMs = leaseOf(o);
   while (!o.signal?.aborted) {
     const claimed = await claimDueChanges(o);
     if (claimed.length === 0) return processed;

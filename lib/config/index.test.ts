@@ -64,6 +64,14 @@ describe("parseConfig", () => {
       expect(c.render.sharedServicesSelector).toBeUndefined();
     });
 
+    it("takes the claim and leadership leases in whole seconds, 30 s and 15 s by default", () => {
+      expect(parseConfig({}).cluster).toMatchObject({ leaseMs: 30_000, leaderLeaseMs: 15_000 });
+      expect(parseConfig({ ALLOT_CLUSTER_LEASE_SECONDS: "6", ALLOT_LEADER_LEASE_SECONDS: "4" }).cluster).toMatchObject({ leaseMs: 6000, leaderLeaseMs: 4000 });
+      expect(() => parseConfig({ ALLOT_CLUSTER_LEASE_SECONDS: "2" })).toThrow(/ALLOT_CLUSTER_LEASE_SECONDS must be at least 3/);
+      expect(() => parseConfig({ ALLOT_CLUSTER_LEASE_SECONDS: "7.5" })).toThrow(/ALLOT_CLUSTER_LEASE_SECONDS must be a whole number of seconds/);
+      expect(() => parseConfig({ ALLOT_LEADER_LEASE_SECONDS: "601" })).toThrow(/ALLOT_LEADER_LEASE_SECONDS must be at most 600/);
+    });
+
     it("reads label selectors, namespaces, priority classes, Kueue and quotas", () => {
       const c = parseConfig({
         ALLOT_SHARED_SERVICES_SELECTOR: "platform.example.com/shared=true, tier=infra",

@@ -113,6 +113,19 @@ const envSchema = z.object({
   ALLOT_CLUSTER_WORKER: flag.default(true),
   ALLOT_CLUSTER_MAX_ATTEMPTS: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(100, "must be at most 100").default(8),
   ALLOT_DRIFT_INTERVAL_MINUTES: z.coerce.number({ message: "must be a number of minutes" }).int("must be a whole number").min(0, "must be 0 (off) or more").default(10),
+  // Short enough that a dead replica's work is taken over soon; long enough that a busy database does not let a live one's lapse.
+  ALLOT_CLUSTER_LEASE_SECONDS: z.coerce
+    .number({ message: "must be a number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(3, "must be at least 3 (the heartbeat renews every third of it)")
+    .max(600, "must be at most 600")
+    .default(30),
+  ALLOT_LEADER_LEASE_SECONDS: z.coerce
+    .number({ message: "must be a number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(3, "must be at least 3 (renewed on every pass of the worker loop, once a second)")
+    .max(600, "must be at most 600")
+    .default(15),
   ALLOT_LABEL_PREFIX: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS subdomain such as allot.dev").default("allot.dev"),
   ALLOT_POD_SECURITY_VERSION: z.string().regex(/^(v1\.\d+|latest)$/, "must be a Kubernetes minor version such as v1.30").default("v1.30"),
   ALLOT_SHARED_SERVICES_SELECTOR: labelMap.optional(),
@@ -212,6 +225,10 @@ export interface ClusterSettings {
   inProcessWorker: boolean;
   maxAttempts: number;
   driftIntervalMinutes: number;
+  /** How long a worker's claim on a change holds without its heartbeat (ALLOT_CLUSTER_LEASE_SECONDS). */
+  leaseMs: number;
+  /** How long the periodic loops' leader holds its turn without renewal (ALLOT_LEADER_LEASE_SECONDS). */
+  leaderLeaseMs: number;
   render: RenderConfig;
   /** Which identity RoleBindings name users by: as the API server's OIDC authenticator reports them. */
   userIdentity: "email" | "subject";
@@ -296,6 +313,8 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
       inProcessWorker: e.ALLOT_CLUSTER_WORKER,
       maxAttempts: e.ALLOT_CLUSTER_MAX_ATTEMPTS,
       driftIntervalMinutes: e.ALLOT_DRIFT_INTERVAL_MINUTES,
+      leaseMs: e.ALLOT_CLUSTER_LEASE_SECONDS * 1000,
+      leaderLeaseMs: e.ALLOT_LEADER_LEASE_SECONDS * 1000,
       userIdentity: e.ALLOT_CLUSTER_USER_IDENTITY,
       userPrefix: e.ALLOT_CLUSTER_USER_PREFIX,
       defaultProjectQuota: e.ALLOT_DEFAULT_PROJECT_QUOTA,
