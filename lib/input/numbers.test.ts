@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { decimalNumber, parseDecimalText, parseTypedQuantity, parseWholeText, quantity, wholeNumber } from "./numbers";
 
 const GiB = 2 ** 30;
@@ -64,8 +65,8 @@ describe("parseTypedQuantity", () => {
 describe("wholeNumber", () => {
   const gpus = wholeNumber("GPUs", { max: 4096, empty: 0 });
 
-  it.each(NOT_DECIMAL.filter((t) => t !== ""))("refuses %j with a message naming the field", (text) => {
-    expect(messageOf(gpus.safeParse(text))).toBe("GPUs: enter a whole number from 0 to 4096");
+  it.each(NOT_DECIMAL.filter((t) => t !== ""))("refuses %j with a message the form puts after the field's label", (text) => {
+    expect(messageOf(gpus.safeParse(text))).toBe("must be a whole number from 0 to 4096");
   });
 
   it("accepts digits and whole JSON numbers within the range, and gives empty its meaning", () => {
@@ -82,9 +83,9 @@ describe("wholeNumber", () => {
 
   it("refuses empty where the field is required", () => {
     const nodes = wholeNumber("Nodes", { min: 1 });
-    expect(messageOf(nodes.safeParse(""))).toBe("Nodes: enter a whole number 1 or more");
-    expect(messageOf(nodes.safeParse(undefined))).toBe("Nodes: enter a whole number 1 or more");
-    expect(messageOf(nodes.safeParse("0"))).toBe("Nodes: enter a whole number 1 or more");
+    expect(messageOf(nodes.safeParse(""))).toBe("must be a whole number 1 or more");
+    expect(messageOf(nodes.safeParse(undefined))).toBe("must be a whole number 1 or more");
+    expect(messageOf(nodes.safeParse("0"))).toBe("must be a whole number 1 or more");
   });
 
   it("keeps an absent optional field absent inside an object", () => {
@@ -97,8 +98,8 @@ describe("wholeNumber", () => {
 describe("decimalNumber", () => {
   const ratio = decimalNumber("CPU overcommit ratio", { min: 0.1, max: 20 });
 
-  it.each(NOT_DECIMAL)("refuses %j with a message naming the field", (text) => {
-    expect(messageOf(ratio.safeParse(text))).toBe("CPU overcommit ratio: enter a number such as 4 or 2.5, from 0.1 to 20");
+  it.each(NOT_DECIMAL)("refuses %j with a message the form puts after the field's label", (text) => {
+    expect(messageOf(ratio.safeParse(text))).toBe("must be a number such as 4 or 2.5, from 0.1 to 20");
   });
 
   it("accepts plain decimals and JSON numbers", () => {
@@ -124,11 +125,33 @@ describe("quantity", () => {
   });
 
   it.each(["1.5e3", "1e3", "0x10", "Infinity", " 4 ", "4abc", "+4", "-1", "1e3m", "4 Gi"])("refuses %j, naming the field", (text) => {
-    expect(messageOf(cpu.safeParse(text))).toBe("CPU cores: enter a number of cores such as 4 or 500m");
+    expect(messageOf(cpu.safeParse(text))).toBe("must be a number of cores such as 4 or 500m");
   });
 
   it("refuses what no cluster could grant, and bytes that are not whole", () => {
-    expect(messageOf(cpu.safeParse("1000000"))).toBe("CPU cores: is larger than any cluster could grant");
-    expect(messageOf(memory.safeParse("1m"))).toBe("Memory (GiB): enter GiB such as 64, or a quantity such as 64Gi");
+    expect(messageOf(cpu.safeParse("1000000"))).toBe("is larger than any cluster could grant");
+    expect(messageOf(memory.safeParse("1m"))).toBe("must be GiB such as 64, or a quantity such as 64Gi");
+  });
+});
+
+describe("messages", () => {
+  // Forms render "<label> <message>" (components/form.tsx, action-form.tsx, the request form): a message
+  // that named the field itself read "CPU cores CPU cores: enter ..." on the page.
+  const schemas = [
+    ["GPUs", wholeNumber("GPUs", { max: 4096 })],
+    ["Ratio", decimalNumber("Ratio", { min: 0.1, max: 20 })],
+    ["CPU cores", quantity("CPU cores", { unit: 1, max: 10, example: "a number of cores such as 4 or 500m" })],
+  ] as const;
+
+  it.each(schemas)("%s: every message is a predicate for the form's label, never the label again", (label, schema) => {
+    for (const text of ["-1", "1e3", "99999999", "", "x"]) {
+      const message = messageOf(schema.safeParse(text));
+      expect(message).toMatch(/^(must|is) /);
+      expect(message).not.toContain(label);
+    }
+  });
+
+  it("the label describes the schema as documents render it", () => {
+    expect(z.toJSONSchema(wholeNumber("GPUs"), { io: "input" })).toMatchObject({ description: "GPUs" });
   });
 });

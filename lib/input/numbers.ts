@@ -10,8 +10,13 @@ import { QUANTITY_SUFFIX_FACTORS } from "@/lib/cluster/quantity";
  * (REST bodies) is taken as the number it is, if finite.
  *
  * Every form field, REST body or query field and CLI argument that asks for a
- * count, an amount or a quantity goes through the schemas here, and every
- * message names the field: "GPUs: enter a whole number from 0 to 4096".
+ * count, an amount or a quantity goes through the schemas here. A message is
+ * the predicate of a sentence whose subject is the field ("must be a whole
+ * number from 0 to 4096"): forms put the field's label before it ("GPUs must
+ * be ..."; components/form.tsx) and the REST error names the field in
+ * `fields`, so the label is not repeated in the message. The label describes
+ * the schema instead (it shows as the field's description where schemas are
+ * rendered).
  */
 
 const WHOLE_TEXT = /^\d+$/;
@@ -62,12 +67,13 @@ function rangeText(range: Range): string {
 type EmptyOption<E> = { empty?: E };
 
 function numberField<E extends number | null | undefined = never>(
+  label: string,
   options: Range & EmptyOption<E>,
   read: (raw: string | number) => number | null,
   messages: { invalid: string; tooLarge?: string },
 ) {
   const hasEmpty = "empty" in options;
-  const accepted = z.union([z.string(), z.number(), z.null()], { message: messages.invalid });
+  const accepted = z.union([z.string(), z.number(), z.null()], { message: messages.invalid }).describe(label);
   // Only a field with a meaning for empty may be left out: a required one stays required in the OpenAPI document too.
   return (hasEmpty ? accepted.optional() : accepted).transform((raw, ctx): number | E => {
     if (raw === undefined || raw === null || raw === "") {
@@ -91,13 +97,13 @@ function numberField<E extends number | null | undefined = never>(
 /** A count: plain digits, or a whole JSON number, within the range (min defaults to 0). */
 export function wholeNumber<E extends number | null | undefined = never>(label: string, range: Range & EmptyOption<E> = {}) {
   const read = (raw: string | number) => (typeof raw === "number" ? (Number.isSafeInteger(raw) ? raw : null) : parseWholeText(raw));
-  return numberField(range, read, { invalid: `${label}: enter a whole number ${rangeText(range)}` });
+  return numberField(label, range, read, { invalid: `must be a whole number ${rangeText(range)}` });
 }
 
 /** An amount such as 2.5: plain decimal text, or a finite JSON number, within the range (min defaults to 0). */
 export function decimalNumber<E extends number | null | undefined = never>(label: string, range: Range & EmptyOption<E> = {}) {
   const read = (raw: string | number) => (typeof raw === "number" ? raw : parseDecimalText(raw));
-  return numberField(range, read, { invalid: `${label}: enter a number such as 4 or 2.5, ${rangeText(range)}` });
+  return numberField(label, range, read, { invalid: `must be a number such as 4 or 2.5, ${rangeText(range)}` });
 }
 
 /**
@@ -117,5 +123,5 @@ export function quantity<E extends number | null | undefined = never>(
     const rounded = Math.round(value);
     return Math.abs(rounded - value) > 1e-9 ? null : rounded;
   };
-  return numberField(options, read, { invalid: `${label}: enter ${options.example}`, tooLarge: `${label}: ${options.tooLarge ?? "is larger than any cluster could grant"}` });
+  return numberField(label, options, read, { invalid: `must be ${options.example}`, tooLarge: options.tooLarge ?? "is larger than any cluster could grant" });
 }

@@ -63,7 +63,7 @@ function perNodeAmount(label: string, unit: number, max: number, example: string
   return quantity(label, { unit, max, example, tooLarge: "is larger than any node" }).transform((value, ctx) => {
     const rounded = round(value);
     if (rounded <= 0) {
-      ctx.addIssue({ code: "custom", message: `${label}: must be more than 0` });
+      ctx.addIssue({ code: "custom", message: "must be more than 0" });
       return z.NEVER;
     }
     return rounded;
