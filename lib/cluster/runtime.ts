@@ -4,7 +4,7 @@ import type { AuditCheckpointSettings, ClusterSettings } from "@/lib/config";
 import { prometheusUsageTicker } from "@/lib/metering/prometheus-source";
 import { evaluateSpendAlerts } from "@/lib/metering/alerts";
 import { deliverDueWebhooks } from "@/lib/notify/webhooks";
-import { holdLeadership, releaseLeadership } from "@/lib/jobs/leadership";
+import { leadershipHolder } from "@/lib/jobs/leadership";
 import { setLeader } from "@/lib/observability/metrics";
 import { sweepQuotaTimeouts } from "@/lib/quota/expiry";
 import { checkDrift } from "./drift-check";
@@ -58,7 +58,13 @@ export interface ReconcileLoop {
  * be briefly away, the cluster too).
  */
 export function startReconcileLoop(
-  o: ReconcilerOptions & { pollMs?: number; log?: (message: string, error?: unknown) => void; auditCheckpoints?: AuditCheckpointSettings },
+  o: ReconcilerOptions & {
+    pollMs?: number;
+    log?: (message: string, error?: unknown) => void;
+    auditCheckpoints?: AuditCheckpointSettings;
+    /** How often to ask for the periodic loops' leadership (default a third of the lease); tests shorten it. */
+    leadershipRenewMs?: number;
+  },
 ): ReconcileLoop {
   const pollMs = o.pollMs ?? 1000;
   const log = o.log ?? ((m, e) => (e ? console.error(`[allot] ${m}`, e) : console.log(`[allot] ${m}`)));
@@ -80,11 +86,12 @@ export function startReconcileLoop(
   const checkpoints = o.auditCheckpoints?.signing ? auditCheckpointTicker({ db: o.db, settings: o.auditCheckpoints, clock: o.clock, log }) : null;
 
   // Every replica reconciles (SKIP LOCKED shares the queue); the periodic loops run in one at a
-  // time, the holder of the "periodic" leadership lease, renewed on every pass.
+  // time, the holder of the "periodic" leadership lease (asked for every few seconds, not every pass).
+  const leadership = leadershipHolder(o.db, PERIODIC_LEADERSHIP, o.workerId, { leaseMs: o.settings.leaderLeaseMs, renewMs: o.leadershipRenewMs });
   let leading = false;
   const pass = async () => {
     try {
-      leading = await holdLeadership(o.db, PERIODIC_LEADERSHIP, o.workerId, o.clock(), o.settings.leaderLeaseMs);
+      leading = await leadership.leads(o.clock());
       setLeader(leading);
       if (leading) {
         usage?.tick();
@@ -98,9 +105,10 @@ export function startReconcileLoop(
           const r = await evaluateSpendAlerts(o.db, o.clock());
           if (r.sent.length > 0) log(`spend alerts: ${r.sent.length} sent`);
         }
+        // Scheduled changes (expiries) whose instant has come join the outbox first, so this pass applies them.
+        // One replica scans; every replica then applies from the outbox.
+        await enqueueDueScheduledChanges(o.db, o.clock());
       }
-      // Scheduled changes (expiries) whose instant has come join the outbox first, so this pass applies them.
-      await enqueueDueScheduledChanges(o.db, o.clock());
       await reconcileDue({ ...o, signal: stopping.signal });
       if (stopping.signal.aborted || !leading) return;
       await deliverDueWebhooks(o.db, o.clock());
@@ -151,7 +159,7 @@ export function startReconcileLoop(
       clearTimeout(timer);
       await Promise.all([running, usage?.stop(), checkpoints?.stop()]);
       // Hand the periodic loops to another replica at its next pass instead of a lease later.
-      if (leading) await releaseLeadership(o.db, PERIODIC_LEADERSHIP, o.workerId).catch(() => undefined);
+      await leadership.release().catch(() => undefined);
       setLeader(false);
     },
   };

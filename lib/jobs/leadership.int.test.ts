@@ -4,7 +4,8 @@ import { leaderLeases } from "@/db/schema";
 import { parseConfig } from "@/lib/config";
 import { PERIODIC_LEADERSHIP, startReconcileLoop } from "@/lib/cluster/runtime";
 import { databaseLabel, freshTestDatabase } from "@/test/database";
-import { holdLeadership, LEADER_LEASE_MS, releaseLeadership } from "./leadership";
+import { eq } from "drizzle-orm";
+import { holdLeadership, LEADER_LEASE_MS, LEADER_RENEW_MS, leadershipHolder, releaseLeadership } from "./leadership";
 
 let handle: Awaited<ReturnType<typeof freshTestDatabase>>;
 let db: Database;
@@ -43,9 +44,35 @@ describe(`leadership of the periodic loops (${databaseLabel()})`, () => {
     expect(won.filter(Boolean)).toHaveLength(1);
   });
 
+  it("a replica asks for the lease only every LEADER_RENEW_MS, and believes it leads only while the lease it won runs", async () => {
+    const leaseUntil = async () => (await db.select().from(leaderLeases).where(eq(leaderLeases.name, "job-e")))[0]?.leaseUntil.getTime();
+    const one = leadershipHolder(db, "job-e", "replica-1");
+    expect(await one.leads(T0)).toBe(true);
+    expect(await leaseUntil()).toBe(at(LEADER_LEASE_MS).getTime());
+    // Passes in between are answered from memory: no write.
+    expect(await one.leads(at(LEADER_RENEW_MS - 1))).toBe(true);
+    expect(await leaseUntil()).toBe(at(LEADER_LEASE_MS).getTime());
+    // Renewed with two thirds of the lease to run.
+    expect(await one.leads(at(LEADER_RENEW_MS))).toBe(true);
+    expect(await leaseUntil()).toBe(at(LEADER_RENEW_MS + LEADER_LEASE_MS).getTime());
+    // Another replica asks as often and is refused while the leader renews.
+    const two = leadershipHolder(db, "job-e", "replica-2");
+    expect(await two.leads(at(LEADER_RENEW_MS + 1))).toBe(false);
+    // The leader dies (asks no more): the other takes over at its first ask after the lease ends.
+    expect(await two.leads(at(LEADER_RENEW_MS + LEADER_LEASE_MS + 1))).toBe(true);
+    // A leader that could not renew (it asked rarely here) stops believing it leads when its lease ends.
+    const rare = leadershipHolder(db, "job-f", "replica-1", { renewMs: 60_000 });
+    expect(await rare.leads(T0)).toBe(true);
+    expect(await rare.leads(at(LEADER_LEASE_MS - 1))).toBe(true);
+    expect(await rare.leads(at(LEADER_LEASE_MS))).toBe(false);
+    // Stopping gives the lease up at once.
+    await two.release();
+    expect(await leaseUntil()).toBeUndefined();
+  });
+
   it("two reconcile loops on one database: one leads the periodic loops, the other takes over when it stops", async () => {
     const settings = parseConfig({}).cluster;
-    const loop = (id: string) => startReconcileLoop({ db, settings, client: null, clock: () => new Date(), workerId: id, pollMs: 20, log: () => {} });
+    const loop = (id: string) => startReconcileLoop({ db, settings, client: null, clock: () => new Date(), workerId: id, pollMs: 20, leadershipRenewMs: 50, log: () => {} });
     const holders = async () => (await db.select().from(leaderLeases)).filter((r) => r.name === PERIODIC_LEADERSHIP).map((r) => r.holder);
     const first = loop("replica-1");
     await waitFor(async () => (await holders()).length === 1);
