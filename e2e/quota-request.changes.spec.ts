@@ -11,7 +11,7 @@ import { storageStateOf, type PersonaKey } from "./support/personas";
 // The portal's central loop: Dana asks for H100s and sees the estimate, Priya
 // decides with the full picture and grants less, Dana sees the decision and
 // the quota it gives her project. The demo seed holds the node pools (an
-// H100 pool of 6 nodes × 8 GPUs at most) and the rate card ($4.10 per
+// H100 pool of 4 nodes × 8 GPUs present, 6 at the autoscaler maximum) and the rate card ($4.10 per
 // H100-hour). The approval queues a cluster change, so this runs with the
 // other changes.
 
@@ -98,7 +98,7 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   await expect(entry.getByRole("region", { name: "Use and spend" })).toContainText(/^Use and spend of Detector training\s*(No usage recorded yet|This month so far\s*\$[\d,]+\.\d{2})/);
   await expect(entry.getByRole("region", { name: "Cost estimate" }).getByTestId("budget-note")).toContainText("No monthly budget is set for this project");
   await expect(queue.capacityRows(entry)).toHaveCount(1);
-  await expectCells(queue.capacityRows(entry).first(), ["H100 GPUs", /^48\s*overcommit ×1$/, /^0\s*0%$/, /^4\s*8\.3%$/]);
+  await expectCells(queue.capacityRows(entry).first(), ["H100 GPUs", /^32\s*overcommit ×1\s*up to 48 at the autoscaler maximum$/, /^0\s*0%$/, /^4\s*12\.5%$/]);
   const diff = queue.diff(entry);
   await expect(diff).toContainText("+++ ResourceQuota vision-lab--detector-training/project-quota (after approval)");
   await expect(diff).toContainText('-    requests.nvidia.com/gpu: "0"');

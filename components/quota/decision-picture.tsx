@@ -1,5 +1,6 @@
 import type { QueueEntry } from "@/lib/quota/queries";
 import { minorDigits } from "@/lib/money";
+import { fitNote } from "@/lib/quota/capacity";
 import { budgetBasisOf, checkBudget, formatMoney } from "@/lib/quota/view-helpers";
 import { BudgetCheckNote } from "./budget-check";
 import { DiffView } from "./diff-view";
@@ -55,11 +56,26 @@ export function DecisionPicture({ entry, currency, compact = false }: { entry: Q
         <section aria-label="Capacity impact" className="min-w-0">
           <H className={heading}>Capacity impact</H>
           <CapacityTable caption="Capacity before and after approval" lines={a.capacity} policy={a.policy} />
-          {a.capacity.some((l) => l.exceeds) && (
-            <p role="note" className="mt-2 rounded-md bg-red-50 px-3 py-2 text-xs font-medium text-red-800">
-              Approving as asked allocates more than the node pools can hold at the overcommit in force.
-            </p>
-          )}
+          {a.capacity.some((l) => l.exceeds) &&
+            (a.capacity.every((l) => !l.exceeds || l.fit.kind === "grows") ? (
+              <p role="note" className="mt-2 rounded-md bg-amber-50 px-3 py-2 text-xs font-medium text-amber-900">
+                Approving as asked allocates more than the nodes present hold at the overcommit in force; it{" "}
+                {a.capacity
+                  .filter((l) => l.exceeds)
+                  .map((l) => fitNote(l))
+                  .join("; ")}
+                .
+              </p>
+            ) : (
+              <p role="note" className="mt-2 rounded-md bg-red-50 px-3 py-2 text-xs font-medium text-red-800">
+                Approving as asked allocates more than the node pools can hold at the overcommit in force, even at their autoscaler maximum:{" "}
+                {a.capacity
+                  .filter((l) => l.exceeds)
+                  .map((l) => `${l.resource === "memory" ? "memory" : l.label} ${fitNote(l)}`)
+                  .join("; ")}
+                .
+              </p>
+            ))}
         </section>
         <section aria-label="Tenant shares" className="min-w-0">
           <H className={heading}>Share of the cluster by tenant</H>

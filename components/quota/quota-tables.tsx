@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
-import type { CapacityLine } from "@/lib/quota/capacity";
+import { fitNote, type CapacityLine } from "@/lib/quota/capacity";
 import type { CostEstimate } from "@/lib/quota/cost";
 import type { QuotaPolicy } from "@/lib/quota/policy";
 import { formatBytes, formatCapacityValue, formatCores, formatMoney, formatShare, formatUnitPrice, overcommitOf, resourceLabel } from "@/lib/quota/view-helpers";
@@ -116,11 +116,12 @@ export function CapacityTable({ lines, policy, caption }: { lines: readonly Capa
           <Td first className="text-slate-700">
             <span className="whitespace-nowrap">{l.resource === "memory" ? "Memory" : l.label}</span>
             <UsageBar before={l.before} after={l.after} capacity={l.capacity} exceeds={l.exceeds} />
-            {l.exceeds && <span className="mt-1 block text-xs font-medium text-red-700">exceeds capacity</span>}
+            {l.exceeds && <span className={`mt-1 block max-w-56 text-xs font-medium ${l.fit.kind === "grows" ? "text-amber-800" : "text-red-700"}`}>{fitNote(l)}</span>}
           </Td>
           <Td className="whitespace-nowrap">
             {formatCapacityValue(l.resource, l.capacity)}
             <span className="block text-xs text-slate-500">overcommit ×{overcommitOf(policy, l.resource)}</span>
+            {l.capacityAtMax > l.capacity && <span className="block text-xs text-slate-500">up to {formatCapacityValue(l.resource, l.capacityAtMax)} at the autoscaler maximum</span>}
           </Td>
           <Td className="whitespace-nowrap">
             {formatCapacityValue(l.resource, l.before)}

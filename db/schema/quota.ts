@@ -18,8 +18,9 @@ export const nodePools = pgTable(
     gpuModel: text("gpu_model"),
     gpuResource: text("gpu_resource"),
     gpusPerNode: integer("gpus_per_node").notNull().default(0),
+    /** The nodes present: what capacity, approvals and idle cost count. */
     nodeCount: integer("node_count").notNull(),
-    /** Autoscaling bounds; capacity counts maxNodes when set (what the pool can grow to). */
+    /** Autoscaling bounds: the queue says when a request needs the pool to grow towards maxNodes; capacity never counts them. */
     minNodes: integer("min_nodes"),
     maxNodes: integer("max_nodes"),
     cpuPerNode: doublePrecision("cpu_per_node").notNull(),

@@ -296,8 +296,8 @@ describe(`node pools (${databaseLabel()})`, () => {
     expectStatus(response, 200);
     const { pools, capacity } = jsonOf<{ pools: PoolOut[]; capacity: { key: string; capacity: number; allocated: number }[] }>(response);
     expect(pools.map((p) => p.name)).toEqual(expect.arrayContaining(["a100-mig", "cpu-general", "h100-pool", "l4-inference"]));
-    expect(pools.find((p) => p.name === "h100-pool")).toMatchObject({ gpuModel: "H100", gpuResource: "nvidia.com/gpu", maxNodes: 6, capacityNodes: 6, totals: { gpus: 48 }, dedicated: false, dedicatedTenant: null });
-    expect(capacity.find((c) => c.key === "gpu:H100")).toMatchObject({ capacity: 48 });
+    expect(pools.find((p) => p.name === "h100-pool")).toMatchObject({ gpuModel: "H100", gpuResource: "nvidia.com/gpu", nodeCount: 4, maxNodes: 6, capacityNodes: 4, totals: { gpus: 32 }, atMax: { nodes: 6, totals: { gpus: 48 } }, dedicated: false, dedicatedTenant: null });
+    expect(capacity.find((c) => c.key === "gpu:H100")).toMatchObject({ capacity: 32, capacityAtMax: 48 });
     expect(capacity.find((c) => c.key === "cpu")!.allocated).toBeGreaterThan(0);
   });
 
@@ -336,7 +336,7 @@ describe(`node pools (${databaseLabel()})`, () => {
     await db.insert(nodePools).values({ name, gpuModel: "A100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 3, cpuPerNode: 7.91, memoryBytesPerNode: 1.5 * GiB + 4096, createdAt: SEEDED_AT });
     const patched = await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { maxNodes: 5, version: 1 } });
     expectStatus(patched, 200);
-    expect(patched.json).toMatchObject({ name, gpuModel: "A100", gpusPerNode: 8, nodeCount: 3, maxNodes: 5, cpuPerNode: 7.91, memoryBytesPerNode: 1.5 * GiB + 4096, version: 2, capacityNodes: 5 });
+    expect(patched.json).toMatchObject({ name, gpuModel: "A100", gpusPerNode: 8, nodeCount: 3, maxNodes: 5, cpuPerNode: 7.91, memoryBytesPerNode: 1.5 * GiB + 4096, version: 2, capacityNodes: 3, atMax: { nodes: 5, totals: { gpus: 40 } } });
     expectError(await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { nodeCount: 4, version: 1 } }), 409, "conflict");
     expect(expectError(await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { nodeCount: 4 } }), 400, "validation").fields).toHaveProperty("version");
     expect(expectError(await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { nodeCount: 9, version: 2 } }), 400, "validation").fields).toEqual({

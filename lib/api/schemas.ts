@@ -132,6 +132,8 @@ export const okOut = z.object({ ok: z.literal(true) });
 const moneyOut = z.number().describe("Amount in `currency`: a whole number of the currency's minor unit (cents), rounded half away from zero per line; totals are sums of rounded lines");
 const currencyOut = z.string().describe("ISO 4217 code of every price and cost (ALLOT_CURRENCY)");
 
+const poolTotalsOut = z.object({ gpus: z.number().int(), cpuCores: z.number(), memoryBytes: z.number() });
+
 export const nodePoolOut = z.object({
   id: z.string(),
   name: z.string(),
@@ -145,8 +147,11 @@ export const nodePoolOut = z.object({
   memoryBytesPerNode: z.number().int(),
   dedicated: z.boolean().describe("Reserved for one tenant"),
   dedicatedTenant: z.string().nullable().describe("Slug of that tenant, when the caller can see it"),
-  capacityNodes: z.number().int().describe("Nodes counted for capacity: maxNodes when set"),
-  totals: z.object({ gpus: z.number().int(), cpuCores: z.number(), memoryBytes: z.number() }).describe("What the pool holds at capacityNodes, before overcommit"),
+  capacityNodes: z.number().int().describe("Nodes counted for capacity, approvals, overcommit and idle cost: the nodes present (nodeCount), never the autoscaler maximum"),
+  totals: poolTotalsOut.describe("What the pool holds at capacityNodes, before overcommit"),
+  atMax: z
+    .object({ nodes: z.number().int().describe("maxNodes, or nodeCount when the pool does not autoscale above it"), totals: poolTotalsOut })
+    .describe("What the pool would hold once the autoscaler has grown it to its maximum; requests that need it are flagged in the approval queue"),
   version: z.number().int().describe("Quote it when changing the pool (optimistic locking)"),
   createdAt: isoDateTime,
 });
@@ -157,7 +162,8 @@ export const resourceCapacityOut = z.object({
   unit: z.string(),
   physical: z.number().describe("Capacity before overcommit (cores, bytes, GPUs)"),
   overcommit: z.number(),
-  capacity: z.number().describe("physical × overcommit: what quota may add up to"),
+  capacity: z.number().describe("physical × overcommit on the nodes present: what quota may add up to, and what approvals are checked against"),
+  capacityAtMax: z.number().describe("The same with every pool at its autoscaler maximum"),
   allocated: z.number(),
   utilisation: z.number().nullable(),
   over: z.boolean(),
@@ -242,10 +248,22 @@ export const quotaRequestEventOut = z.object({
 export const capacityLineOut = z.object({
   resource: z.string(),
   label: z.string(),
-  capacity: z.number(),
+  capacity: z.number().describe("What the nodes present hold, overcommit included: what the request is checked against"),
+  capacityAtMax: z.number().describe("What the pools would hold at their autoscaler maximum"),
   before: z.number(),
   after: z.number(),
-  exceeds: z.boolean(),
+  exceeds: z.boolean().describe("after > capacity: it does not fit on the nodes present"),
+  fit: z
+    .discriminatedUnion("kind", [
+      z.object({ kind: z.literal("fits") }),
+      z.object({
+        kind: z.literal("grows"),
+        pools: z.array(z.object({ pool: z.string(), nodes: z.number().int(), to: z.number().int(), max: z.number().int() })).describe("The pools the autoscaler must grow, from nodes to `to` (within max)"),
+      }),
+      z.object({ kind: z.literal("does_not_fit"), autoscales: z.boolean() }),
+    ])
+    .describe("fits on the nodes present; fits only when the autoscaler grows the pools listed; or does not fit even at the autoscaler maximum"),
+  note: z.string().nullable().describe('The queue\'s words for it, e.g. "fits when the pool h100-pool grows to 5 nodes (max 6)"; null when it fits now'),
 });
 
 export const quotaRequestDetailOut = quotaRequestOut.extend({

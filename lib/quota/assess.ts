@@ -2,7 +2,7 @@ import type { Database } from "@/db/client";
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import type { ClusterSettings } from "@/lib/config";
 import type { QuotaAmounts } from "./amounts";
-import { clusterCapacity, tenantShares, type CapacityLine } from "./capacity";
+import { capacityPoolOf, clusterCapacity, tenantShares, type CapacityLine } from "./capacity";
 import { monthlyCost, ratesInForce, type CostEstimate } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt } from "./effective";
 import { autoApprovedHoldings, needsSecondApproval, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
@@ -65,7 +65,7 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
       current: { quota, gpusByModel },
       gpuResources: Object.fromEntries(pools.filter((p) => p.gpuModel && p.gpuResource).map((p) => [p.gpuModel!, p.gpuResource!])),
       prices: [...prices],
-      capacity: [...capacity],
+      pools: pools.map(capacityPoolOf),
       allocated: allocation.total,
       policy,
       autoApproved,

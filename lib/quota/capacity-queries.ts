@@ -6,7 +6,7 @@ import { can } from "@/lib/auth/policy";
 import type { ClusterClient } from "@/lib/cluster/kube-client";
 import type { ClusterSettings } from "@/lib/config";
 import { fieldErrorsOf } from "@/lib/auth/command";
-import { allocationMap, capacityLabel, clusterCapacity, type CapacityKey } from "./capacity";
+import { allocationMap, capacityLabel, clusterCapacity, maxNodesOf, type CapacityKey } from "./capacity";
 import { RATE_UNITS } from "./cost";
 import { importPoolInput } from "./commands/capacity";
 import { compareWithExisting, nodeFactsOf, proposePools, type ImportItem, type NodeFacts } from "./import-pools";
@@ -23,11 +23,25 @@ type PoolRow = typeof nodePools.$inferSelect;
 
 export interface PoolView extends PoolRow {
   dedicatedTenant: { slug: string; name: string } | null;
-  /** Nodes counted for capacity: the autoscaling maximum when set. */
+  /** Nodes counted for capacity, approvals, overcommit and idle cost: the nodes present (nodeCount). */
   capacityNodes: number;
   /** What the pool holds at capacityNodes, before overcommit. */
-  totals: { gpus: number; cpuCores: number; memoryBytes: number };
+  totals: PoolTotals;
+  /** The most nodes the autoscaler may run (maxNodes, never below nodeCount), and what the pool would hold then. */
+  atMax: { nodes: number; totals: PoolTotals };
 }
+
+export interface PoolTotals {
+  gpus: number;
+  cpuCores: number;
+  memoryBytes: number;
+}
+
+export const poolTotalsAt = (p: Pick<PoolRow, "gpuModel" | "gpusPerNode" | "cpuPerNode" | "memoryBytesPerNode">, nodes: number): PoolTotals => ({
+  gpus: p.gpuModel ? nodes * p.gpusPerNode : 0,
+  cpuCores: Math.round(nodes * p.cpuPerNode * 1000) / 1000,
+  memoryBytes: nodes * p.memoryBytesPerNode,
+});
 
 export interface ResourceCapacity {
   key: CapacityKey;
@@ -37,8 +51,10 @@ export interface ResourceCapacity {
   /** Capacity before overcommit (cores, bytes, GPUs). */
   physical: number;
   overcommit: number;
-  /** physical × overcommit (GPUs rounded down): what quota may add up to. */
+  /** physical × overcommit (GPUs rounded down): what quota may add up to on the nodes present. */
   capacity: number;
+  /** The same with every pool at its autoscaler maximum: what quota could add up to once the autoscaler has grown the pools. */
+  capacityAtMax: number;
   allocated: number;
   /** allocated / capacity; null when there is no capacity at all. */
   utilisation: number | null;
@@ -129,18 +145,19 @@ export async function capacityOverview(ctx: CommandContext, settings: ClusterSet
 
   const tenantById = new Map(tenantRows.map((t) => [t.id, t]));
   const pools: PoolView[] = poolRows.map((p) => {
-    const nodes = p.maxNodes ?? p.nodeCount;
     const t = p.dedicatedTenantId ? tenantById.get(p.dedicatedTenantId) : undefined;
     return {
       ...p,
       dedicatedTenant: t ? { slug: t.slug, name: t.name } : null,
-      capacityNodes: nodes,
-      totals: { gpus: p.gpuModel ? nodes * p.gpusPerNode : 0, cpuCores: Math.round(nodes * p.cpuPerNode * 1000) / 1000, memoryBytes: nodes * p.memoryBytesPerNode },
+      capacityNodes: p.nodeCount,
+      totals: poolTotalsAt(p, p.nodeCount),
+      atMax: { nodes: maxNodesOf(p), totals: poolTotalsAt(p, maxNodesOf(p)) },
     };
   });
 
   const physical = clusterCapacity(poolRows, { cpu: 1, memory: 1, gpu: 1 });
   const capacity = clusterCapacity(poolRows, policy.overcommit);
+  const capacityAtMax = clusterCapacity(poolRows, policy.overcommit, true);
   const allocated = allocationMap(allocation.total);
   const keys = [...new Set([...capacity.keys(), ...[...allocated].filter(([, v]) => v > 0).map(([k]) => k)])].sort(byResourceOrder);
   const ratioOf = (k: CapacityKey) => (k === "cpu" ? policy.overcommit.cpu : k === "memory" ? policy.overcommit.memory : policy.overcommit.gpu);
@@ -154,6 +171,7 @@ export async function capacityOverview(ctx: CommandContext, settings: ClusterSet
       physical: physical.get(key) ?? 0,
       overcommit: ratioOf(key),
       capacity: cap,
+      capacityAtMax: capacityAtMax.get(key) ?? 0,
       allocated: used,
       utilisation: cap > 0 ? used / cap : null,
       over: used > cap + 1e-9,

@@ -73,16 +73,18 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
       expect(data.pools.map((p) => [p.name, p.gpuModel, p.capacityNodes, p.totals.gpus])).toEqual([
         ["a100-mig", "A100 1g.10gb", 2, 112],
         ["cpu-general", null, 20, 0],
-        ["h100-pool", "H100", 6, 48],
+        ["h100-pool", "H100", 4, 32],
         ["l4-inference", "L4", 6, 24],
       ]);
       const byKey = Object.fromEntries(data.resources.map((r) => [r.key, r]));
       expect(Object.keys(byKey)).toEqual(["cpu", "memory", "gpu:A100 1g.10gb", "gpu:H100", "gpu:L4"]);
-      // 6 × 208 + 2 × 96 + 20 × 64 + 6 × 48 cores; four projects at the starting 4 cores each.
-      expect(byKey.cpu).toMatchObject({ capacity: 3008, physical: 3008, overcommit: 1, allocated: 16, over: false });
-      expect(byKey.cpu!.utilisation).toBeCloseTo(16 / 3008);
-      expect(byKey.memory).toMatchObject({ capacity: (6 * 1843 + 2 * 1152 + 20 * 256 + 6 * 192) * GiB, allocated: 4 * 16 * GiB });
-      expect(byKey["gpu:H100"]).toMatchObject({ capacity: 48, allocated: 0, utilisation: 0 });
+      // The nodes present: 4 × 208 + 2 × 96 + 20 × 64 + 6 × 48 cores (the H100 pool may grow to 6 nodes: 3,008); four projects at the starting 4 cores each.
+      expect(byKey.cpu).toMatchObject({ capacity: 2592, capacityAtMax: 3008, physical: 2592, overcommit: 1, allocated: 16, over: false });
+      expect(byKey.cpu!.utilisation).toBeCloseTo(16 / 2592);
+      expect(byKey.memory).toMatchObject({ capacity: (4 * 1843 + 2 * 1152 + 20 * 256 + 6 * 192) * GiB, allocated: 4 * 16 * GiB });
+      expect(byKey["gpu:H100"]).toMatchObject({ capacity: 32, capacityAtMax: 48, allocated: 0, utilisation: 0 });
+      const h100Pool = data.pools.find((p) => p.name === "h100-pool")!;
+      expect(h100Pool).toMatchObject({ nodeCount: 4, minNodes: 2, maxNodes: 6, capacityNodes: 4, totals: { gpus: 32 }, atMax: { nodes: 6, totals: { gpus: 48 } } });
       expect(data.tenantShares.map((t) => [t.slug, t.resources.cpu!.allocated])).toEqual([
         ["language-models", 8],
         ["vision-lab", 8],

@@ -92,12 +92,14 @@ const gib = (bytes: number) => num(bytes / GiB);
 export function autoApproval(
   amounts: QuotaAmounts,
   estimate: CostEstimate,
-  capacity: readonly CapacityLine[],
+  capacity: readonly Pick<CapacityLine, "exceeds" | "fit">[],
   policy: QuotaPolicy,
   held: AutoApprovedHoldings = NO_AUTO_APPROVED_HOLDINGS,
 ): AutoDecision {
   const rules = policy.autoApprove;
   if (!rules.enabled) return { auto: false, reason: "automatic approval is off" };
+  // Nodes the autoscaler might add are a person's call: the rules approve only what fits on the nodes present.
+  if (capacity.some((l) => l.exceeds && l.fit.kind === "grows")) return { auto: false, reason: "it fits only when the autoscaler adds nodes" };
   if (capacity.some((l) => l.exceeds)) return { auto: false, reason: "it would exceed the capacity of the cluster" };
   const n = rules.cumulativeFactor;
   const holders = `the project's ${held.grants === 0 ? "" : `${held.grants} `}automatically approved grant${held.grants === 1 ? "" : "s"} in force`;

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bytesQuantity, cpuQuantity, parseQuantity } from "@/lib/cluster/quantity";
 import { amountFields, amountProblems, amountsOf, GiB } from "./amounts";
-import { capacityImpact, clusterCapacity, tenantShares, type PoolCapacityInput } from "./capacity";
+import { capacityImpact, clusterCapacity, fitNote, fitOf, tenantShares, type PoolCapacityInput } from "./capacity";
 import { HOURS_PER_MONTH, monthlyCost, ratesInForce } from "./cost";
 import { effectiveQuotaAt, grantInForce, type GrantSpan } from "./effective";
 import {
@@ -121,26 +121,54 @@ describe("effective quota", () => {
 });
 
 describe("capacity", () => {
-  it("counts autoscaling pools at their maximum, GPUs per model, with overcommit", () => {
+  it("counts the nodes present, GPUs per model, with overcommit; the autoscaler maximum apart", () => {
     const cap = clusterCapacity(pools, { cpu: 2, memory: 1, gpu: 1 });
-    expect(cap.get("gpu:H100")).toBe(48); // 6 nodes × 8
+    expect(cap.get("gpu:H100")).toBe(32); // 4 nodes present × 8, not the maximum of 6
     expect(cap.get("gpu:A100 1g.10gb")).toBe(112); // 2 × 56 MIG instances
-    expect(cap.get("cpu")).toBe((6 * 208 + 2 * 96 + 20 * 64) * 2);
-    expect(cap.get("memory")).toBe((6 * 1800 + 2 * 1000 + 20 * 256) * GiB);
+    expect(cap.get("cpu")).toBe((4 * 208 + 2 * 96 + 20 * 64) * 2);
+    expect(cap.get("memory")).toBe((4 * 1800 + 2 * 1000 + 20 * 256) * GiB);
+    const atMax = clusterCapacity(pools, { cpu: 2, memory: 1, gpu: 1 }, true);
+    expect(atMax.get("gpu:H100")).toBe(48);
+    expect(atMax.get("cpu")).toBe((6 * 208 + 2 * 96 + 20 * 64) * 2);
   });
 
-  it("shows before and after a request, and flags what does not fit", () => {
-    const cap = clusterCapacity(pools, { cpu: 1, memory: 1, gpu: 1 });
-    const lines = capacityImpact(cap, { cpuCores: 100, memoryBytes: 0, gpusByModel: { H100: 40 } }, { cpuCores: 0, memoryBytes: 0, gpusByModel: { H100: 10 } });
+  it("shows before and after a request, and what the autoscaler must add for it to fit", () => {
+    const oc = { cpu: 1, memory: 1, gpu: 1 };
+    const lines = capacityImpact(pools, oc, { cpuCores: 100, memoryBytes: 0, gpusByModel: { H100: 30 } }, { cpuCores: 0, memoryBytes: 0, gpusByModel: { H100: 10 } });
     const h100 = lines.find((l) => l.resource === "gpu:H100")!;
-    expect(h100).toMatchObject({ label: "H100 GPUs", capacity: 48, before: 40, after: 50, exceeds: true });
-    expect(lines.find((l) => l.resource === "gpu:A100 1g.10gb")).toMatchObject({ after: 0, exceeds: false });
+    expect(h100).toMatchObject({ label: "H100 GPUs", capacity: 32, capacityAtMax: 48, before: 30, after: 40, exceeds: true, fit: { kind: "grows", pools: [{ pool: "h100", nodes: 4, to: 5, max: 6 }] } });
+    expect(fitNote(h100)).toBe("fits when the pool h100 grows to 5 nodes (max 6)");
+    expect(lines.find((l) => l.resource === "gpu:A100 1g.10gb")).toMatchObject({ after: 0, exceeds: false, fit: { kind: "fits" } });
     expect(lines[0]!.resource).toBe("cpu");
+
+    const beyond = capacityImpact(pools, oc, { cpuCores: 0, memoryBytes: 0, gpusByModel: { H100: 40 } }, { cpuCores: 0, memoryBytes: 0, gpusByModel: { H100: 9 } }).find((l) => l.resource === "gpu:H100")!;
+    expect(beyond).toMatchObject({ after: 49, exceeds: true, fit: { kind: "does_not_fit", autoscales: true } });
+    expect(fitNote(beyond)).toBe("does not fit: even at their autoscaler maximum the pools hold 48 H100 GPUs");
+    const mig = capacityImpact(pools, oc, { cpuCores: 0, memoryBytes: 0, gpusByModel: {} }, { cpuCores: 0, memoryBytes: 0, gpusByModel: { "A100 1g.10gb": 113 } }).find((l) => l.resource === "gpu:A100 1g.10gb")!;
+    expect(mig.fit).toEqual({ kind: "does_not_fit", autoscales: false });
+  });
+
+  it("grows CPU-only pools first for cores, then GPU pools, each to the fewest nodes that make it fit", () => {
+    const cpuPools: PoolCapacityInput[] = [
+      { ...pools[0]!, maxNodes: 6 },
+      { name: "cpu-a", gpuModel: null, gpuResource: null, gpusPerNode: 0, nodeCount: 2, maxNodes: 3, cpuPerNode: 64, memoryBytesPerNode: 256 * GiB },
+    ];
+    const oc = { cpu: 1, memory: 1, gpu: 1 };
+    const present = 4 * 208 + 2 * 64;
+    expect(fitOf(cpuPools, oc, "cpu", present)).toEqual({ kind: "fits" });
+    expect(fitOf(cpuPools, oc, "cpu", present + 1)).toEqual({ kind: "grows", pools: [{ pool: "cpu-a", nodes: 2, to: 3, max: 3 }] });
+    const both = fitOf(cpuPools, oc, "cpu", present + 64 + 209);
+    expect(both).toEqual({ kind: "grows", pools: [{ pool: "cpu-a", nodes: 2, to: 3, max: 3 }, { pool: "h100", nodes: 4, to: 6, max: 6 }] });
+    expect(fitNote({ resource: "cpu", capacityAtMax: 0, fit: both })).toBe("fits when the pools grow: cpu-a to 3 nodes (max 3), h100 to 6 nodes (max 6)");
+    expect(fitOf(cpuPools, oc, "cpu", present + 64 + 2 * 208 + 1)).toEqual({ kind: "does_not_fit", autoscales: true });
+    // GPU overcommit rounds down per pool: 1.5 × 8 per node is 12, 5 nodes hold 60.
+    expect(fitOf(pools, { cpu: 1, memory: 1, gpu: 1.5 }, "gpu:H100", 49)).toEqual({ kind: "grows", pools: [{ pool: "h100", nodes: 4, to: 5, max: 6 }] });
+    expect(fitOf(pools, { cpu: 1, memory: 1, gpu: 1.5 }, "gpu:H100", 61)).toEqual({ kind: "grows", pools: [{ pool: "h100", nodes: 4, to: 6, max: 6 }] });
   });
 
   it("computes each tenant's share per resource", () => {
     const cap = clusterCapacity(pools, { cpu: 1, memory: 1, gpu: 1 });
-    const [vision] = tenantShares(cap, new Map([["vision", { cpuCores: 0, memoryBytes: 0, gpusByModel: { H100: 12 } }]]));
+    const [vision] = tenantShares(cap, new Map([["vision", { cpuCores: 0, memoryBytes: 0, gpusByModel: { H100: 8 } }]]));
     expect(vision!.shares["gpu:H100"]).toBe(0.25);
   });
 });
@@ -178,7 +206,7 @@ describe("automatic approval", () => {
   // Each request judged alone here; the cumulative cap has its own tests below.
   const policy: QuotaPolicy = { ...DEFAULT_QUOTA_POLICY, autoApprove: { enabled: true, maxCpuCores: 8, maxMemoryGiB: 32, maxStorageGiB: 200, underMonthlyCost: 500, cumulativeFactor: null } };
   const estimate = (monthly: number, unpriced: string[] = []) => ({ monthly, lines: [], unpriced });
-  const fits = [{ resource: "cpu", label: "CPU cores", capacity: 100, before: 1, after: 2, exceeds: false }];
+  const fits = [{ exceeds: false, fit: { kind: "fits" as const } }];
   const small = { gpuModel: null, gpuCount: 0, cpuCores: 8, memoryBytes: 32 * GiB, storageBytes: 200 * GiB };
 
   it("approves small CPU requests by rule, and cheap ones by cost", () => {
@@ -189,7 +217,11 @@ describe("automatic approval", () => {
   it("never when it adds GPUs beyond the cost rule, exceeds capacity, is unpriced, or the rules are off", () => {
     expect(autoApproval({ ...small, gpuModel: "H100", gpuCount: 1 }, estimate(3000), fits, policy)).toMatchObject({ auto: false });
     expect(autoApproval({ ...small, cpuCores: 8.001 }, estimate(600), fits, policy)).toMatchObject({ auto: false });
-    expect(autoApproval(small, estimate(1), [{ ...fits[0]!, exceeds: true }], policy)).toMatchObject({ auto: false, reason: "it would exceed the capacity of the cluster" });
+    expect(autoApproval(small, estimate(1), [{ exceeds: true, fit: { kind: "does_not_fit", autoscales: true } }], policy)).toMatchObject({ auto: false, reason: "it would exceed the capacity of the cluster" });
+    expect(autoApproval(small, estimate(1), [{ exceeds: true, fit: { kind: "grows", pools: [{ pool: "cpu", nodes: 2, to: 3, max: 4 }] } }], policy)).toMatchObject({
+      auto: false,
+      reason: "it fits only when the autoscaler adds nodes",
+    });
     expect(autoApproval({ ...small, gpuModel: "X", gpuCount: 1 }, estimate(0, ["gpu:X"]), fits, policy)).toMatchObject({ auto: false });
     expect(autoApproval(small, estimate(1), fits, { ...policy, autoApprove: { ...policy.autoApprove, enabled: false } })).toMatchObject({ auto: false });
   });

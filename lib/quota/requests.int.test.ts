@@ -16,7 +16,9 @@ import { CLUSTER_PERMISSIONS } from "@/lib/cluster/permissions";
 import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
 import { actorOfPrincipal, DAY, seededDatabase, userWithEmail } from "@/test/tenancy";
 import { approveQuotaRequest, cancelQuotaRequest, createQuotaRequest, rejectQuotaRequest } from "./commands/requests";
+import { fitNote } from "./capacity";
 import { sweepQuotaTimeouts } from "./expiry";
+import { approvalQueue } from "./queries";
 import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from "./policy";
 import { QUOTA_POLICY_KEY } from "./store";
 
@@ -46,7 +48,8 @@ beforeAll(async () => {
   await db.delete(nodePools).where(sql`true`);
   await db.delete(rates).where(sql`true`);
   await db.insert(nodePools).values([
-    { name: "h100", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 2, cpuPerNode: 200, memoryBytesPerNode: 2000 * GiB },
+    // 2 nodes present (16 GPUs); the autoscaler may add a third (24).
+    { name: "h100", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 2, minNodes: 1, maxNodes: 3, cpuPerNode: 200, memoryBytesPerNode: 2000 * GiB },
     { name: "cpu", nodeCount: 10, cpuPerNode: 64, memoryBytesPerNode: 256 * GiB },
   ]);
   await db.insert(rates).values([
@@ -74,11 +77,27 @@ describe(`quota requests (${databaseLabel()})`, () => {
     const { request, autoApproved, assessment } = await executeCommand(createQuotaRequest, dana, fourH100);
     expect(autoApproved).toBe(false);
     expect(request).toMatchObject({ status: "pending", gpuModel: "H100", gpuCount: 4, requestedBy: dana.actor.principalId, monthlyCost: (4 * 4 * 730).toFixed(2) });
-    expect(assessment.capacity).toEqual([{ resource: "gpu:H100", label: "H100 GPUs", capacity: 16, before: 0, after: 4, exceeds: false }]);
+    expect(assessment.capacity).toEqual([{ resource: "gpu:H100", label: "H100 GPUs", capacity: 16, capacityAtMax: 24, before: 0, after: 4, exceeds: false, fit: { kind: "fits" } }]);
     expect(assessment.after.quota.gpus).toEqual({ "nvidia.com/gpu": 4 });
     expect(await eventsOf(request.id)).toEqual([["created", personaEmail("data-scientist")]]);
     const [audit] = await db.select().from(auditEvents).where(eq(auditEvents.targetId, request.id));
     expect(audit).toMatchObject({ action: "quota_request.created" });
+  });
+
+  it("checks requests against the nodes present: the queue says when one fits only if the autoscaler grows the pool, and when not even its maximum holds it", async () => {
+    const dana = await as("data-scientist");
+    const admin = await as("platform-admin");
+    const ask = (gpuCount: string) => executeCommand(createQuotaRequest, dana, { ...fourH100, gpuCount });
+    const grows = await ask("20");
+    const beyond = await ask("30");
+    const queue = (await approvalQueue(admin))!;
+    const lineOf = (id: string) => queue.find((e) => e.id === id)!.assessment.capacity.find((l) => l.resource === "gpu:H100")!;
+    // Pending requests are not allocation: each is judged against the grants in force alone.
+    expect(lineOf(grows.request.id)).toMatchObject({ capacity: 16, capacityAtMax: 24, after: 20, exceeds: true, fit: { kind: "grows", pools: [{ pool: "h100", nodes: 2, to: 3, max: 3 }] } });
+    expect(fitNote(lineOf(grows.request.id))).toBe("fits when the pool h100 grows to 3 nodes (max 3)");
+    expect(lineOf(beyond.request.id)).toMatchObject({ after: 30, exceeds: true, fit: { kind: "does_not_fit", autoscales: true } });
+    expect(fitNote(lineOf(beyond.request.id))).toBe("does not fit: even at their autoscaler maximum the pools hold 24 H100 GPUs");
+    for (const r of [grows, beyond]) await executeCommand(cancelQuotaRequest, dana, { requestId: r.request.id });
   });
 
   it("refuses viewers, other tenants' projects and bad amounts, writing nothing", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GiB } from "./amounts";
-import { clusterCapacity, type PoolCapacityInput } from "./capacity";
+import { type PoolCapacityInput } from "./capacity";
 import { DEFAULT_QUOTA_POLICY } from "./policy";
 import {
   budgetBasisOf,
@@ -27,8 +27,8 @@ const basis: PreviewBasis = {
     ["gpu:H100", 4.1],
     ["cpu", 0.031],
   ],
-  capacity: [...clusterCapacity(pools, DEFAULT_QUOTA_POLICY.overcommit)],
-  allocated: { cpuCores: 100, memoryBytes: 400 * GiB, gpusByModel: { H100: 40 } },
+  pools,
+  allocated: { cpuCores: 100, memoryBytes: 400 * GiB, gpusByModel: { H100: 28 } },
   policy: DEFAULT_QUOTA_POLICY,
 };
 
@@ -53,12 +53,19 @@ describe("the request form's live preview", () => {
     expect(p.estimate.monthly).toBe(11972 + 45.26);
     expect(p.capacity.map((l) => [l.resource, l.before, l.after, l.exceeds])).toEqual([
       ["cpu", 100, 102, false],
-      ["gpu:H100", 40, 44, false],
+      ["gpu:H100", 28, 32, false],
     ]);
     expect(p.auto.auto).toBe(false);
 
-    const big = previewRequest(basis, { gpuModel: "H100", gpuCount: 9, cpuCores: 0, memoryBytes: 0, storageBytes: 0 });
-    expect(big.capacity).toEqual([expect.objectContaining({ resource: "gpu:H100", capacity: 48, after: 49, exceeds: true })]);
+    // 4 H100 nodes are present (32 GPUs); the autoscaler may grow the pool to 6 (48).
+    const grows = previewRequest(basis, { gpuModel: "H100", gpuCount: 9, cpuCores: 0, memoryBytes: 0, storageBytes: 0 });
+    expect(grows.capacity).toEqual([
+      expect.objectContaining({ resource: "gpu:H100", capacity: 32, capacityAtMax: 48, after: 37, exceeds: true, fit: { kind: "grows", pools: [{ pool: "h100", nodes: 4, to: 5, max: 6 }] } }),
+    ]);
+    expect(grows.auto).toEqual({ auto: false, reason: "it fits only when the autoscaler adds nodes" });
+
+    const big = previewRequest(basis, { gpuModel: "H100", gpuCount: 21, cpuCores: 0, memoryBytes: 0, storageBytes: 0 });
+    expect(big.capacity).toEqual([expect.objectContaining({ resource: "gpu:H100", capacity: 32, capacityAtMax: 48, after: 49, exceeds: true, fit: { kind: "does_not_fit", autoscales: true } })]);
     expect(big.auto).toEqual({ auto: false, reason: "it would exceed the capacity of the cluster" });
   });
 

@@ -1,7 +1,7 @@
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { formatMoney as formatAmount, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
 import { cpuInput, GiB, gpuCountInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
-import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine } from "./capacity";
+import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine, type PoolCapacityInput } from "./capacity";
 import { monthlyCost, type CostEstimate } from "./cost";
 import { autoApproval, NO_AUTO_APPROVED_HOLDINGS, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
 
@@ -18,8 +18,8 @@ export interface PreviewBasis {
   gpuResources: Record<string, string>;
   /** Prices in force now by rate key ("gpu:H100", "cpu", …). */
   prices: [string, number][];
-  /** What the cluster can hold per resource, overcommit included. */
-  capacity: [CapacityKey, number][];
+  /** The node pools: capacity counts their nodes present; growth within the autoscaler maximum is shown apart. */
+  pools: PoolCapacityInput[];
   /** What every open project holds now. */
   allocated: Allocation;
   policy: QuotaPolicy;
@@ -123,7 +123,7 @@ export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Prev
   }
   const estimate = monthlyCost(amounts, new Map(basis.prices));
   const extra: Allocation = { cpuCores: amounts.cpuCores, memoryBytes: amounts.memoryBytes, gpusByModel: amounts.gpuModel && amounts.gpuCount > 0 ? { [amounts.gpuModel]: amounts.gpuCount } : {} };
-  const capacity = touchedLines(capacityImpact(new Map(basis.capacity), basis.allocated, extra), amounts);
+  const capacity = touchedLines(capacityImpact(basis.pools, basis.policy.overcommit, basis.allocated, extra), amounts);
   return {
     after: { quota: afterQuota, gpusByModel: afterGpus },
     estimate,

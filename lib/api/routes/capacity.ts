@@ -10,7 +10,8 @@ import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { GiB } from "@/lib/quota/amounts";
 import { addRate, createNodePool, deleteNodePool, nodePoolInput, updateNodePool } from "@/lib/quota/commands/capacity";
-import { capacityOverview, rateUnit } from "@/lib/quota/capacity-queries";
+import { maxNodesOf } from "@/lib/quota/capacity";
+import { capacityOverview, poolTotalsAt, rateUnit } from "@/lib/quota/capacity-queries";
 import { apiRoute } from "../route";
 import { nodePoolOut, okOut, rateCardLineOut, rateOut, resourceCapacityOut } from "../schemas";
 
@@ -26,14 +27,14 @@ const poolParams = z.object({ pool: z.string().max(63) });
 
 /** A pool as the API shows it: the dedicated tenant is named only to those who can see that tenant. */
 function poolOut(ctx: CommandContext, row: PoolRow, dedicatedSlug: string | null) {
-  const nodes = row.maxNodes ?? row.nodeCount;
   const visible = row.dedicatedTenantId !== null && can(ctx.actor, "tenant.view", { kind: "tenant", tenantId: row.dedicatedTenantId }, ctx.now);
   return {
     ...row,
     dedicated: row.dedicatedTenantId !== null,
     dedicatedTenant: visible ? dedicatedSlug : null,
-    capacityNodes: nodes,
-    totals: { gpus: row.gpuModel ? nodes * row.gpusPerNode : 0, cpuCores: Math.round(nodes * row.cpuPerNode * 1000) / 1000, memoryBytes: nodes * row.memoryBytesPerNode },
+    capacityNodes: row.nodeCount,
+    totals: poolTotalsAt(row, row.nodeCount),
+    atMax: { nodes: maxNodesOf(row), totals: poolTotalsAt(row, maxNodesOf(row)) },
   };
 }
 

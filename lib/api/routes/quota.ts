@@ -5,6 +5,7 @@ import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
+import { fitNote } from "@/lib/quota/capacity";
 import { approveQuotaRequest, cancelQuotaRequest, createQuotaRequest, rejectQuotaRequest } from "@/lib/quota/commands/requests";
 import { projectQuota, projectRequests, requestDetail, visibleRequests, type RequestDetail, type RequestListItem } from "@/lib/quota/queries";
 import { projectParams } from "../params";
@@ -50,7 +51,7 @@ function detailOut(ctx: CommandContext, detail: RequestDetail) {
           estimate: { ...picture.assessment.estimate, currency },
           quotaNow: picture.assessment.current.quota,
           quotaAfter: picture.assessment.after.quota,
-          capacity: picture.assessment.capacity,
+          capacity: picture.assessment.capacity.map((l) => ({ ...l, note: fitNote(l) })),
           tenantShares: picture.assessment.shares,
           diff: picture.diff,
         }

@@ -86,7 +86,14 @@ function poolFields(data: CapacityOverview, pool?: PoolView): FieldSpec[] {
       hint: "The extended resource the device plugin advertises: nvidia.com/gpu, or a MIG profile such as nvidia.com/mig-1g.10gb.",
     },
     { kind: "number", name: "gpusPerNode", label: "GPUs per node", min: "0", defaultValue: String(pool?.gpusPerNode ?? ""), hint: "Of that resource (MIG instances for a MIG profile)." },
-    { kind: "number", name: "nodeCount", label: "Nodes", min: "0", defaultValue: pool ? String(pool.nodeCount) : "" },
+    {
+      kind: "number",
+      name: "nodeCount",
+      label: "Nodes",
+      min: "0",
+      defaultValue: pool ? String(pool.nodeCount) : "",
+      hint: "The nodes present now: what capacity, approvals and idle cost count. Each change is kept in the pool's size history.",
+    },
     { kind: "number", name: "minNodes", label: "Minimum nodes (autoscaling)", min: "0", defaultValue: pool?.minNodes == null ? "" : String(pool.minNodes), hint: "Empty for a fixed-size pool." },
     {
       kind: "number",
@@ -94,7 +101,7 @@ function poolFields(data: CapacityOverview, pool?: PoolView): FieldSpec[] {
       label: "Maximum nodes (autoscaling)",
       min: "0",
       defaultValue: pool?.maxNodes == null ? "" : String(pool.maxNodes),
-      hint: "Capacity counts the maximum when set: what the pool can grow to.",
+      hint: "What the autoscaler may grow the pool to. Not counted as capacity; the approval queue says when a request needs it.",
     },
     { kind: "text", name: "cpuPerNode", label: "CPU cores per node", placeholder: "64", defaultValue: pool ? String(pool.cpuPerNode) : "", hint: "Allocatable cores, e.g. 64 or 7910m." },
     {
@@ -119,7 +126,7 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
   return (
     <Card
       title="Node pools"
-      description="Pools of identical nodes. Requests are checked against what they can hold."
+      description="Pools of identical nodes. Capacity, approvals, overcommit and idle cost count the nodes present; the autoscaler maximum is what a pool could grow to, and the approval queue says when a request needs it."
       actions={
         <div className="flex shrink-0 gap-2">
           {live && (
@@ -158,10 +165,10 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
                 )}
               </Cell>
               <Cell className="whitespace-nowrap tabular-nums">
-                {p.nodeCount}
+                {p.nodeCount} present
                 {(p.minNodes !== null || p.maxNodes !== null) && (
                   <span className="block text-xs text-slate-500">
-                    autoscales {p.minNodes ?? 0}–{p.maxNodes ?? p.nodeCount}
+                    autoscaler min {p.minNodes ?? 0}, max {p.maxNodes ?? p.nodeCount}
                   </span>
                 )}
               </Cell>
@@ -172,9 +179,12 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
               <Cell className="whitespace-nowrap tabular-nums">
                 {p.totals.gpus > 0 && <span className="block">{number.format(p.totals.gpus)} GPUs</span>}
                 <span className="block">{fmtCores(p.totals.cpuCores)} cores</span>
-                <span className="block text-xs text-slate-500">
-                  {fmtGiB(p.totals.memoryBytes)} GiB{p.capacityNodes !== p.nodeCount ? ` at ${p.capacityNodes} nodes` : ""}
-                </span>
+                <span className="block text-xs text-slate-500">{fmtGiB(p.totals.memoryBytes)} GiB</span>
+                {p.atMax.nodes > p.nodeCount && (
+                  <span className="block text-xs text-slate-500">
+                    up to {p.atMax.totals.gpus > 0 ? `${number.format(p.atMax.totals.gpus)} GPUs` : `${fmtCores(p.atMax.totals.cpuCores)} cores`} at {p.atMax.nodes} nodes
+                  </span>
+                )}
               </Cell>
               <Cell>{p.dedicatedTenant ? <Badge tone="blue">{p.dedicatedTenant.name}</Badge> : <span className="text-slate-400">shared</span>}</Cell>
               <Cell className="whitespace-nowrap text-right">
@@ -230,7 +240,10 @@ function UseBar({ r }: { r: ResourceCapacity }) {
 
 function CapacityCard({ data }: { data: CapacityOverview }) {
   return (
-    <Card title="Capacity" description="Quota allocated to every open project (the starting quota plus grants in force) against what the pools hold, times the overcommit ratio.">
+    <Card
+      title="Capacity"
+      description="Quota allocated to every open project (the starting quota plus grants in force) against what the nodes present hold, times the overcommit ratio. Approvals and the automatic rules check this figure, not the autoscaler maximum."
+    >
       {data.pools.length === 0 ? (
         <EmptyState title="Nothing to measure against yet">Capacity appears once node pools are added.</EmptyState>
       ) : (
@@ -246,6 +259,7 @@ function CapacityCard({ data }: { data: CapacityOverview }) {
                       <Badge tone="red">over capacity</Badge>
                     </span>
                   )}
+                  {r.capacityAtMax > r.capacity && <span className="block text-xs text-slate-500">up to {amountOf(r, r.capacityAtMax)} at the autoscaler maximum</span>}
                 </Cell>
                 <Cell className="whitespace-nowrap tabular-nums text-slate-700">
                   ×{number.format(r.overcommit)}

@@ -6,7 +6,7 @@ import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { dateInputValue } from "@/lib/format";
 import { minorDigits } from "@/lib/money";
-import { clusterCapacity } from "@/lib/quota/capacity";
+import { capacityPoolOf } from "@/lib/quota/capacity";
 import { requestableGpuModels } from "@/lib/quota/commands/requests";
 import { projectUsageSummaries } from "@/lib/metering/project-summaries";
 import { ratesInForce } from "@/lib/quota/cost";
@@ -56,7 +56,7 @@ export default async function NewQuotaRequestPage({ params }: { params: Params }
     current: { quota: quota.effective, gpusByModel: quota.gpusByModel },
     gpuResources: Object.fromEntries(models.map((m) => [m.model, m.resource])),
     prices: [...prices],
-    capacity: [...clusterCapacity(pools, policy.overcommit)],
+    pools: pools.map(capacityPoolOf),
     allocated: allocation.total,
     policy,
     autoApproved: autoApprovedHoldings(autoGrants.get(project.id) ?? [], ctx.now, prices),

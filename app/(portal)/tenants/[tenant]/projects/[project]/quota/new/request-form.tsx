@@ -7,6 +7,7 @@ import { Field, FormMessage, inputClass } from "@/components/form";
 import { BudgetCheckNote } from "@/components/quota/budget-check";
 import { CapacityTable, CostLines, QuotaComparison } from "@/components/quota/quota-tables";
 import { initialFormState, type FormState } from "@/lib/form-state";
+import { fitNote } from "@/lib/quota/capacity";
 import { HOURS_PER_MONTH } from "@/lib/quota/cost";
 import { formatCapacityValue, formatMoney, parseAmountInputs, previewRequest, type AmountInputs, type PreviewBasis } from "@/lib/quota/view-helpers";
 
@@ -243,8 +244,9 @@ export function RequestForm({
             </h2>
             {exceeded.length > 0 && (
               <p role="alert" className="mb-2 rounded-md bg-red-50 px-3 py-2 text-xs font-medium text-red-800" data-testid="capacity-warning">
-                The node pools cannot hold this:{" "}
-                {exceeded.map((l) => `${l.label} would be ${formatCapacityValue(l.resource, l.after)} of ${formatCapacityValue(l.resource, l.capacity)}`).join("; ")}. A platform admin may grant less.
+                The nodes present cannot hold this:{" "}
+                {exceeded.map((l) => `${l.label} would be ${formatCapacityValue(l.resource, l.after)} of ${formatCapacityValue(l.resource, l.capacity)} (${fitNote(l)})`).join("; ")}. A platform admin may
+                grant less.
               </p>
             )}
             <CapacityTable caption="Cluster capacity before and after this request" lines={preview.capacity} policy={basis.policy} />
