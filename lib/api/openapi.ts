@@ -22,12 +22,26 @@ function withoutProperties(schema: JsonSchema, names: string[]): JsonSchema {
   };
 }
 
+/**
+ * A number field takes a JSON number or its digits (lib/input/numbers.ts). In a
+ * path or query every value is text, so the parameter is documented as the
+ * number it must be ("?version=3": integer, 1 to 2147483647), as OpenAPI
+ * clients encode it; its text and empty forms are how that number arrives.
+ */
+function asParameter(schema: JsonSchema): JsonSchema {
+  const branches = schema.anyOf as JsonSchema[] | undefined;
+  const numeric = branches?.find((b) => b.type === "integer" || b.type === "number");
+  if (!numeric) return schema;
+  const { anyOf: _drop, ...rest } = schema;
+  return { ...rest, ...numeric };
+}
+
 function parameters(schema: z.ZodType | undefined, where: "path" | "query") {
   if (!schema) return [];
   const json = jsonSchema(schema, "input");
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required as string[] | undefined) ?? []);
-  return Object.entries(properties).map(([name, s]) => ({ name, in: where, required: where === "path" || required.has(name), schema: s }));
+  return Object.entries(properties).map(([name, s]) => ({ name, in: where, required: where === "path" || required.has(name), schema: asParameter(s) }));
 }
 
 const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });

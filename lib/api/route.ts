@@ -70,9 +70,23 @@ async function authenticate(request: Request): Promise<CommandContext | Response
   return { actor: result.actor, db: db(), now };
 }
 
+/**
+ * The body as UTF-8 text, or a validation error. `request.text()` would turn
+ * bytes that are not UTF-8 into U+FFFD and let them be stored as if sent; a
+ * fatal decoder refuses them instead.
+ */
+async function bodyText(request: Request): Promise<string> {
+  const bytes = await request.arrayBuffer();
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError("validation", "The body is not valid UTF-8: send JSON encoded as UTF-8.");
+  }
+}
+
 async function readBody(request: Request): Promise<Record<string, unknown>> {
   if (request.method === "GET" || request.method === "DELETE") return {};
-  const text = await request.text();
+  const text = await bodyText(request);
   if (!text.trim()) return {};
   if (!(request.headers.get("content-type") ?? "").includes("application/json")) {
     throw new AppError("validation", "Send the body as JSON with Content-Type: application/json.");

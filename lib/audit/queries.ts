@@ -2,6 +2,7 @@ import "server-only";
 import { and, desc, eq, gte, ilike, lt, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { wholeNumber } from "@/lib/input/numbers";
+import { instantInput } from "@/lib/input/instants";
 import { auditEvents, tenants } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
@@ -12,9 +13,10 @@ export const auditFilterInput = z.object({
   actor: z.string().trim().max(200).optional(),
   action: z.string().trim().max(100).optional(),
   target: z.string().trim().max(200).optional(),
-  from: z.coerce.date({ message: "must be a date" }).optional(),
-  to: z.coerce.date({ message: "must be a date" }).optional(),
-  before: wholeNumber("before", { min: 1, empty: undefined }),
+  from: instantInput("must be a date").optional(),
+  to: instantInput("must be a date").optional(),
+  // Sequence numbers live in a bigint column, so any safe integer can name one.
+  before: wholeNumber("before", { min: 1, max: Number.MAX_SAFE_INTEGER, empty: undefined }),
   limit: wholeNumber("limit", { min: 1, max: 5000, empty: 100 }),
 });
 export type AuditFilter = z.infer<typeof auditFilterInput>;

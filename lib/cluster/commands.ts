@@ -14,7 +14,8 @@ import { enqueueClusterChange, enqueueTenantChange } from "./outbox";
 import { clusterRuntime } from "./runtime";
 
 const onCluster = () => Promise.resolve({ action: "cluster.manage" as const, resource: { kind: "platform" as const } });
-const changeId = wholeNumber("Change", { min: 1 });
+// Change ids live in a bigint column, so any safe integer can name one.
+const changeId = wholeNumber("Change", { min: 1, max: Number.MAX_SAFE_INTEGER });
 
 /**
  * Try a failed change again with a fresh budget of attempts. When a newer

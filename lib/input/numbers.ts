@@ -25,6 +25,9 @@ const DECIMAL_TEXT = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
 /** A quantity as a person types it: a plain decimal and a suffix, without the exponent form ("1e3") of the full grammar. */
 const TYPED_QUANTITY = /^((?:\d+(?:\.\d+)?|\.\d+))(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)$/;
 
+/** Text a quantity field takes: a plain decimal (in the field's unit) or a typed quantity. */
+const QUANTITY_TEXT = /^(?:\d+(?:\.\d+)?|\.\d+)(?:m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+
 /** The whole number written as plain digits, or null ("0x10", "1e3", " 4 ", "+4", "4abc", ""). */
 export function parseWholeText(text: string): number | null {
   if (!WHOLE_TEXT.test(text)) return null;
@@ -55,6 +58,14 @@ export function parseTypedQuantity(text: string): number | null {
 
 type Range = { min?: number; max?: number };
 
+/**
+ * The largest value an `integer` column holds. A count with no stated maximum
+ * (versions, ids of int4 rows) stops here, so a huge number is a 400 naming
+ * the field rather than the database's "out of range for type integer" (a 500).
+ * Fields kept in a bigint column name their own maximum.
+ */
+export const INT4_MAX = 2_147_483_647;
+
 function rangeText(range: Range): string {
   const min = range.min ?? 0;
   return range.max === undefined ? `${min} or more` : `from ${min} to ${range.max}`;
@@ -66,14 +77,33 @@ function rangeText(range: Range): string {
  */
 type EmptyOption<E> = { empty?: E };
 
+/**
+ * The shapes a number field accepts before it is read: a JSON number within
+ * the range, text of the given grammar, and null or "" where empty has a
+ * meaning. Stated as zod checks (not only inside the transform), so the
+ * OpenAPI document generated from this schema carries the same types, bounds
+ * and patterns that validate the request.
+ */
+function acceptedShapes(range: { jsonMin: number; jsonMax?: number; integer?: boolean; positive?: boolean }, text: RegExp, hasEmpty: boolean, messages: { invalid: string; tooLarge?: string }) {
+  let jsonNumber = z.number({ message: messages.invalid });
+  if (range.integer) jsonNumber = jsonNumber.int(messages.invalid);
+  jsonNumber = range.positive ? jsonNumber.positive(messages.invalid) : jsonNumber.min(range.jsonMin, messages.invalid);
+  if (range.jsonMax !== undefined) jsonNumber = jsonNumber.max(range.jsonMax, messages.tooLarge ?? messages.invalid);
+  const textPattern = hasEmpty ? new RegExp(`^(?:${text.source.slice(1, -1)})?$`) : text;
+  const textShape = z.string().regex(textPattern, messages.invalid);
+  const shapes = hasEmpty ? ([jsonNumber, textShape, z.null()] as const) : ([jsonNumber, textShape] as const);
+  return z.union(shapes, { message: messages.invalid });
+}
+
 function numberField<E extends number | null | undefined = never>(
   label: string,
   options: Range & EmptyOption<E>,
+  shapes: { jsonMin: number; jsonMax?: number; integer?: boolean; positive?: boolean; text: RegExp },
   read: (raw: string | number) => number | null,
   messages: { invalid: string; tooLarge?: string },
 ) {
   const hasEmpty = "empty" in options;
-  const accepted = z.union([z.string(), z.number(), z.null()], { message: messages.invalid }).describe(label);
+  const accepted = acceptedShapes(shapes, shapes.text, hasEmpty, messages).describe(label);
   // Only a field with a meaning for empty may be left out: a required one stays required in the OpenAPI document too.
   return (hasEmpty ? accepted.optional() : accepted).transform((raw, ctx): number | E => {
     if (raw === undefined || raw === null || raw === "") {
@@ -94,16 +124,20 @@ function numberField<E extends number | null | undefined = never>(
   });
 }
 
-/** A count: plain digits, or a whole JSON number, within the range (min defaults to 0). */
+/** A count: plain digits, or a whole JSON number, within the range (min defaults to 0, max to what an integer column holds). */
 export function wholeNumber<E extends number | null | undefined = never>(label: string, range: Range & EmptyOption<E> = {}) {
   const read = (raw: string | number) => (typeof raw === "number" ? (Number.isSafeInteger(raw) ? raw : null) : parseWholeText(raw));
-  return numberField(label, range, read, { invalid: `must be a whole number ${rangeText(range)}` });
+  const bounded = { ...range, max: range.max ?? INT4_MAX };
+  return numberField(label, bounded, { jsonMin: bounded.min ?? 0, jsonMax: bounded.max, integer: true, text: WHOLE_TEXT }, read, {
+    invalid: `must be a whole number ${rangeText(range)}`,
+    tooLarge: range.max === undefined ? `must be at most ${INT4_MAX}` : undefined,
+  });
 }
 
 /** An amount such as 2.5: plain decimal text, or a finite JSON number, within the range (min defaults to 0). */
 export function decimalNumber<E extends number | null | undefined = never>(label: string, range: Range & EmptyOption<E> = {}) {
   const read = (raw: string | number) => (typeof raw === "number" ? raw : parseDecimalText(raw));
-  return numberField(label, range, read, { invalid: `must be a number such as 4 or 2.5, ${rangeText(range)}` });
+  return numberField(label, range, { jsonMin: range.min ?? 0, jsonMax: range.max, text: DECIMAL_TEXT }, read, { invalid: `must be a number such as 4 or 2.5, ${rangeText(range)}` });
 }
 
 /**
@@ -114,7 +148,7 @@ export function decimalNumber<E extends number | null | undefined = never>(label
  */
 export function quantity<E extends number | null | undefined = never>(
   label: string,
-  options: Range & EmptyOption<E> & { unit: number; example: string; whole?: boolean; tooLarge?: string },
+  options: Range & EmptyOption<E> & { unit: number; example: string; whole?: boolean; tooLarge?: string; positive?: boolean },
 ) {
   const read = (raw: string | number): number | null => {
     const plain = typeof raw === "number" ? raw : parseDecimalText(raw);
@@ -123,5 +157,7 @@ export function quantity<E extends number | null | undefined = never>(
     const rounded = Math.round(value);
     return Math.abs(rounded - value) > 1e-9 ? null : rounded;
   };
-  return numberField(label, options, read, { invalid: `must be ${options.example}`, tooLarge: options.tooLarge ?? "is larger than any cluster could grant" });
+  // A JSON number is in the field's unit, so its bounds are the base-unit range divided by that unit.
+  const json = { jsonMin: (options.min ?? 0) / options.unit, jsonMax: options.max === undefined ? undefined : options.max / options.unit, positive: options.positive };
+  return numberField(label, options, { ...json, text: QUANTITY_TEXT }, read, { invalid: `must be ${options.example}`, tooLarge: options.tooLarge ?? "is larger than any cluster could grant" });
 }

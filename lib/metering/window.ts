@@ -15,7 +15,8 @@ const DAY_MS = 86_400_000;
 const MAX_DAYS = 366 * 3;
 const MAX_HOURS = 31 * 24;
 
-const dayInput = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date (YYYY-MM-DD)").refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "must be a real date");
+// Month 01-12 and day 01-31 in the pattern itself, so the OpenAPI document states them; the refine catches 2026-02-30.
+const dayInput = z.string().regex(/^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/, "must be a date (YYYY-MM-DD)").refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "must be a real date");
 
 export const spendQueryInput = z
   .object({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { instantInput } from "@/lib/input/instants";
 import { wholeNumber } from "@/lib/input/numbers";
 
 /** Input pieces shared by the tenancy commands, so forms and the API validate alike. */
@@ -7,7 +8,9 @@ export const emailInput = z
   .string({ message: "is required" })
   .trim()
   .toLowerCase()
-  .pipe(z.email({ message: "must be an email address" }));
+  .pipe(z.email({ message: "must be an email address" }))
+  // The trim before the check hides the format from the generated OpenAPI schema; state it.
+  .meta({ type: "string", format: "email" });
 
 export const tenantRoleInput = z.enum(["tenant_admin", "member", "viewer"], { message: "must be tenant_admin, member or viewer" });
 export const projectRoleInput = z.enum(["member", "viewer"], { message: "must be member or viewer" });
@@ -18,7 +21,7 @@ export const projectGrantRoleInput = z.enum(["member", "viewer", "meter"], { mes
 export const versionInput = wholeNumber("Version", { min: 1 });
 
 /** An instant in the future given as an ISO date ("2027-01-31") or date-time. */
-export const futureInstant = z.coerce.date({ message: "must be a date, e.g. 2027-01-31" });
+export const futureInstant = instantInput("must be a date, e.g. 2027-01-31");
 
 export const uuidInput = z.uuid({ message: "must be an id" });
 

@@ -3,12 +3,13 @@ import { and, eq, gt, lte } from "drizzle-orm";
 import { z } from "zod";
 import { wholeNumber } from "@/lib/input/numbers";
 import { nodePools, rates, tenants } from "@/db/schema";
-import { executeCommand } from "@/lib/auth/command";
+import { executeCommand, fieldErrorsOf } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { GiB } from "@/lib/quota/amounts";
+import { versionInput } from "@/lib/tenancy/inputs";
 import { addRate, createNodePool, deleteNodePool, nodePoolInput, updateNodePool } from "@/lib/quota/commands/capacity";
 import { maxNodesOf } from "@/lib/quota/capacity";
 import { capacityOverview, poolTotalsAt, rateUnit } from "@/lib/quota/capacity-queries";
@@ -85,8 +86,15 @@ export const createNodePoolRoute = apiRoute({
   },
 });
 
-/** PATCH body: any of the pool's facts, and the version that was read. */
-const poolPatch = z.object(nodePoolInput.shape).partial().extend({ version: z.number().int().describe("The pool's version, as read (optimistic locking)") });
+/**
+ * PATCH body: any of the pool's facts, and the version that was read, with the
+ * command's own field schemas. It is checked as sent (below) before the stored
+ * facts fill the gaps, so what is documented is what is validated.
+ */
+const poolPatch = z
+  .object(nodePoolInput.shape)
+  .partial()
+  .extend({ version: versionInput.describe("The pool's version, as read (optimistic locking)") });
 
 export const updateNodePoolRoute = apiRoute({
   method: "PATCH",
@@ -97,6 +105,8 @@ export const updateNodePoolRoute = apiRoute({
   body: poolPatch,
   response: nodePoolOut,
   async handler(ctx, { params, body }) {
+    const patch = poolPatch.safeParse(body);
+    if (!patch.success) throw new AppError("validation", undefined, fieldErrorsOf(patch.error));
     const current = await poolByName(ctx, params.pool);
     // The command takes all facts at once: what the body leaves out stays as stored.
     const stored = {

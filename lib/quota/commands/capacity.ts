@@ -11,6 +11,7 @@ import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { decimalNumber, quantity, wholeNumber } from "@/lib/input/numbers";
 import { AppError, isUniqueViolation } from "@/lib/errors";
+import { instantInput } from "@/lib/input/instants";
 import { uuidInput } from "@/lib/tenancy/inputs";
 import { GiB } from "../amounts";
 import { quotaPolicySchema, type QuotaPolicy } from "../policy";
@@ -60,7 +61,7 @@ const gpuResourceInput = z
 
 /** A positive amount per node: a plain decimal in `unit` (cores, GiB), or a Kubernetes quantity ("7910m", "1.8Ti"). */
 function perNodeAmount(label: string, unit: number, max: number, example: string, round: (v: number) => number) {
-  return quantity(label, { unit, max, example, tooLarge: "is larger than any node" }).transform((value, ctx) => {
+  return quantity(label, { unit, max, example, tooLarge: "is larger than any node", positive: true }).transform((value, ctx) => {
     const rounded = round(value);
     if (rounded <= 0) {
       ctx.addIssue({ code: "custom", message: "must be more than 0" });
@@ -433,8 +434,12 @@ const rateUnitInput = z
   .transform((v) => (v === undefined || v === "" ? null : v));
 
 /** A price as exact decimal text: never through a float on its way to the numeric column. */
+/** A price as text: up to 12 digits, at most 6 decimals (the numeric column's scale). */
+const PRICE_TEXT = /^(\d{1,12})(?:\.(\d{1,6}))?$/;
+
 export const unitPriceInput = z
-  .union([z.string(), z.number()])
+  // The text form's grammar is checked below with its own messages; it is stated here too, so the OpenAPI document carries it.
+  .union([z.string().meta({ pattern: PRICE_TEXT.source }), z.number().min(0, "must not be negative").max(999_999_999_999, "is larger than any price")])
   .transform((raw, ctx) => {
     // Plain decimal text only, as everywhere a person types a number (lib/input/numbers.ts): no spaces, sign or exponent.
     const text = String(raw);
@@ -446,7 +451,7 @@ export const unitPriceInput = z
       ctx.addIssue({ code: "custom", message: "must not be negative" });
       return z.NEVER;
     }
-    const match = /^(\d{1,12})(?:\.(\d{1,6}))?$/.exec(text);
+    const match = PRICE_TEXT.exec(text);
     if (!match) {
       ctx.addIssue({
         code: "custom",
@@ -457,18 +462,10 @@ export const unitPriceInput = z
     return `${BigInt(match[1]!).toString()}.${(match[2] ?? "").padEnd(6, "0")}`;
   });
 
+/** When a price starts; empty (absent, null, "") is now. */
 const effectiveFromInput = z
-  .union([z.string(), z.date(), z.null()])
-  .optional()
-  .transform((raw, ctx): Date | null => {
-    if (raw == null || (typeof raw === "string" && raw.trim() === "")) return null;
-    const date = raw instanceof Date ? raw : new Date(raw.trim());
-    if (Number.isNaN(date.getTime())) {
-      ctx.addIssue({ code: "custom", message: "must be a date such as 2026-07-01, or a date and time" });
-      return z.NEVER;
-    }
-    return date;
-  });
+  .preprocess((v) => (v === null || (typeof v === "string" && v.trim() === "") ? undefined : v), instantInput("must be a date such as 2026-07-01, or a date and time").optional())
+  .transform((v): Date | null => v ?? null);
 
 /**
  * A new price for a resource from an instant on (default: now). Earlier

@@ -132,7 +132,8 @@ export const changeServiceAccount = defineCommand({
   name: "changeServiceAccount",
   input: accountTarget
     .extend({ description: descriptionInput.unwrap().optional(), disabled: z.boolean().optional() })
-    .refine((v) => v.description !== undefined || v.disabled !== undefined, { message: "Send description and/or disabled.", path: ["_form"] }),
+    .refine((v) => v.description !== undefined || v.disabled !== undefined, { message: "Send description and/or disabled.", path: ["_form"] })
+    .meta({ anyOf: [{ required: ["description"] }, { required: ["disabled"] }] }),
   target: manageTenant,
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
@@ -177,6 +178,9 @@ const tokenExpiry = z
   .refine((v) => v.expiresInDays !== undefined || v.noExpiry, { message: "give a number of days, or confirm a token that never expires", path: ["expiresInDays"] })
   .refine((v) => !(v.expiresInDays !== undefined && v.noExpiry), { message: "choose either an expiry or no expiry, not both", path: ["noExpiry"] });
 
+/** The OpenAPI statement of the first rule above, on the whole input (where the document's object is). */
+const EXPIRY_DOC = { anyOf: [{ required: ["expiresInDays"] }, { required: ["noExpiry"] }] };
+
 function expiryFrom(now: Date, input: { expiresInDays?: number; noExpiry: boolean }): Date | null {
   return input.expiresInDays === undefined ? null : new Date(now.getTime() + input.expiresInDays * DAY);
 }
@@ -198,7 +202,7 @@ export async function issueToken(tx: Database, serviceAccountId: string, expires
 
 export const mintToken = defineCommand({
   name: "mintToken",
-  input: z.intersection(accountTarget, tokenExpiry),
+  input: z.intersection(accountTarget, tokenExpiry).meta(EXPIRY_DOC),
   target: manageTenant,
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
@@ -243,7 +247,7 @@ export const rotateToken = defineCommand({
   input: z.intersection(
     tokenTarget.extend({ graceHours: wholeNumber("Grace period (hours)", { max: 720, empty: 24 }) }),
     tokenExpiry,
-  ),
+  ).meta(EXPIRY_DOC),
   target: manageTenant,
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
