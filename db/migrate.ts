@@ -12,9 +12,10 @@ export const migrationsFolder = path.join(process.cwd(), "db", "migrations");
 /** An arbitrary constant: replicas starting together take turns migrating. */
 const MIGRATION_LOCK_KEY = 7_418_001;
 
-export async function runMigrations(handle: DatabaseHandle, target: AllotConfig["database"]): Promise<void> {
+/** `folder`: today's migrations; the upgrade test passes a release's own folder to make its schema. */
+export async function runMigrations(handle: DatabaseHandle, target: AllotConfig["database"], folder = migrationsFolder): Promise<void> {
   if (target.kind === "pglite") {
-    await migratePglite(handle.db as unknown as PgliteDatabase, { migrationsFolder });
+    await migratePglite(handle.db as unknown as PgliteDatabase, { migrationsFolder: folder });
     return;
   }
   // One dedicated connection holds a session-level advisory lock for the whole
@@ -22,7 +23,7 @@ export async function runMigrations(handle: DatabaseHandle, target: AllotConfig[
   const client = postgres(target.url, { max: 1, onnotice: () => {} });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    await migratePostgres(drizzlePostgres(client), { migrationsFolder });
+    await migratePostgres(drizzlePostgres(client), { migrationsFolder: folder });
     await client`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
   } finally {
     await client.end({ timeout: 5 });

@@ -9,12 +9,17 @@ import type { AllotConfig } from "@/lib/config";
  * only a local server is accepted).
  */
 export async function freshTestDatabase(): Promise<DatabaseHandle & { target: AllotConfig["database"] }> {
+  const handle = await emptyTestDatabase();
+  await runMigrations(handle, handle.target);
+  return handle;
+}
+
+/** The same database with nothing in it, not even today's migrations (the upgrade test makes an older schema). */
+export async function emptyTestDatabase(): Promise<DatabaseHandle & { target: AllotConfig["database"] }> {
   const url = process.env.DATABASE_URL;
   if (!url) {
     const target = { kind: "pglite", dataDir: "memory://" } as const;
-    const handle = openDatabase(target);
-    await runMigrations(handle, target);
-    return { ...handle, target };
+    return { ...openDatabase(target), target };
   }
   assertLocalDatabase(url);
   const target = { kind: "postgres", url } as const;
@@ -23,7 +28,6 @@ export async function freshTestDatabase(): Promise<DatabaseHandle & { target: Al
   await handle.db.execute(sql`drop schema if exists public cascade`);
   await handle.db.execute(sql`drop schema if exists drizzle cascade`);
   await handle.db.execute(sql`create schema public`);
-  await runMigrations(handle, target);
   return { ...handle, target };
 }
 
