@@ -38,7 +38,8 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   await expect(quota.heading).toHaveText("Quota");
   // Use and spend from metering: figures when the project has usage (the demo data gives it some), else the empty state.
   await expect(quota.usageNote).toContainText(/^Use and spend\s*(No usage recorded yet for Detector training|This month so far\s*\$[\d,]+\.\d{2})/);
-  await expectCells(quota.quotaRow("GPUs"), ["GPUs", "none"]);
+  // The demo project holds the 8 H100 its demo usage runs on (lib/demo/quota.ts).
+  await expectCells(quota.quotaRow("H100 GPUs"), ["H100 GPUs", "8"]);
   await quota.requestQuotaButton.click();
 
   const form = new QuotaRequestForm(dana);
@@ -67,7 +68,7 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   // The demo project has no budget: the form says so plainly (the warning over a budget is covered by the unit tests).
   await expect(dana.getByTestId("budget-note")).toHaveText(/^No monthly budget is set for this project, so the estimate is not checked against one\. This month's spend forecast: \$[\d,]+\.\d{2}\.$/);
   await expect(dana.getByTestId("budget-warning")).toHaveCount(0);
-  await expectCells(form.afterApprovalRows.filter({ hasText: "H100 GPUs" }), ["H100 GPUs", "0", "4"]);
+  await expectCells(form.afterApprovalRows.filter({ hasText: "H100 GPUs" }), ["H100 GPUs", "8", "12"]);
   await expect(form.capacityWarning).toHaveCount(0);
   await expect(form.decisionHint).toHaveText("A platform admin decides, because it is larger than the automatic approval rules allow.");
   await saveScreenshot(dana, "quota-request-form");
@@ -98,11 +99,11 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   await expect(entry.getByRole("region", { name: "Use and spend" })).toContainText(/^Use and spend of Detector training\s*(No usage recorded yet|This month so far\s*\$[\d,]+\.\d{2})/);
   await expect(entry.getByRole("region", { name: "Cost estimate" }).getByTestId("budget-note")).toContainText("No monthly budget is set for this project");
   await expect(queue.capacityRows(entry)).toHaveCount(1);
-  await expectCells(queue.capacityRows(entry).first(), ["H100 GPUs", /^32\s*overcommit ×1\s*up to 48 at the autoscaler maximum$/, /^0\s*0%$/, /^4\s*12\.5%$/]);
+  await expectCells(queue.capacityRows(entry).first(), ["H100 GPUs", /^32\s*overcommit ×1\s*up to 48 at the autoscaler maximum$/, /^24\s*75%$/, /^28\s*87\.5%$/]);
   const diff = queue.diff(entry);
   await expect(diff).toContainText("+++ ResourceQuota vision-lab--detector-training/project-quota (after approval)");
-  await expect(diff).toContainText('-    requests.nvidia.com/gpu: "0"');
-  await expect(diff).toContainText('+    requests.nvidia.com/gpu: "4"');
+  await expect(diff).toContainText('-    requests.nvidia.com/gpu: "8"');
+  await expect(diff).toContainText('+    requests.nvidia.com/gpu: "12"');
   await saveScreenshot(priya, "quota-request-queue");
 
   // The filters keep it (GPU model H100, size "asks for GPUs") or leave it out (no GPUs).
@@ -117,7 +118,7 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   const decision = new QuotaRequestPage(priya);
   await decision.expectLoaded();
   await expect(priya.getByRole("region", { name: "Capacity impact" })).toBeVisible();
-  await expect(priya.getByRole("region", { name: "Change to the cluster" })).toContainText('+    requests.nvidia.com/gpu: "4"');
+  await expect(priya.getByRole("region", { name: "Change to the cluster" })).toContainText('+    requests.nvidia.com/gpu: "12"');
   await saveScreenshot(priya, "quota-request-decision");
   const dialog = await decision.openApproveWithChanges();
   await expect(dialog.field("H100 GPUs")).toHaveValue("4");
@@ -155,17 +156,17 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
 
   await dana.getByRole("link", { name: "Quota of Detector training now" }).click();
   await expect(quota.heading).toHaveText("Quota");
-  await expectCells(quota.quotaRow("H100 GPUs"), ["H100 GPUs", "2"]);
+  await expectCells(quota.quotaRow("H100 GPUs"), ["H100 GPUs", "10"]);
   const grant = quota.grantRows.filter({ hasText: "2 × H100" });
   await expect(grant).toHaveCount(1);
   await expectCells(grant, [/^Request/, "2 × H100", "—", "—", "—", "—", /^\d{1,2} \w{3} \d{4}$/, endsDay, "in force"]);
   await expectCells(quota.requestRows.filter({ hasText: "4 × H100" }), [/^\d{1,2} \w{3} \d{4}/, "4 × H100", endsDay, "Dana Okafor", "$11,972.00", "approved"]);
   await saveScreenshot(dana, "quota-request-project-quota");
 
-  // The grant reaches the cluster: the project's ResourceQuota (a plan here, record-only) holds 2 H100s.
+  // The grant reaches the cluster: the project's ResourceQuota (a plan here, record-only) holds the demo's 8 H100s and these 2.
   await expect(async () => {
     const yaml = await (await dana.request.get(`/tenants/${TENANT}/projects/${PROJECT}/cluster.yaml`)).text();
-    expect(yaml).toContain('requests.nvidia.com/gpu: "2"');
+    expect(yaml).toContain('requests.nvidia.com/gpu: "10"');
   }).toPass({ timeout: 20_000 });
 
   await notifications.goto();

@@ -4,6 +4,7 @@ import { instanceSettings, projects, tenants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { DEMO_SOURCE, ingestUsage, type UsageSample } from "@/lib/metering/ingest";
 import { hourStart, utcDay } from "@/lib/metering/units";
+import { seedDemoQuota } from "./quota";
 
 /**
  * Generated usage for the demo projects of the embedded default, so the spend
@@ -32,6 +33,7 @@ import { hourStart, utcDay } from "@/lib/metering/units";
 
 export const DEMO_USAGE_DAYS = 90;
 const DEMO_USAGE_KEY = "demo_usage_seeded_at";
+const DEMO_QUOTA_KEY = "demo_quota_seeded_at";
 const DEMO_USAGE_LOCK_KEY = 7_418_004;
 const DEMO_SEED = 0x5eed_a110;
 const HOUR_MS = 3_600_000;
@@ -250,8 +252,9 @@ async function demoProjects(db: Database): Promise<DemoProjectRef[]> {
 }
 
 /**
- * Store 90 days of demo usage for the demo projects, once per database (a
- * marker row records it); returns false when it had already run or there are
+ * Store 90 days of demo usage for the demo projects, and the quota grants it
+ * runs under (lib/demo/quota.ts), each once per database (marker rows record
+ * them); returns false when the usage had already been stored or there are
  * no demo projects (seedDemoData has not run). One transaction: a crash
  * part-way leaves nothing behind, and replicas starting together take turns.
  * The samples go through ingestUsage a UTC day at a time, so each day's
@@ -260,10 +263,13 @@ async function demoProjects(db: Database): Promise<DemoProjectRef[]> {
 export async function seedDemoUsage(db: Database, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_USAGE_LOCK_KEY})`);
-    const [done] = await tx.select().from(instanceSettings).where(eq(instanceSettings.key, DEMO_USAGE_KEY));
-    if (done) return false;
     const refs = await demoProjects(tx);
     if (refs.length === 0) return false;
+    const [done] = await tx.select().from(instanceSettings).where(eq(instanceSettings.key, DEMO_USAGE_KEY));
+    // The quota the usage runs under starts with the usage window, also for a database whose usage was seeded before demo quota existed.
+    const usageSeededAt = done && typeof done.value === "string" ? new Date(done.value) : now;
+    await seedDemoQuotaOnce(tx, refs, demoUsageWindow(usageSeededAt).from, now);
+    if (done) return false;
 
     const { from, to } = demoUsageWindow(now);
     const samples = demoUsageSamples(refs, from, to);
@@ -290,5 +296,20 @@ export async function seedDemoUsage(db: Database, now: Date): Promise<boolean> {
       after: { source: DEMO_SOURCE, from: from.toISOString(), to: to.toISOString(), samples: samples.length, projects: refs.map((p) => p.slug) },
     });
     return true;
+  });
+}
+
+async function seedDemoQuotaOnce(tx: Database, refs: readonly DemoProjectRef[], startsAt: Date, now: Date): Promise<void> {
+  const [done] = await tx.select().from(instanceSettings).where(eq(instanceSettings.key, DEMO_QUOTA_KEY));
+  if (done) return;
+  const grants = await seedDemoQuota(tx, refs, startsAt, now);
+  await tx.insert(instanceSettings).values({ key: DEMO_QUOTA_KEY, value: now.toISOString(), updatedAt: now });
+  await recordAudit(tx, {
+    actor: { principalId: null, label: "system:seed" },
+    at: now,
+    tenantId: null,
+    action: "demo.quota_seeded",
+    target: { type: "instance", id: "demo" },
+    after: { grants, startsAt: startsAt.toISOString(), projects: refs.map((p) => p.slug) },
   });
 }

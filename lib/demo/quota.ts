@@ -1,0 +1,135 @@
+import { eq, inArray } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { nodePools, principals, quotaGrants, quotaRequestEvents, quotaRequests, users } from "@/db/schema";
+import { enqueueProjectChange } from "@/lib/cluster/outbox";
+import { GiB } from "@/lib/quota/amounts";
+import type { DemoProjectRef, DemoProjectSlug } from "./usage";
+
+/**
+ * The quota the demo usage runs under. Without it the demo told two stories
+ * at once: "Detector training: GPUs none, CPU 4" beside 1,510 H100 GPU-hours.
+ * Each demo project holds one permanent grant, from an approved request, that
+ * covers the peak of what lib/demo/usage.ts generates for it (CPU and memory
+ * counted as max(requested, used), as the usage is), so every hour of demo
+ * usage fits within the project's effective quota even without the
+ * platform's starting quota. The grants start where the usage window starts.
+ *
+ * The peaks, from the generators:
+ * - pretraining: 16 H100; CPU 192 requested, used up to 1.08 × 192 = 207.4;
+ *   memory 1,536 GiB requested, used up to 1,612.8; storage grows to 42,000 GiB;
+ * - detector-training: 8 H100; CPU 8 + 10 × 8 = 88; memory 32 + 80 × 8 = 672 GiB; storage 6,500 GiB;
+ * - segmentation-research: 4 L4; CPU 16; memory 64 GiB; storage 1,800 GiB;
+ * - chat-eval: 14 MIG slices; CPU used up to 6 + 26 × 1.15 = 35.9; memory used up to 126 GiB; storage 900 GiB.
+ *
+ * The guarantees fit the pools as they stand (nodes present, not the
+ * autoscaler's maximum): 24 of 32 H100, 4 of 24 L4, 14 of 112 MIG slices.
+ * lib/demo/story.int.test.ts checks all of this against the seeded rows.
+ */
+export interface DemoGrantSpec {
+  slug: DemoProjectSlug;
+  /** A persona email (db/seed.ts): who asked. */
+  requestedBy: string;
+  gpuModel: string;
+  gpuCount: number;
+  cpuCores: number;
+  memoryGiB: number;
+  storageGiB: number;
+  justification: string;
+}
+
+/** Marks the demo requests wherever a request is shown (queue, request page, quota page). */
+export const DEMO_REQUEST_PREFIX = "Demo data: ";
+const DECIDED_BY = "priya@platform.allot.demo";
+const DAY_MS = 86_400_000;
+
+export const DEMO_GRANTS: readonly DemoGrantSpec[] = [
+  {
+    slug: "pretraining",
+    requestedBy: "bo@language.allot.demo",
+    gpuModel: "H100",
+    gpuCount: 16,
+    cpuCores: 208,
+    memoryGiB: 1664,
+    storageGiB: 42_000,
+    justification: "two H100 nodes for the long pretraining runs, with their checkpoints.",
+  },
+  {
+    slug: "detector-training",
+    requestedBy: "dana@vision.allot.demo",
+    gpuModel: "H100",
+    gpuCount: 8,
+    cpuCores: 88,
+    memoryGiB: 672,
+    storageGiB: 6_500,
+    justification: "one H100 node for weekday detector training runs and the camera datasets.",
+  },
+  {
+    slug: "segmentation-research",
+    requestedBy: "alex@vision.allot.demo",
+    gpuModel: "L4",
+    gpuCount: 4,
+    cpuCores: 16,
+    memoryGiB: 64,
+    storageGiB: 1_800,
+    justification: "four L4 GPUs for exploratory segmentation work.",
+  },
+  {
+    slug: "chat-eval",
+    requestedBy: "bo@language.allot.demo",
+    gpuModel: "A100 1g.10gb",
+    gpuCount: 14,
+    cpuCores: 36,
+    memoryGiB: 128,
+    storageGiB: 900,
+    justification: "MIG slices to serve the evaluation harness in working hours.",
+  },
+];
+
+/**
+ * Write the demo requests (approved: in record-only mode nothing is marked
+ * applied) and their grants, from `startsAt` on, in the caller's transaction,
+ * and queue each project's cluster change so its ResourceQuota follows.
+ */
+export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[], startsAt: Date, now: Date): Promise<number> {
+  const emails = [...new Set([DECIDED_BY, ...DEMO_GRANTS.map((g) => g.requestedBy)])];
+  const people = await tx.select({ id: principals.id, email: users.email }).from(users).innerJoin(principals, eq(principals.id, users.principalId)).where(inArray(users.email, emails));
+  const principalOf = (email: string) => people.find((p) => p.email === email)?.id ?? null;
+  const pools = await tx.select({ gpuModel: nodePools.gpuModel, gpuResource: nodePools.gpuResource }).from(nodePools);
+  const decidedBy = principalOf(DECIDED_BY);
+  // Asked and approved the day before the usage starts, so the history reads in order.
+  const askedAt = new Date(startsAt.getTime() - DAY_MS);
+  const decidedAt = new Date(startsAt.getTime() - DAY_MS / 2);
+  let written = 0;
+  for (const spec of DEMO_GRANTS) {
+    const ref = refs.find((r) => r.slug === spec.slug);
+    const gpuResource = pools.find((p) => p.gpuModel === spec.gpuModel)?.gpuResource;
+    if (!ref || !gpuResource) continue;
+    const amounts = { gpuModel: spec.gpuModel, gpuCount: spec.gpuCount, cpuCores: spec.cpuCores, memoryBytes: spec.memoryGiB * GiB, storageBytes: spec.storageGiB * GiB };
+    const requester = principalOf(spec.requestedBy);
+    const [request] = await tx
+      .insert(quotaRequests)
+      .values({
+        tenantId: ref.tenantId,
+        projectId: ref.projectId,
+        requestedBy: requester,
+        ...amounts,
+        endsAt: null,
+        justification: `${DEMO_REQUEST_PREFIX}${spec.justification}`,
+        status: "approved",
+        decidedBy,
+        decidedAt,
+        decisionNote: "Demo data, seeded with the demo usage.",
+        createdAt: askedAt,
+      })
+      .returning({ id: quotaRequests.id });
+    await tx.insert(quotaRequestEvents).values([
+      { requestId: request!.id, at: askedAt, actorPrincipalId: requester, actorLabel: spec.requestedBy, kind: "created" },
+      { requestId: request!.id, at: decidedAt, actorPrincipalId: decidedBy, actorLabel: DECIDED_BY, kind: "approved", detail: { note: "Demo data, seeded with the demo usage." } },
+    ]);
+    await tx.insert(quotaGrants).values({ projectId: ref.projectId, requestId: request!.id, ...amounts, gpuResource, startsAt, endsAt: null, createdAt: now });
+    await enqueueProjectChange(tx, { tenantId: ref.tenantId, projectId: ref.projectId, reason: "demo quota seeded", at: now });
+    written += 1;
+  }
+  return written;
+}
+
