@@ -24,10 +24,11 @@ const GiB = 2 ** 30;
 const seeded = seededDatabase(SEEDED_AT);
 let db: Database;
 
+// 90 days of hourly usage are ingested here: seconds alone, minutes on a loaded machine.
 beforeAll(async () => {
   db = seeded.db;
   expect(await seedDemoUsage(db, NOW)).toBe(true);
-});
+}, 300_000);
 
 type UsageHour = { project_id: string; slug: string; resource: string; hour: Date | string; quantity: number };
 
