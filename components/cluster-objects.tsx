@@ -1,4 +1,6 @@
 import type { ClusterChangeRow, ClusterObjectRow } from "@/lib/cluster/queries";
+import type { ScheduledChangeItem } from "@/lib/cluster/scheduled-queries";
+import { waitingWording } from "@/lib/cluster/status-wording";
 import { storedManifestsToYaml } from "@/lib/cluster/yaml";
 import { buttonClass } from "./button-class";
 import { ChangeStatusBadge, DriftList, ObjectStatusBadge, plural, truncate } from "./cluster-status";
@@ -6,7 +8,7 @@ import { Cell, DataTable } from "./table";
 import { Card, EmptyState, formatDateTime } from "./ui";
 
 export type ClusterObjectView = Pick<ClusterObjectRow, "id" | "kind" | "name" | "status" | "manifest" | "drift" | "error" | "updatedAt">;
-export type ClusterChangeView = Pick<ClusterChangeRow, "id" | "status" | "attempts" | "lastError" | "createdAt" | "finishedAt">;
+export type ClusterChangeView = Pick<ClusterChangeRow, "id" | "status" | "attempts" | "lastError" | "createdAt" | "finishedAt" | "nextAttemptAt">;
 
 /**
  * What a project becomes on the cluster: its objects in apply order, each with
@@ -18,6 +20,8 @@ export function ClusterObjects({
   namespace,
   objects,
   latestChange,
+  scheduled,
+  now,
   yamlHref,
 }: {
   mode: "live" | "record-only";
@@ -25,6 +29,9 @@ export function ClusterObjects({
   namespace: string;
   objects: ClusterObjectView[];
   latestChange: ClusterChangeView | null;
+  /** This project's changes still ahead (lib/cluster/scheduled-queries.ts). */
+  scheduled: Pick<ScheduledChangeItem, "id" | "dueAt" | "reason">[];
+  now: Date;
   yamlHref: string;
 }) {
   return (
@@ -50,7 +57,8 @@ export function ClusterObjects({
           No cluster connected: these are plans, not live objects. Download the YAML to apply them with kubectl or a GitOps tool.
         </p>
       )}
-      <LatestChange change={latestChange} />
+      <LatestChange change={latestChange} now={now} />
+      <ScheduledList scheduled={scheduled} />
       {objects.length === 0 ? (
         <EmptyState title="Nothing rendered yet">The worker renders this project within a few seconds of a change.</EmptyState>
       ) : (
@@ -117,14 +125,31 @@ function ObjectRows({ object: o }: { object: ClusterObjectView }) {
   );
 }
 
-function LatestChange({ change }: { change: ClusterChangeView | null }) {
+/** What the cluster will do for this project later by itself, each with its instant; nothing when nothing is scheduled. */
+function ScheduledList({ scheduled }: { scheduled: Pick<ScheduledChangeItem, "id" | "dueAt" | "reason">[] }) {
+  if (scheduled.length === 0) return null;
+  return (
+    <div className="mb-4 text-sm text-slate-700" data-testid="scheduled-cluster-changes">
+      <p>{plural(scheduled.length, "change")} scheduled:</p>
+      <ul className="list-disc pl-5">
+        {scheduled.map((s) => (
+          <li key={s.id}>
+            {s.reason}, scheduled for <time dateTime={s.dueAt.toISOString()}>{formatDateTime(s.dueAt)}</time>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function LatestChange({ change, now }: { change: ClusterChangeView | null; now: Date }) {
   if (!change) return <p className="mb-4 text-sm text-slate-600">No cluster change for this project yet.</p>;
-  const waiting = change.status === "pending" || change.status === "applying";
+  const waiting = waitingWording(change, now, formatDateTime);
   return (
     <p className="mb-4 text-sm text-slate-700" data-testid="latest-cluster-change">
       Latest change <span className="font-mono text-xs">#{change.id}</span> <ChangeStatusBadge status={change.status} /> · {plural(change.attempts, "attempt")} ·{" "}
       {change.finishedAt ? `finished ${formatDateTime(change.finishedAt)}` : `asked ${formatDateTime(change.createdAt)}`}
-      {waiting && <span className="text-slate-500"> · the worker takes it within seconds</span>}
+      {waiting && <span className="text-slate-500"> · {waiting}</span>}
       {change.lastError && (
         <>
           {" "}

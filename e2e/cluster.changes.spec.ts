@@ -25,7 +25,7 @@ function yamlDocuments(text: string): { kind?: string; metadata?: { name?: strin
 test.describe("Priya, platform admin", () => {
   test.use({ storageState: storageStateOf("priya") });
 
-  test("opens the cluster page from Admin: record-only mode, no drift, and the seeded tenants' changes recorded as plans", async ({ page }) => {
+  test("opens the cluster page from Admin: record-only mode, drift not checked, and the seeded tenants' changes recorded as plans", async ({ page }) => {
     const admin = new AdminPage(page);
     await admin.goto();
     await page.getByRole("main").getByRole("link", { name: "Cluster", exact: true }).click();
@@ -37,8 +37,19 @@ test.describe("Priya, platform admin", () => {
     await expect(cluster.reconcileEverythingButton).toBeVisible();
     // Nothing to compare with without a cluster.
     await expect(cluster.checkDriftButton).toHaveCount(0);
-    await expect(cluster.drift.getByText("No drift found", { exact: true })).toBeVisible();
-    await expect(cluster.drift.getByText("Drift is checked only when a cluster is connected.")).toBeVisible();
+    // Record-only never compares with a cluster, so it says so instead of "No drift found".
+    await expect(cluster.drift.getByText("Drift not checked", { exact: true })).toBeVisible();
+    await expect(cluster.drift.getByText("Record-only mode: no cluster is connected, so drift is never checked.", { exact: false })).toBeVisible();
+    await expect(cluster.drift.getByText("No drift found")).toHaveCount(0);
+
+    // Changes waiting for an instant are "scheduled for" it, and the count is the list's length:
+    // Cleo's access to Chat evaluation ends 60 days after the demo data was seeded.
+    const cleo = cluster.scheduledRows.filter({ hasText: "language-models--chat-eval" }).filter({ hasText: "access expires" });
+    await expect(cleo).toHaveCount(1);
+    await expect(cleo.getByRole("cell").nth(2)).toHaveText(/^scheduled for \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC$/);
+    const scheduled = await cluster.scheduledRows.count();
+    await expect(cluster.scheduledCount).toHaveText(`${scheduled} change${scheduled === 1 ? "" : "s"} scheduled.`);
+    await expect(cluster.scheduled).not.toContainText("within seconds");
 
     // Each seeded project got a change at seeding, which the worker recorded at start.
     await cluster.filter("recorded").click();
@@ -50,8 +61,11 @@ test.describe("Priya, platform admin", () => {
       await expect(row.getByRole("cell").nth(3)).toHaveText("recorded");
       await expect(row.getByRole("cell").nth(4)).toHaveText("1");
     }
-    // The filter shows recorded changes only.
-    await expect(cluster.changeRows.locator("td:nth-child(4)")).toHaveText(Array(await cluster.changeRows.count()).fill("recorded"));
+    // The filter shows recorded changes only, as many as its count and the card say.
+    const recorded = await cluster.changeRows.count();
+    await expect(cluster.changeRows.locator("td:nth-child(4)")).toHaveText(Array(recorded).fill("recorded"));
+    await expect(cluster.filter("recorded")).toHaveText(`recorded ${recorded}`);
+    await expect(cluster.changes).toContainText(`Newest first; showing ${recorded} recorded change${recorded === 1 ? "" : "s"}.`);
 
     // A change's details: its attempts, and its objects as YAML.
     const detector = cluster.changeRowsFor("vision-lab--detector-training", "demo data seeded");
@@ -69,6 +83,11 @@ test.describe("Priya, platform admin", () => {
     ]);
     expect(text).toContain("# Deletions: none\n");
     expect(yamlDocuments(text).map((d) => d.kind)).toEqual(expect.arrayContaining(["Namespace", "ResourceQuota", "LimitRange", "NetworkPolicy"]));
+
+    // The project's own panel says the same of its scheduled expiry.
+    await new ProjectPage(page).goto("language-models", "chat-eval", "Chat evaluation");
+    const section = new ProjectClusterSection(page);
+    await expect(section.scheduled).toHaveText(/^1 change scheduled:\s*access expires, scheduled for \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC$/);
   });
 
   test("reconciles everything: a change per tenant and per project, recorded within seconds", async ({ page }) => {

@@ -31,6 +31,10 @@ export class ClusterPage {
   readonly changes: Locator;
   readonly statusFilter: Locator;
   readonly changeRows: Locator;
+  readonly scheduled: Locator;
+  /** "3 changes scheduled." (or "Nothing scheduled."): the count said beside the list. */
+  readonly scheduledCount: Locator;
+  readonly scheduledRows: Locator;
 
   constructor(readonly page: Page) {
     const main = page.getByRole("main");
@@ -42,6 +46,9 @@ export class ClusterPage {
     this.changes = cardTitled(page, "Changes");
     this.statusFilter = page.getByRole("navigation", { name: "Filter changes by status" });
     this.changeRows = dataRows(page, page.getByRole("table", { name: /^Cluster changes/ }));
+    this.scheduled = cardTitled(page, "Scheduled changes");
+    this.scheduledCount = page.getByTestId("scheduled-count");
+    this.scheduledRows = page.getByRole("table", { name: "Scheduled cluster changes" }).locator("tbody").getByRole("row");
   }
 
   async goto(status?: string): Promise<void> {
@@ -83,6 +90,7 @@ export class ProjectClusterSection {
   readonly heading: Locator;
   readonly recordOnlyNote: Locator;
   readonly latestChange: Locator;
+  readonly scheduled: Locator;
   readonly rows: Locator;
   readonly emptyState: Locator;
   readonly downloadYamlLink: Locator;
@@ -92,6 +100,7 @@ export class ProjectClusterSection {
     this.heading = this.root.getByRole("heading", { level: 2 });
     this.recordOnlyNote = this.root.getByRole("note");
     this.latestChange = this.root.getByTestId("latest-cluster-change");
+    this.scheduled = this.root.getByTestId("scheduled-cluster-changes");
     this.rows = dataRows(page, this.root.getByRole("table", { name: /^Cluster objects of / }));
     this.emptyState = this.root.getByText("Nothing rendered yet");
     this.downloadYamlLink = this.root.getByRole("link", { name: "Download YAML", exact: true });

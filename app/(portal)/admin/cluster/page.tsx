@@ -9,6 +9,8 @@ import { currentContext } from "@/lib/auth/current-actor";
 import { can } from "@/lib/auth/policy";
 import { CHANGE_STATUSES, changeCounts, driftedObjects, listClusterChanges, type ChangeListItem, type ChangeStatus } from "@/lib/cluster/queries";
 import { clusterRuntime } from "@/lib/cluster/runtime";
+import { scheduledClusterChanges, type ScheduledChangeItem } from "@/lib/cluster/scheduled-queries";
+import { noDriftWording, shownWording, waitingWording } from "@/lib/cluster/status-wording";
 import { config } from "@/lib/config";
 import { checkDriftNowAction, reconcileEverythingAction, reconcileTargetAction, retryClusterChangeAction } from "./actions";
 
@@ -30,8 +32,14 @@ export default async function ClusterPage({ searchParams }: { searchParams: Prom
   const status = statusFilter((await searchParams).status);
   const runtime = clusterRuntime(config().cluster);
   const live = runtime.mode === "live";
-  const [counts, drifted, changes] = await Promise.all([changeCounts(ctx.db), driftedObjects(ctx.db), listClusterChanges(ctx.db, { status, limit: PAGE })]);
+  const [counts, drifted, changes, scheduled] = await Promise.all([
+    changeCounts(ctx.db),
+    driftedObjects(ctx.db),
+    listClusterChanges(ctx.db, { status, limit: PAGE }),
+    scheduledClusterChanges(ctx.db, ctx.now),
+  ]);
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const noDrift = noDriftWording(runtime.mode);
 
   return (
     <>
@@ -65,9 +73,7 @@ export default async function ClusterPage({ searchParams }: { searchParams: Prom
 
         <Card title="Drift" description="Objects whose live state differs from what the portal applied, or that are gone from the cluster.">
           {drifted.length === 0 ? (
-            <EmptyState title="No drift found">
-              {live ? "Every object the portal owns matched the cluster when it was last checked." : "Drift is checked only when a cluster is connected."}
-            </EmptyState>
+            <EmptyState title={noDrift.title}>{noDrift.body}</EmptyState>
           ) : (
             <DataTable caption="Drifted objects" columns={["Tenant", "Namespace", "Object", "What differs", ...(canManage ? ["Action"] : [])]}>
               {drifted.map((o) => (
@@ -98,9 +104,11 @@ export default async function ClusterPage({ searchParams }: { searchParams: Prom
           )}
         </Card>
 
+        <ScheduledChanges scheduled={scheduled} />
+
         <Card
           title="Changes"
-          description={`Newest first${changes.length === PAGE ? `; the latest ${PAGE} are shown` : ""}. A change renders its target from the database as it is when a worker takes it.`}
+          description={`Newest first; showing ${shownWording(changes.length, status ? counts[status] : total, status ? `${status} change` : "change")}. A change renders its target from the database as it is when a worker takes it.`}
         >
           <div className="space-y-4">
             <StatusFilter active={status} counts={counts} total={total} />
@@ -128,6 +136,45 @@ export default async function ClusterPage({ searchParams }: { searchParams: Prom
         </Card>
       </div>
     </>
+  );
+}
+
+/**
+ * Changes the cluster makes later by itself (cluster_scheduled_changes): an
+ * access that expires, a quota grant that starts or ends. They are not in the
+ * outbox yet, so they are listed apart, each "scheduled for" its instant; the
+ * count is the length of the list beside it.
+ */
+function ScheduledChanges({ scheduled }: { scheduled: ScheduledChangeItem[] }) {
+  return (
+    <Card title="Scheduled changes" description="Made later without anyone acting, when an access or a quota grant starts or ends; the worker enqueues each at its instant.">
+      <p className="mb-3 text-sm text-slate-700" data-testid="scheduled-count">
+        {scheduled.length === 0 ? "Nothing scheduled." : `${plural(scheduled.length, "change")} scheduled.`}
+      </p>
+      {scheduled.length > 0 && (
+        <DataTable caption="Scheduled cluster changes" columns={["Target", "Reason", "When"]}>
+          {scheduled.map((s) => (
+            <tr key={s.id}>
+              <Cell>
+                <span className="block font-medium text-slate-900">{s.tenantSlug}</span>
+                <span className="sr-only"> / </span>
+                {s.namespace ? (
+                  <span className="font-mono text-xs">
+                    <Namespace name={s.namespace} />
+                  </span>
+                ) : (
+                  <span className="whitespace-nowrap text-xs text-slate-600">tenant-wide (Kueue)</span>
+                )}
+              </Cell>
+              <Cell className="text-xs text-slate-700">{s.reason}</Cell>
+              <Cell className="whitespace-nowrap text-xs text-slate-700">
+                scheduled for <time dateTime={s.dueAt.toISOString()}>{formatDateTime(s.dueAt)}</time>
+              </Cell>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </Card>
   );
 }
 
@@ -225,9 +272,7 @@ function ChangeRows({ change: c, canRetry, now }: { change: ChangeListItem; canR
         </Cell>
         <Cell className="pb-1">
           <ChangeStatusBadge status={c.status} />
-          {c.status === "pending" && c.nextAttemptAt.getTime() > now.getTime() && (
-            <p className="mt-1 text-xs text-slate-500">due {formatDateTime(c.nextAttemptAt)}</p>
-          )}
+          {c.status === "pending" && c.nextAttemptAt.getTime() > now.getTime() && <p className="mt-1 text-xs text-slate-500">{waitingWording(c, now, formatDateTime)}</p>}
           {canRetry && c.status === "failed" && (
             <ActionForm action={retryClusterChangeAction} fields={[{ kind: "hidden", name: "changeId", value: String(c.id) }]} submitLabel="Retry" pendingLabel="Retrying…" className="mt-2" />
           )}

@@ -9,6 +9,7 @@ import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { projectClusterChanges, projectClusterObjects } from "@/lib/cluster/queries";
 import { clusterRuntime } from "@/lib/cluster/runtime";
+import { scheduledClusterChanges } from "@/lib/cluster/scheduled-queries";
 import { primaryRoleLabel } from "@/lib/auth/role-labels";
 import { config } from "@/lib/config";
 import { dateInputValue } from "@/lib/format";
@@ -47,9 +48,9 @@ export default async function ProjectPage({ params }: { params: Params }) {
   ];
   const maxDays = config().maxCollaboratorDays;
   const showCluster = can(ctx.actor, "project.cluster.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now);
-  const [clusterObjects, [latestChange]] = showCluster
-    ? await Promise.all([projectClusterObjects(ctx.db, project.id), projectClusterChanges(ctx.db, project.id, 1)])
-    : [[], []];
+  const [clusterObjects, [latestChange], scheduled] = showCluster
+    ? await Promise.all([projectClusterObjects(ctx.db, project.id), projectClusterChanges(ctx.db, project.id, 1), scheduledClusterChanges(ctx.db, ctx.now, { projectId: project.id })])
+    : [[], [], []];
   const cluster = clusterRuntime(config().cluster);
 
   return (
@@ -193,6 +194,8 @@ export default async function ProjectPage({ params }: { params: Params }) {
             namespace={project.namespace}
             objects={clusterObjects}
             latestChange={latestChange ?? null}
+            scheduled={scheduled}
+            now={ctx.now}
             yamlHref={`/tenants/${tenant.slug}/projects/${project.slug}/cluster.yaml`}
           />
         </div>
