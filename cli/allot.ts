@@ -28,7 +28,6 @@ import { renderAllToFiles, RenderDirectoryError, writeRender } from "@/lib/clust
 import { clusterRuntime, startReconcileLoop, workerIdentity } from "@/lib/cluster/runtime";
 import { enqueueDueScheduledChanges } from "@/lib/cluster/scheduled-scan";
 import { reconcileDue } from "@/lib/cluster/worker";
-import { setLeader } from "@/lib/observability/metrics";
 import { serveMetrics } from "@/lib/observability/serve";
 import { backfillPrometheusUsage, catchUpPrometheusUsage, describeUsageRun } from "@/lib/metering/prometheus-source";
 
@@ -217,12 +216,16 @@ async function main(argv: string[]): Promise<number> {
           console.log(`Processed ${await reconcileDue(reconciler)} changes.`);
           return 0;
         }
-        setLeader(true);
+        // allot_leader follows the leadership lease from the first pass on (startReconcileLoop).
         await serveMetrics(c.metricsPort, () => handle, systemClock, (m, e) => console.error(m, e ?? ""));
         const loop = startReconcileLoop({ ...reconciler, auditCheckpoints: c.auditCheckpoints });
+        // The loop's timers and the metrics server are unref'd (so the portal and tests can exit):
+        // without this a replica that is not the leader and finds nothing due exited quietly with 0.
+        const keepAlive = setInterval(() => undefined, 60_000);
         await new Promise<void>((resolve) => {
           for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
         });
+        clearInterval(keepAlive);
         console.error("Stopping after the current pass…");
         await loop.stop();
         return 0;

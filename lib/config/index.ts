@@ -123,7 +123,7 @@ const envSchema = z.object({
   ALLOT_LEADER_LEASE_SECONDS: z.coerce
     .number({ message: "must be a number of seconds" })
     .int("must be a whole number of seconds")
-    .min(3, "must be at least 3 (renewed on every pass of the worker loop, once a second)")
+    .min(3, "must be at least 3 (the leader renews every third of it)")
     .max(600, "must be at most 600")
     .default(15),
   ALLOT_LABEL_PREFIX: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS subdomain such as allot.dev").default("allot.dev"),
