@@ -8,6 +8,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/db/client";
 import { parse } from "yaml";
 import { startStandInApiServer } from "@/test/kube-api/server";
+import { DEMO_GRANTS } from "@/lib/demo/quota";
+
+/** ALLOT_DEFAULT_PROJECT_QUOTA's default CPU (lib/config), which the CLI runs with. */
+const STARTING_CPU_CORES = 4;
 
 /**
  * The operator CLI as an operator runs it: a separate process on an embedded
@@ -94,7 +98,10 @@ describe("operator CLI", { timeout: 600_000 }, () => {
     expect(resources.every((f) => fs.existsSync(path.join(out, f)))).toBe(true);
     const quota = fs.readFileSync(path.join(out, "20-vision-lab--detector-training", "resourcequota-project-quota.yaml"), "utf8");
     expect(quota).toMatch(/^---\napiVersion: v1\nkind: ResourceQuota\n/);
-    expect(quota).toMatch(/requests\.cpu: "4"/);
+    // The platform's starting quota plus the demo grant that covers the demo usage.
+    const detectorGrant = DEMO_GRANTS.find((g) => g.slug === "detector-training")!;
+    expect(quota).toContain(`requests.cpu: "${STARTING_CPU_CORES + detectorGrant.cpuCores}"`);
+    expect(quota).toContain(`requests.nvidia.com/gpu: "${detectorGrant.gpuCount}"`);
     // The bootstrapped ci-bot holds a viewer grant: its ServiceAccount and binding are there.
     expect(fs.readdirSync(path.join(out, "20-vision-lab--detector-training"))).toEqual(expect.arrayContaining(["serviceaccount-ci-bot.yaml"]));
 
