@@ -25,7 +25,8 @@ import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenan
 import { ConfigError, config } from "@/lib/config";
 import { queueReconcileOfEverything } from "@/lib/cluster/commands";
 import { renderAllToFiles, RenderDirectoryError, writeRender } from "@/lib/cluster/render-all";
-import { clusterRuntime, startReconcileLoop, workerIdentity } from "@/lib/cluster/runtime";
+import { clusterRuntime } from "@/lib/cluster/runtime";
+import { CHANGE_SETTLED_HOOKS, startWorkerLoop, workerIdentity } from "@/lib/jobs/worker-loop";
 import { enqueueDueScheduledChanges } from "@/lib/cluster/scheduled-scan";
 import { reconcileDue } from "@/lib/cluster/worker";
 import { serveMetrics } from "@/lib/observability/serve";
@@ -208,7 +209,7 @@ async function main(argv: string[]): Promise<number> {
         const o = options(args);
         await runMigrations(handle, c.database);
         const runtime = clusterRuntime(c.cluster);
-        const reconciler = { db: handle.db, settings: c.cluster, client: runtime.client, clock: systemClock, workerId: workerIdentity("cli") };
+        const reconciler = { db: handle.db, settings: c.cluster, client: runtime.client, clock: systemClock, workerId: workerIdentity("cli"), afterSettled: CHANGE_SETTLED_HOOKS };
         console.error(`Reconcile worker ${reconciler.workerId}: ${runtime.mode === "live" ? `live, API server ${runtime.server}` : "record-only (no cluster connected)"}.`);
         if (o.once) {
           const scheduled = await enqueueDueScheduledChanges(handle.db, systemClock());
@@ -216,9 +217,9 @@ async function main(argv: string[]): Promise<number> {
           console.log(`Processed ${await reconcileDue(reconciler)} changes.`);
           return 0;
         }
-        // allot_leader follows the leadership lease from the first pass on (startReconcileLoop).
+        // allot_leader follows the leadership lease from the first pass on (startWorkerLoop).
         await serveMetrics(c.metricsPort, () => handle, systemClock, (m, e) => console.error(m, e ?? ""));
-        const loop = startReconcileLoop({ ...reconciler, auditCheckpoints: c.auditCheckpoints });
+        const loop = startWorkerLoop({ ...reconciler, auditCheckpoints: c.auditCheckpoints });
         // The loop's timers and the metrics server are unref'd (so the portal and tests can exit):
         // without this a replica that is not the leader and finds nothing due exited quietly with 0.
         const keepAlive = setInterval(() => undefined, 60_000);

@@ -2,6 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { clusterObjects } from "@/db/schema";
 import type { Clock } from "@/lib/clock";
+import type { PeriodicJob } from "@/lib/jobs/periodic";
 import { metrics } from "@/lib/observability/metrics";
 import { ownedFieldDrift } from "./drift";
 import type { ClusterClient } from "./kube-client";
@@ -42,4 +43,22 @@ export async function checkDrift(o: { db: Database; client: ClusterClient; clock
   metrics().driftFound.inc({ kind: "drifted" }, report.drifted);
   metrics().driftFound.inc({ kind: "missing" }, report.missing);
   return report;
+}
+
+/**
+ * The drift check as a periodic job (live mode): every interval, after the
+ * reconcile pass, and first one interval after start (what was just applied
+ * needs no reading back).
+ */
+export function driftCheckJob(o: { db: Database; client: ClusterClient; clock: Clock; everyMs: number }): PeriodicJob {
+  return {
+    name: "drift check",
+    everyMs: o.everyMs,
+    phase: "after-reconcile",
+    firstAfterInterval: true,
+    async run() {
+      const r = await checkDrift(o);
+      return r.drifted + r.missing > 0 ? `${r.drifted} drifted and ${r.missing} missing of ${r.checked} objects` : null;
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, lte } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { clusterScheduledChanges } from "@/db/schema";
+import type { PeriodicJob } from "@/lib/jobs/periodic";
 import { enqueueClusterChange } from "./outbox";
 
 const BATCH = 100;
@@ -34,4 +35,21 @@ export async function enqueueDueScheduledChanges(db: Database, now: Date): Promi
     total += n;
     if (n < BATCH) return total;
   }
+}
+
+/**
+ * The scan as a periodic job, on every pass and before the reconcile pass, so
+ * a change whose instant has come is applied in the same pass. One replica
+ * (the leader) scans; every replica then applies from the outbox.
+ */
+export function scheduledChangesJob(db: Database): PeriodicJob {
+  return {
+    name: "scheduled changes",
+    everyMs: 0,
+    phase: "before-reconcile",
+    async run(now) {
+      const n = await enqueueDueScheduledChanges(db, now);
+      return n > 0 ? `${n} due changes enqueued` : null;
+    },
+  };
 }

@@ -11,7 +11,7 @@ import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/se
 import { DAY, projectIdOf, seededDatabase } from "@/test/tenancy";
 import { kubeClientFromConfig, kubeConfigFor, type ClusterClient } from "./kube-client";
 import { projectTarget, tenantTarget } from "./outbox";
-import { startReconcileLoop } from "./runtime";
+import { startWorkerLoop } from "@/lib/jobs/worker-loop";
 import { enqueueDueScheduledChanges } from "./scheduled-scan";
 import { reconcileDue, type ReconcilerOptions } from "./worker";
 
@@ -146,7 +146,7 @@ describe(`scheduled changes: expiry with Kueue on (${databaseLabel()})`, () => {
 
     // Past the end, a new worker starts (as after a restart) and its first pass expires the grant on both targets.
     clockAt = new Date(endsAt.getTime() + 60_000);
-    const loop = startReconcileLoop({ ...worker("restarted"), pollMs: 50, log: () => {} });
+    const loop = startWorkerLoop({ ...worker("restarted"), pollMs: 50, log: () => {} });
     try {
       const deadline = Date.now() + 20_000;
       while ((projectGpus(ns) !== before.project || tenantGpus("vision-lab") !== before.tenant) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

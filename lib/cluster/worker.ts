@@ -4,7 +4,6 @@ import { clusterChangeAttempts, clusterChanges, clusterObjects } from "@/db/sche
 import type { Clock } from "@/lib/clock";
 import type { ClusterSettings } from "@/lib/config";
 import { metrics } from "@/lib/observability/metrics";
-import { followClusterChange } from "@/lib/quota/follow";
 import { applyTarget, ObjectApplyError } from "./apply";
 import { loadDesiredTenant } from "./desired-from-db";
 import { toClusterApiError, type ClusterClient } from "./kube-client";
@@ -12,6 +11,19 @@ import type { ClusterObject } from "./render-project";
 import { scheduleBoundaries } from "./schedule";
 import { identityOf, ownedScope, refOf, renderTarget, targetOf, type ObjectRef, type Target } from "./targets";
 import { InvalidObjectError } from "./validate";
+
+/**
+ * Called in the transaction that records a change's outcome, when it was
+ * applied or finally failed (live mode): how other capabilities follow the
+ * cluster without lib/cluster knowing them (quota requests become "applied",
+ * lib/quota/follow.ts). The worker loop passes lib/jobs' CHANGE_SETTLED_HOOKS.
+ */
+export type ChangeSettledHook = (
+  tx: Database,
+  change: { projectId: string | null; claimedAt: Date },
+  outcome: { status: "applied" } | { status: "failed"; error: string },
+  at: Date,
+) => Promise<void>;
 
 export interface ReconcilerOptions {
   db: Database;
@@ -33,6 +45,8 @@ export interface ReconcilerOptions {
   /** Backoff after the first failure; doubles per attempt up to maxBackoffMs. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Run after each applied or failed change, in its transaction. */
+  afterSettled?: readonly ChangeSettledHook[];
   /** Changes taken per claim. */
   batchSize?: number;
   /** Changes applied at once by this worker. */
@@ -277,8 +291,11 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
         )
         .where(mine);
     }
-    // Quota requests approved before this change was taken follow it (live mode only).
-    if (outcome.status === "applied" || outcome.status === "failed") await followClusterChange(tx, { projectId: change.projectId, claimedAt: change.updatedAt }, outcome, now);
+    // What follows the cluster (quota requests approved before this change was taken) hears of it (live mode only).
+    if (outcome.status === "applied" || outcome.status === "failed") {
+      const settled = outcome.status === "applied" ? ({ status: "applied" } as const) : ({ status: "failed", error: outcome.error } as const);
+      for (const hook of o.afterSettled ?? []) await hook(tx, { projectId: change.projectId, claimedAt: change.updatedAt }, settled, now);
+    }
     if (outcome.status !== "applied" && outcome.status !== "recorded" && objects.length > 0) {
       await tx
         .update(clusterObjects)

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { leaderLeases } from "@/db/schema";
 import { parseConfig } from "@/lib/config";
-import { PERIODIC_LEADERSHIP, startReconcileLoop } from "@/lib/cluster/runtime";
+import { PERIODIC_LEADERSHIP, startWorkerLoop } from "./worker-loop";
 import { databaseLabel, freshTestDatabase } from "@/test/database";
 import { eq } from "drizzle-orm";
 import { holdLeadership, LEADER_LEASE_MS, LEADER_RENEW_MS, leadershipHolder, releaseLeadership } from "./leadership";
@@ -72,7 +72,7 @@ describe(`leadership of the periodic loops (${databaseLabel()})`, () => {
 
   it("two reconcile loops on one database: one leads the periodic loops, the other takes over when it stops", async () => {
     const settings = parseConfig({}).cluster;
-    const loop = (id: string) => startReconcileLoop({ db, settings, client: null, clock: () => new Date(), workerId: id, pollMs: 20, leadershipRenewMs: 50, log: () => {} });
+    const loop = (id: string) => startWorkerLoop({ db, settings, client: null, clock: () => new Date(), workerId: id, pollMs: 20, leadershipRenewMs: 50, log: () => {} });
     const holders = async () => (await db.select().from(leaderLeases)).filter((r) => r.name === PERIODIC_LEADERSHIP).map((r) => r.holder);
     const first = loop("replica-1");
     await waitFor(async () => (await holders()).length === 1);

@@ -3,6 +3,7 @@ import type { Database } from "@/db/client";
 import { projectBudgets, projects, spendAlerts, tenants } from "@/db/schema";
 import { config, type GpuIdleSettings } from "@/lib/config";
 import { reportUnexpectedError } from "@/lib/errors";
+import type { PeriodicJob } from "@/lib/jobs/periodic";
 import { notify, tenantAdminIds } from "@/lib/notify/in-app";
 import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
 import { budgetAlertMessage, dueBudgetAlerts, gpuIdleMessage, monthPeriod, weekPeriod, type ProjectLabel, type SpendAlertKind } from "./budget-rules";
@@ -170,4 +171,17 @@ export async function evaluateSpendAlerts(db: Database, now: Date, options: Spen
   for (const p of await budgetedProjects(db)) await attempt(() => evaluateBudget(db, p, now, currency));
   for (const p of await idleGpuProjects(db, now, { platform: true }, gpuIdle)) await attempt(() => flagIdleGpus(db, p, now, currency, gpuIdle));
   return run;
+}
+
+/** Usage arrives by the hour (Prometheus) or in batches (push API): a quarter-hour is prompt enough for budget alerts. */
+export function spendAlertsJob(db: Database): PeriodicJob {
+  return {
+    name: "spend alerts",
+    everyMs: 15 * 60_000,
+    phase: "before-reconcile",
+    async run(now) {
+      const r = await evaluateSpendAlerts(db, now);
+      return r.sent.length > 0 ? `${r.sent.length} sent` : null;
+    },
+  };
 }

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { webhookDeliveries, webhooks } from "@/db/schema";
+import type { PeriodicJob } from "@/lib/jobs/periodic";
 import { metrics } from "@/lib/observability/metrics";
 
 export const WEBHOOK_EVENTS = ["request.created", "request.decided", "request.applied", "request.failed", "budget.threshold", "budget.forecast", "gpu.idle"] as const;
@@ -79,4 +80,17 @@ export async function deliverDueWebhooks(db: Database, now: Date, send: typeof f
       .where(eq(webhookDeliveries.id, d.id));
   }
   return due.length;
+}
+
+/** Retries on every pass, after the reconcile pass: a slow endpoint never holds up cluster changes. */
+export function webhookDeliveryJob(db: Database): PeriodicJob {
+  return {
+    name: "webhook delivery",
+    everyMs: 0,
+    phase: "after-reconcile",
+    async run(now) {
+      await deliverDueWebhooks(db, now);
+      return null;
+    },
+  };
 }

@@ -2,21 +2,29 @@ import { and, eq, gt, inArray, isNotNull, isNull, lte } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { projects, quotaGrants, quotaRequestEvents, quotaRequests } from "@/db/schema";
 import { formatDateTime } from "@/lib/format";
+import type { PeriodicJob } from "@/lib/jobs/periodic";
 import { notify, tenantAdminIds } from "@/lib/notify/in-app";
 import { projectPlace, projectQuotaPath, requestPath } from "./places";
 import { loadQuotaPolicy } from "./store";
 
 const SYSTEM = "system:expiry";
+/** The statuses of a request whose grant is in force (until it ends). */
+const GRANT_HOLDING = ["approved", "auto_approved", "applied", "apply_failed"] as const satisfies readonly (typeof quotaRequests.$inferSelect.status)[];
 
 /**
- * Time passing, made visible (the worker runs this every pass):
+ * Time passing, made visible (quotaExpiryJob runs this every minute):
  * - a pending request whose end passed before anyone decided is expired;
  * - a time-bound grant nearing its end warns the tenant admins and the
  *   requester once, `expiryWarningHours` ahead;
  * - a grant that ended expires its request. The quota itself drops through
  *   the cluster change scheduled for that instant (lib/cluster/desired-from-db).
+ *
+ * `endedSince` (the previous sweep's instant) limits the last step to grants
+ * that ended after it, instead of reading every grant that ever ended; without
+ * it (a process's first sweep) every ended grant whose request still holds it
+ * is read, so nothing that ended while no sweep ran is missed.
  */
-export async function sweepQuotaTimeouts(db: Database, now: Date): Promise<{ expiredPending: number; warned: number; expiredGrants: number }> {
+export async function sweepQuotaTimeouts(db: Database, now: Date, o: { endedSince?: Date } = {}): Promise<{ expiredPending: number; warned: number; expiredGrants: number }> {
   const policy = await loadQuotaPolicy(db);
   return db.transaction(async (tx) => {
     const stale = await tx
@@ -49,15 +57,23 @@ export async function sweepQuotaTimeouts(db: Database, now: Date): Promise<{ exp
     }
 
     const ended = await tx
-      .select({ requestId: quotaGrants.requestId })
+      .select({ requestId: quotaRequests.id })
       .from(quotaGrants)
-      .where(and(isNotNull(quotaGrants.requestId), isNotNull(quotaGrants.endsAt), lte(quotaGrants.endsAt, now)));
-    const endedIds = ended.map((e) => e.requestId!).filter(Boolean);
+      .innerJoin(quotaRequests, eq(quotaRequests.id, quotaGrants.requestId))
+      .where(
+        and(
+          inArray(quotaRequests.status, GRANT_HOLDING),
+          isNotNull(quotaGrants.endsAt),
+          lte(quotaGrants.endsAt, now),
+          o.endedSince ? gt(quotaGrants.endsAt, o.endedSince) : undefined,
+        ),
+      );
+    const endedIds = ended.map((e) => e.requestId);
     const expired = endedIds.length
       ? await tx
           .update(quotaRequests)
           .set({ status: "expired" })
-          .where(and(inArray(quotaRequests.id, endedIds), inArray(quotaRequests.status, ["approved", "auto_approved", "applied", "apply_failed"])))
+          .where(and(inArray(quotaRequests.id, endedIds), inArray(quotaRequests.status, GRANT_HOLDING)))
           .returning()
       : [];
     for (const r of expired) {
@@ -67,4 +83,25 @@ export async function sweepQuotaTimeouts(db: Database, now: Date): Promise<{ exp
     }
     return { expiredPending: stale.length, warned: nearing.length, expiredGrants: expired.length };
   });
+}
+
+/**
+ * The sweep as a periodic job: every minute is precise enough for request
+ * statuses and warnings (the quota itself drops on time through the cluster
+ * change scheduled for the grant's end). Each run reads the grants that ended
+ * since the previous successful run of this process.
+ */
+export function quotaExpiryJob(db: Database): PeriodicJob {
+  let lastSwept: Date | undefined;
+  return {
+    name: "quota expiry",
+    everyMs: 60_000,
+    phase: "before-reconcile",
+    async run(now) {
+      const r = await sweepQuotaTimeouts(db, now, { endedSince: lastSwept });
+      lastSwept = now;
+      const n = r.expiredPending + r.warned + r.expiredGrants;
+      return n > 0 ? `${r.expiredPending} pending requests expired, ${r.warned} grants warned of their end, ${r.expiredGrants} ended` : null;
+    },
+  };
 }

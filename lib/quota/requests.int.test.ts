@@ -17,6 +17,7 @@ import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/se
 import { actorOfPrincipal, DAY, seededDatabase, userWithEmail } from "@/test/tenancy";
 import { approveQuotaRequest, cancelQuotaRequest, createQuotaRequest, rejectQuotaRequest } from "./commands/requests";
 import { fitNote } from "./capacity";
+import { CHANGE_SETTLED_HOOKS } from "@/lib/jobs/worker-loop";
 import { sweepQuotaTimeouts } from "./expiry";
 import { approvalQueue } from "./queries";
 import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from "./policy";
@@ -208,7 +209,7 @@ describe(`quota requests (${databaseLabel()})`, () => {
     // A pass as the runtime runs it: scheduled changes that are due (a grant's end) join the outbox, then the outbox.
     const worker = async () => {
       await enqueueDueScheduledChanges(db, clock);
-      return reconcileDue({ db, settings, client, clock: () => clock, workerId: "quota-test" });
+      return reconcileDue({ db, settings, client, clock: () => clock, workerId: "quota-test", afterSettled: CHANGE_SETTLED_HOOKS });
     };
     const ns = "vision-lab--detector-training";
     await worker();
@@ -223,8 +224,12 @@ describe(`quota requests (${databaseLabel()})`, () => {
 
     // 14 days on, the time-bound grants have ended: the sweep expires their requests and the scheduled change lowers the quota.
     clock = new Date(NOW.getTime() + 15 * DAY);
-    const swept = await sweepQuotaTimeouts(db, clock);
+    // The sweep reads only grants that ended since its previous run: a window after their end finds none of them.
+    expect((await sweepQuotaTimeouts(db, clock, { endedSince: new Date(clock.getTime() - DAY / 2) })).expiredGrants).toBe(0);
+    const swept = await sweepQuotaTimeouts(db, clock, { endedSince: NOW });
     expect(swept.expiredGrants).toBeGreaterThanOrEqual(2);
+    // A first sweep (no previous run) reads every ended grant still held, and finds nothing left.
+    expect((await sweepQuotaTimeouts(db, clock)).expiredGrants).toBe(0);
     await worker();
     expect(hard()["requests.nvidia.com/gpu"]).toBe("0");
     expect(hard()["requests.cpu"]).toBe("8"); // the permanent CPU grant stays

@@ -1,5 +1,5 @@
 import { closeDatabase } from "@/db/client";
-import { stopInProcessWorker } from "@/lib/cluster/in-process";
+import { stopInProcessWorker } from "@/lib/jobs/in-process";
 import { beginDraining } from "./draining";
 
 /**

@@ -3,7 +3,7 @@ import { describeCheckpointSetup } from "@/lib/audit/checkpoint-setup";
 import { prepareDatabase } from "@/db/prepare";
 import { systemClock } from "@/lib/clock";
 import { ConfigError, config } from "@/lib/config";
-import { startInProcessWorker } from "@/lib/cluster/in-process";
+import { startInProcessWorker } from "@/lib/jobs/in-process";
 import { clusterRuntime } from "@/lib/cluster/runtime";
 import { serveMetrics } from "@/lib/observability/serve";
 import { registerTracing } from "@/lib/observability/tracing";

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { formAction } from "@/lib/auth/form-action";
 import { checkDriftNow, reconcileEverything, reconcileTarget, retryClusterChange } from "@/lib/cluster/commands";
-import { wakeWorker } from "@/lib/cluster/in-process";
+import { wakeWorker } from "@/lib/jobs/in-process";
 
 const refresh = () => revalidatePath("/", "layout");
 

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { formAction } from "@/lib/auth/form-action";
-import { wakeWorker } from "@/lib/cluster/in-process";
+import { wakeWorker } from "@/lib/jobs/in-process";
 import type { FormState } from "@/lib/form-state";
 import { approveQuotaRequest, rejectQuotaRequest } from "@/lib/quota/commands/requests";
 

@@ -5,7 +5,7 @@ import { redirect } from "next/navigation";
 import { formAction } from "@/lib/auth/form-action";
 import type { FormState } from "@/lib/form-state";
 import { cancelQuotaRequest, createQuotaRequest, requestPath } from "@/lib/quota/commands/requests";
-import { wakeWorker } from "@/lib/cluster/in-process";
+import { wakeWorker } from "@/lib/jobs/in-process";
 
 /** Server actions of a project's quota pages: each one is a command behind the shared wrapper. */
 

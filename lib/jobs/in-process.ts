@@ -1,15 +1,16 @@
 import type { Database } from "@/db/client";
 import type { Clock } from "@/lib/clock";
 import type { AuditCheckpointSettings, ClusterSettings } from "@/lib/config";
-import { clusterRuntime, startReconcileLoop, workerIdentity, type ReconcileLoop } from "./runtime";
+import { clusterRuntime } from "@/lib/cluster/runtime";
+import { startWorkerLoop, workerIdentity, type WorkerLoop } from "./worker-loop";
 
-const globalForWorker = globalThis as unknown as { allotReconcileLoop?: ReconcileLoop };
+const globalForWorker = globalThis as unknown as { allotReconcileLoop?: WorkerLoop };
 
 /** Start the reconcile worker inside the server process (the default; ALLOT_CLUSTER_WORKER=0 leaves it to `allot worker`). */
-export function startInProcessWorker(db: Database, settings: ClusterSettings, clock: Clock, auditCheckpoints?: AuditCheckpointSettings): ReconcileLoop {
+export function startInProcessWorker(db: Database, settings: ClusterSettings, clock: Clock, auditCheckpoints?: AuditCheckpointSettings): WorkerLoop {
   if (globalForWorker.allotReconcileLoop) return globalForWorker.allotReconcileLoop;
   const runtime = clusterRuntime(settings);
-  globalForWorker.allotReconcileLoop = startReconcileLoop({ db, settings, client: runtime.client, clock, workerId: workerIdentity("server"), auditCheckpoints });
+  globalForWorker.allotReconcileLoop = startWorkerLoop({ db, settings, client: runtime.client, clock, workerId: workerIdentity("server"), auditCheckpoints });
   return globalForWorker.allotReconcileLoop;
 }
 
