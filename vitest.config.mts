@@ -4,11 +4,14 @@ import { defineConfig } from "vitest/config";
 const alias = { "@": path.resolve(import.meta.dirname), "server-only": path.resolve(import.meta.dirname, "test/server-only-stub.ts") };
 
 /**
- * Two projects:
+ * Three projects:
  * - unit: pure logic, `*.test.ts` beside the code.
  * - integration: `*.int.test.ts`, against a real database: PGlite by default,
  *   PostgreSQL when DATABASE_URL is set (see test/database.ts). Files run one
  *   at a time because they share that database.
+ * - replicas: `test/replicas/*.replicas.test.ts`, portal processes of the
+ *   production build on one PostgreSQL; npm test runs them after the build
+ *   when DATABASE_URL is set.
  */
 export default defineConfig({
   test: {
@@ -26,6 +29,17 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "replicas",
+          include: ["test/replicas/**/*.replicas.test.ts"],
+          environment: "node",
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
         },
       },
     ],

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: every check, in order, stopping at the first failure:
 //   type check, lint, unit tests, integration tests on PGlite, integration tests
-//   on PostgreSQL (when DATABASE_URL is set), production build, Playwright, and the
+//   on PostgreSQL (when DATABASE_URL is set), production build, the replica test
+//   (portal processes of that build on one PostgreSQL; when DATABASE_URL is set), Playwright, and the
 //   container image: built with buildah and run as a container would (where buildah
 //   can run: Linux, as root; elsewhere said and counted as skipped, except in CI).
 // Ends with one line "N passed, N failed" summing the test runners' counts.
@@ -79,6 +80,12 @@ if (!fs.existsSync("/usr/bin/chromium")) {
   step(run("Fetch Playwright's Chromium (no /usr/bin/chromium)", bin("playwright"), ["install", "chromium"]));
 }
 step(run("Production build", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"]));
+if (process.env.DATABASE_URL) {
+  // Two and three portal processes of that build on one PostgreSQL (test/replicas): claims, leadership, shared rate limits.
+  vitest("Replicas (PostgreSQL, production build)", "replicas", path.join(resultsDir, "replicas.json"), {});
+} else {
+  console.log("\n(DATABASE_URL not set: the replica test, which needs PostgreSQL, did not run; .ci/run runs it.)");
+}
 const e2eReport = path.join(resultsDir, "e2e-results.json");
 fs.rmSync(e2eReport, { force: true });
 const e2eOk = run("End-to-end tests (Playwright, Chromium)", bin("playwright"), ["test"]);

@@ -85,7 +85,10 @@ export function startWorkerLoop(
   const log: JobLog = o.log ?? ((m, e) => (e ? console.error(`[allot] ${m}`, e) : console.log(`[allot] ${m}`)));
   const reconciler: ReconcilerOptions = { ...o, afterSettled: o.afterSettled ?? CHANGE_SETTLED_HOOKS };
   const context: JobContext = { db: o.db, settings: o.settings, client: o.client, clock: o.clock, log, auditCheckpoints: o.auditCheckpoints };
-  const periodic = periodicSchedule(leaderJobs(context), log);
+  // Made afresh each time this replica becomes the leader: it cannot know when the previous
+  // leader last ran each job, so a job that waits an interval first (drift) waits it again, and
+  // the expiry sweep reads every ended grant once; a takeover never doubles a drift read.
+  let periodic: ReturnType<typeof periodicSchedule> | null = null;
   const background = backgroundJobs(context);
   let stopped = false;
   // Aborted by stop(): the pass in progress claims nothing more and hands back what it has not started.
@@ -98,12 +101,14 @@ export function startWorkerLoop(
     try {
       const leading = await leadership.leads(o.clock());
       setLeader(leading);
-      if (leading) {
+      if (!leading) periodic = null;
+      else if (!periodic) periodic = periodicSchedule(leaderJobs(context), log);
+      if (periodic) {
         for (const job of background) job.tick();
         await periodic.runDue("before-reconcile", o.clock());
       }
       await reconcileDue({ ...reconciler, signal: stopping.signal });
-      if (leading && !stopping.signal.aborted) await periodic.runDue("after-reconcile", o.clock());
+      if (periodic && !stopping.signal.aborted) await periodic.runDue("after-reconcile", o.clock());
     } catch (error) {
       log("worker pass failed; trying again shortly", error);
     }

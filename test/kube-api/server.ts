@@ -39,6 +39,8 @@ export interface StandInOptions {
 }
 
 export interface RecordedRequest {
+  /** When it arrived (Date.now()). */
+  at: number;
   method: string;
   path: string;
   query: Record<string, string>;
@@ -261,7 +263,7 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     const body = Buffer.concat(chunks).toString("utf8");
     const url = new URL(req.url ?? "/", "http://stand-in");
     const method = (req.method ?? "GET").toUpperCase();
-    const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), contentType: req.headers["content-type"], body, abandoned: false };
+    const record: RecordedRequest = { at: Date.now(), method, path: url.pathname, query: Object.fromEntries(url.searchParams), contentType: req.headers["content-type"], body, abandoned: false };
     requests.push(record);
     let droppedHere = false;
     res.on("close", () => {
