@@ -27,6 +27,7 @@ import postgres from "postgres";
 import { openDatabase, type Database } from "@/db/client";
 import { runMigrations } from "@/db/migrate";
 import { instanceSettings, nodePools, projects, rates, tenants } from "@/db/schema";
+import { recordPoolSize } from "@/lib/quota/pool-sizes";
 import { ingestUsage, type UsageSample } from "@/lib/metering/ingest";
 import { recomputeDailyRollup } from "@/lib/metering/rollup";
 import { spendByProject, spendByResource, spendByTenant, spendSeries } from "@/lib/metering/spend";
@@ -161,12 +162,14 @@ async function createCatalogue(db: Database): Promise<BenchProject[]> {
   // Pools roughly the size of what the projects use, so idle is neither zero nor everything.
   const GiB = 2 ** 30;
   const scale = Math.max(1, Math.round(PROJECTS / 50));
-  await db.insert(nodePools).values([
+  const poolRows = await db.insert(nodePools).values([
     { name: "h100-pool", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4 * scale, cpuPerNode: 208, memoryBytesPerNode: 1843 * GiB },
     { name: "a100-mig", gpuModel: "A100 1g.10gb", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 56, nodeCount: Math.ceil(scale / 2), cpuPerNode: 96, memoryBytesPerNode: 1152 * GiB },
     { name: "l4-inference", gpuModel: "L4", gpuResource: "nvidia.com/gpu", gpusPerNode: 4, nodeCount: 6 * scale, cpuPerNode: 48, memoryBytesPerNode: 192 * GiB },
     { name: "cpu-general", gpuModel: null, gpuResource: null, gpusPerNode: 0, nodeCount: 4 * scale, cpuPerNode: 64, memoryBytesPerNode: 256 * GiB },
-  ]);
+  ]).returning();
+  // Each pool as it stood over the whole benchmark year (its size history: what idle cost is priced on).
+  for (const pool of poolRows) await recordPoolSize(db, pool, YEAR_FROM);
   // The rate card from the start of the year, with H100 and CPU repriced mid-year.
   await db.insert(rates).values([
     ...(

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { recordAudit } from "@/lib/audit/record";
 import { DEMO_PERSONAS, type DemoPersona } from "@/lib/demo/personas";
+import { seedDemoPoolHistory } from "@/lib/demo/pools";
 import { namespaceFor } from "@/lib/tenancy/slugs";
 import type { Database } from "./client";
 import { instanceSettings, memberships, nodePools, platformAdmins, principals, projectGrants, projects, rates, tenants, users } from "./schema";
@@ -79,14 +80,15 @@ export async function seedDemoData(db: Database, now: Date): Promise<boolean> {
     // The demo cluster follows the seeded state like any other change (record-only by default).
     for (const t of tenantRows) await enqueueTenantChange(tx, { tenantId: t.id, reason: "demo data seeded", at: now });
 
-    // The demo cluster's node pools and rate card (an older H100 price, so the history shows).
+    // The demo cluster's node pools, their size history (lib/demo/pools.ts) and rate card (an older H100 price, so the history shows).
     const GiB = 2 ** 30;
-    await tx.insert(nodePools).values([
+    const poolRows = await tx.insert(nodePools).values([
       { name: "h100-pool", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, minNodes: 2, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1843 * GiB, createdAt: now },
       { name: "a100-mig", gpuModel: "A100 1g.10gb", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 56, nodeCount: 2, cpuPerNode: 96, memoryBytesPerNode: 1152 * GiB, createdAt: now },
       { name: "cpu-general", gpuModel: null, gpuResource: null, gpusPerNode: 0, nodeCount: 20, cpuPerNode: 64, memoryBytesPerNode: 256 * GiB, createdAt: now },
       { name: "l4-inference", gpuModel: "L4", gpuResource: "nvidia.com/gpu", gpusPerNode: 4, nodeCount: 6, cpuPerNode: 48, memoryBytesPerNode: 192 * GiB, createdAt: now },
-    ]);
+    ]).returning();
+    await seedDemoPoolHistory(tx, poolRows, now);
     const rateCardFrom = new Date("2026-01-01T00:00:00.000Z");
     await tx.insert(rates).values([
       { resource: "gpu:H100", unitPrice: "4.60", effectiveFrom: new Date("2025-06-01T00:00:00.000Z"), createdAt: now },

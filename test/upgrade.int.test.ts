@@ -81,6 +81,19 @@ describe(`upgrade from 0.1.0 to today's schema (${databaseLabel()})`, () => {
     expect(grants.length).toBe(rowsInDump.get("project_grants"));
   });
 
+  it("gives every pool 0.1.0 wrote a size history: one open span of its nodes from when it was created", async () => {
+    const rows = await rowsOf<{ name: string; nodes: number; from_created: boolean; open: boolean; spans: number }>(
+      db,
+      sql`select p.name, s.node_count as nodes, s.valid_from = p.created_at as from_created, s.valid_to is null as open, count(*) over (partition by p.id)::int as spans
+          from node_pools p join node_pool_sizes s on s.pool_id = p.id and s.node_count = p.node_count and s.gpus_per_node = p.gpus_per_node and s.pool_name = p.name
+          order by p.name`,
+    );
+    expect(rows.map((r) => r.name)).toHaveLength(rowsInDump.get("node_pools")!);
+    expect(rows.every((r) => r.from_created && r.open && r.spans === 1)).toBe(true);
+    const [all] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from node_pool_sizes`);
+    expect(all!.n).toBe(rowsInDump.get("node_pools"));
+  });
+
   it("verifies the audit chain 0.1.0 wrote, as allot verify-audit does", async () => {
     const result = await verifyAuditLog(db, { publicKey: null, dir: null });
     expect(result.chain).toEqual({ intact: true, events: rowsInDump.get("audit_events") });

@@ -173,7 +173,7 @@ function ClusterCard({ data }: { data: SpendData }) {
   const k = data.cluster!;
   const c = data.currency;
   const rows: [string, number, string][] = [
-    ["Capacity", k.capacityCost, "the node pools' GPUs, CPU and memory at the rate card, over the window"],
+    ["Capacity", k.capacityCost, "the node pools' GPUs, CPU and memory at the rate card, each hour as the pools were then"],
     ["Allocated to projects", k.allocatedCost, "GPU, CPU and memory the projects used"],
     [k.idleCost < 0 ? "Idle (negative: use beyond capacity)" : "Idle", k.idleCost, "capacity nobody used: capacity − allocated"],
     ["Storage, inference and meters", k.otherCost, "spend that is not node-pool capacity"],

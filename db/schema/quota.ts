@@ -37,6 +37,38 @@ export const nodePools = pgTable(
 );
 
 /**
+ * What each pool held, over time: one row per span in which its capacity
+ * facts (nodes, GPUs, CPU and memory per node, GPU model) stood still, from
+ * valid_from to valid_to (null: still so). Written in the transaction of every
+ * change of a pool (lib/quota/pool-sizes.ts), kept when the pool is deleted
+ * (its last span is closed then), so idle and capacity cost are priced on
+ * what existed each hour, not on today's pools. No foreign key to the pool:
+ * the history outlives it.
+ */
+export const nodePoolSizes = pgTable(
+  "node_pool_sizes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    poolId: uuid("pool_id").notNull(),
+    /** The pool's name then, so a deleted pool's history still reads. */
+    poolName: text("pool_name").notNull(),
+    gpuModel: text("gpu_model"),
+    gpusPerNode: integer("gpus_per_node").notNull(),
+    nodeCount: integer("node_count").notNull(),
+    cpuPerNode: doublePrecision("cpu_per_node").notNull(),
+    memoryBytesPerNode: bigint("memory_bytes_per_node", { mode: "number" }).notNull(),
+    validFrom: timestamp("valid_from", { withTimezone: true }).notNull(),
+    validTo: timestamp("valid_to", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("node_pool_sizes_open_unique").on(t.poolId).where(sql`${t.validTo} is null`),
+    index("node_pool_sizes_pool_from_idx").on(t.poolId, t.validFrom),
+    check("node_pool_sizes_span", sql`${t.validTo} is null or ${t.validTo} > ${t.validFrom}`),
+    check("node_pool_sizes_counts", sql`${t.nodeCount} >= 0 and ${t.gpusPerNode} >= 0 and ${t.cpuPerNode} >= 0 and ${t.memoryBytesPerNode} >= 0`),
+  ],
+);
+
+/**
  * The rate card: a price per unit for a resource from an instant on. History
  * is kept (rows are never updated): the price in force at time t is the row
  * with the latest effective_from <= t. Resource keys: "gpu:<model>", "cpu",

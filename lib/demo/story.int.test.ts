@@ -7,6 +7,8 @@ import { clusterAllocation, grantsOfProjects, loadPools } from "@/lib/quota/stor
 import { databaseLabel } from "@/test/database";
 import { rowsOf } from "@/test/fixtures";
 import { seededDatabase } from "@/test/tenancy";
+import { poolSizesOverlapping } from "@/lib/quota/pool-sizes";
+import { DEMO_H100_NODES_BEFORE_GROWTH, DEMO_H100_POOL } from "./pools";
 import { DEMO_REQUEST_PREFIX } from "./quota";
 import { demoUsageWindow, seedDemoUsage } from "./usage";
 
@@ -92,6 +94,37 @@ describe(`the demo story (${databaseLabel()})`, () => {
     for (const [model, n] of Object.entries(total.gpusByModel)) expect(n, model).toBeLessThanOrEqual(present[model] ?? 0);
     expect(total.cpuCores).toBeLessThanOrEqual(cpuPresent);
     expect(total.memoryBytes).toBeLessThanOrEqual(memoryPresent);
+  });
+
+  it("the pools' size history covers the usage window, the H100 pool grew from 3 to 4 nodes in it, and every hour's GPU usage fits the pools as they were then", async () => {
+    const spans = await poolSizesOverlapping(db, new Date(0), new Date("2100-01-01T00:00:00Z"));
+    const { from, to } = demoUsageWindow(NOW);
+    const pools = await loadPools(db);
+    expect(new Set(spans.map((x) => x.poolId))).toEqual(new Set(pools.map((p) => p.id)));
+    for (const p of pools) {
+      const own = spans.filter((x) => x.poolId === p.id);
+      expect(own[0]!.validFrom.getTime(), p.name).toBeLessThanOrEqual(from.getTime());
+      expect(own.at(-1), p.name).toMatchObject({ validTo: null, nodeCount: p.nodeCount });
+    }
+    const h100 = spans.filter((x) => x.poolName === DEMO_H100_POOL);
+    expect(h100.map((x) => x.nodeCount)).toEqual([DEMO_H100_NODES_BEFORE_GROWTH, 4]);
+    expect(h100[1]!.validFrom.getTime()).toBeGreaterThan(from.getTime());
+    expect(h100[1]!.validFrom.getTime()).toBeLessThan(to.getTime());
+
+    const usage = await rowsOf<{ resource: string; hour: Date | string; quantity: number }>(
+      db,
+      sql`select resource, hour, sum(quantity)::float8 as quantity from usage_hourly where resource like 'gpu:%' group by resource, hour`,
+    );
+    const over: string[] = [];
+    for (const u of usage) {
+      const t = new Date(u.hour).getTime();
+      const present = spans
+        .filter((x) => `gpu:${x.gpuModel}` === u.resource && x.validFrom.getTime() <= t && (x.validTo === null || t < x.validTo.getTime()))
+        .reduce((a, x) => a + x.nodeCount * x.gpusPerNode, 0);
+      if (u.quantity > present) over.push(`${u.resource} ${new Date(t).toISOString()}: ${u.quantity} > ${present}`);
+    }
+    expect(usage.length).toBeGreaterThan(90 * 24);
+    expect(over.slice(0, 10)).toEqual([]);
   });
 
   it("every grant comes from an approved demo request of the same amounts, and no request is left waiting or without its grant", async () => {

@@ -6,6 +6,7 @@ import { nodePools, projects, rates } from "@/db/schema";
 import { databaseLabel } from "@/test/database";
 import { seededDatabase } from "@/test/tenancy";
 import { divideRounded, sumMinor, toMinor } from "@/lib/money";
+import { endPoolSize, recordPoolSize } from "@/lib/quota/pool-sizes";
 import { focusSourceRows } from "./focus-query";
 import { ingestUsage, type UsageSample } from "./ingest";
 import { clusterCost, spendByProject, spendByResource, spendByTenant, spendSeries } from "./spend";
@@ -19,7 +20,8 @@ import { isPoolResource, pricingDivisor, resourceKind } from "./units";
  * from the generated data alone, in exact integers (bigint), without the
  * rollup or the SQL pricing: each (project, resource, day) is one line,
  * rounded half away from zero to the cent (lib/money.ts); each hour likewise
- * in hourly series; capacity is one line rounded once.
+ * in hourly series; capacity is one line rounded once, each hour priced on the
+ * pools as they were then (created, resized and deleted at random hours).
  */
 const seeded = seededDatabase(new Date("2026-01-01T00:00:00Z"));
 let db: Database;
@@ -47,6 +49,10 @@ const scenario = fc.record({
       nodeCount: fc.integer({ min: 0, max: 4 }),
       cpuPerNode: fc.integer({ min: 0, max: 64 }),
       memoryGiB: fc.integer({ min: 0, max: 512 }),
+      // Its size history, on whole hours: created, perhaps resized, perhaps deleted (the hour may fall outside the span).
+      createdHour: fc.integer({ min: -24, max: SPAN_DAYS * 24 }),
+      resize: fc.option(fc.record({ afterHours: fc.integer({ min: 1, max: SPAN_DAYS * 24 }), nodeCount: fc.integer({ min: 0, max: 4 }) })),
+      deleteAfterHours: fc.option(fc.integer({ min: 1, max: SPAN_DAYS * 24 })),
     }),
     { minLength: 1, maxLength: 3 },
   ),
@@ -70,6 +76,7 @@ async function reset() {
   await db.execute(sql`delete from usage_hourly`);
   await db.execute(sql`delete from rates`);
   await db.execute(sql`delete from node_pools`);
+  await db.execute(sql`delete from node_pool_sizes`);
 }
 
 describe(`cost conservation to the cent (${databaseLabel()})`, () => {
@@ -77,18 +84,31 @@ describe(`cost conservation to the cent (${databaseLabel()})`, () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         await reset();
-        if (s.pools.length) {
-          await db.insert(nodePools).values(
-            s.pools.map((p, i) => ({
-              name: `pool-${i}`,
-              gpuModel: p.gpuModel,
-              gpuResource: p.gpuModel === null ? null : p.gpuModel === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb",
-              gpusPerNode: p.gpuModel === null ? 0 : p.gpusPerNode,
-              nodeCount: p.nodeCount,
-              cpuPerNode: p.cpuPerNode,
-              memoryBytesPerNode: p.memoryGiB * GiB,
-            })),
-          );
+        // Each pool written as the capacity commands write it: the pool and its size history, at the instant of each change.
+        const poolSizes: { gpuModel: string | null; gpusPerNode: number; nodeCount: number; cpuPerNode: number; memoryGiB: number; from: number; to: number }[] = [];
+        for (const [i, p] of s.pools.entries()) {
+          const facts = {
+            gpuModel: p.gpuModel,
+            gpusPerNode: p.gpuModel === null ? 0 : p.gpusPerNode,
+            nodeCount: p.nodeCount,
+            cpuPerNode: p.cpuPerNode,
+            memoryBytesPerNode: p.memoryGiB * GiB,
+          };
+          const created = START + p.createdHour * HOUR;
+          const [pool] = await db
+            .insert(nodePools)
+            .values({ name: `pool-${i}`, gpuResource: p.gpuModel === null ? null : p.gpuModel === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb", ...facts, createdAt: new Date(created) })
+            .returning();
+          await recordPoolSize(db, pool!, new Date(created));
+          const resizedAt = p.resize ? created + p.resize.afterHours * HOUR : Infinity;
+          const deletedAt = p.deleteAfterHours !== null ? created + p.deleteAfterHours * HOUR : Infinity;
+          const size = (nodeCount: number, from: number, to: number) => from < to && poolSizes.push({ ...facts, nodeCount, memoryGiB: p.memoryGiB, from, to });
+          size(p.nodeCount, created, Math.min(resizedAt, deletedAt));
+          if (p.resize && resizedAt < deletedAt) {
+            await recordPoolSize(db, { ...pool!, nodeCount: p.resize.nodeCount }, new Date(resizedAt));
+            size(p.resize.nodeCount, resizedAt, deletedAt);
+          }
+          if (deletedAt < Infinity) await endPoolSize(db, pool!.id, new Date(deletedAt));
         }
         // Prices in thousandths (`milli`), exact here; the rate card holds them as decimal text.
         const rateRows = [...new Map(s.rates.map((r) => [`${r.resource}@${r.hour}`, r])).values()].map((r) => ({
@@ -121,11 +141,11 @@ describe(`cost conservation to the cent (${databaseLabel()})`, () => {
         const window = { from: new Date(START + s.window[0] * DAY), to: new Date(START + s.window[1] * DAY) };
         const inWindow = (t: Date) => t >= window.from && t < window.to;
 
-        // Expected capacity: Σ hours × pools × price in thousandths of the currency, then one rounding to cents.
+        // Expected capacity: Σ hours × the pools as they were that hour × price in thousandths of the currency, then one rounding to cents.
         let capacityMilli = 0n;
         for (let t = window.from.getTime(); t < window.to.getTime(); t += HOUR) {
           const prices = milliInForce(new Date(t));
-          for (const p of s.pools) {
+          for (const p of poolSizes.filter((x) => x.from <= t && t < x.to)) {
             const n = BigInt(p.nodeCount);
             if (p.gpuModel) capacityMilli += BigInt(p.gpusPerNode) * n * BigInt(prices.get(`gpu:${p.gpuModel}`) ?? 0);
             capacityMilli += BigInt(p.cpuPerNode) * n * BigInt(prices.get("cpu") ?? 0) + BigInt(p.memoryGiB) * n * BigInt(prices.get("memory") ?? 0);

@@ -45,22 +45,37 @@ function exactPerHour(pools: readonly PoolForCost[]): Map<string, bigint> {
 /** Prices are numeric(18, 6) on the rate card: exact as micro-units. */
 const PRICE_DEN = 1_000_000n;
 
+/** A pool's facts over [validFrom, validTo) (validTo null: still so): one span of its size history. */
+export interface PoolSpanForCost extends PoolForCost {
+  validFrom: Date;
+  validTo: Date | null;
+}
+
 /**
- * The cost of the pools' capacity over [from, to), in minor units: hour by
- * hour at the price in force, the window cut where a price changes and each
- * piece priced at its own rate, all exact, then rounded once (it is one line
- * on the spend page). A resource with no price in force costs nothing (like
- * its usage).
+ * The cost of the pools' capacity over [from, to), in minor units: each span
+ * of each pool's size history cut to the window and to the prices in force,
+ * each piece priced at its own size and rate (so an hour before a pool grew
+ * costs what the smaller pool held, and a deleted pool's past still counts),
+ * all exact, then rounded once (it is one line on the spend page). A resource
+ * with no price in force costs nothing (like its usage).
  */
-export function capacityCost(pools: readonly PoolForCost[], rates: readonly RateRow[], from: Date, to: Date, digits: number): Minor {
+export function capacityCost(spans: readonly PoolSpanForCost[], rates: readonly RateRow[], from: Date, to: Date, digits: number): Minor {
   if (to <= from) return 0;
+  const byResource = new Map<string, RateRow[]>();
+  for (const r of rates) byResource.set(r.resource, [...(byResource.get(r.resource) ?? []), r]);
+  for (const history of byResource.values()) history.sort((a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime());
   let numerator = 0n; // in ms × units × micro-price
-  for (const [resource, units] of exactPerHour(pools)) {
-    const history = rates.filter((r) => r.resource === resource).sort((a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime());
-    for (let i = 0; i < history.length; i++) {
-      const start = Math.max(history[i]!.effectiveFrom.getTime(), from.getTime());
-      const end = Math.min(i + 1 < history.length ? history[i + 1]!.effectiveFrom.getTime() : Infinity, to.getTime());
-      if (end > start) numerator += BigInt(end - start) * units * scaleDecimal(String(history[i]!.unitPrice), 6);
+  for (const span of spans) {
+    const spanStart = Math.max(span.validFrom.getTime(), from.getTime());
+    const spanEnd = Math.min(span.validTo?.getTime() ?? Infinity, to.getTime());
+    if (spanEnd <= spanStart) continue;
+    for (const [resource, units] of exactPerHour([span])) {
+      const history = byResource.get(resource) ?? [];
+      for (let i = 0; i < history.length; i++) {
+        const start = Math.max(history[i]!.effectiveFrom.getTime(), spanStart);
+        const end = Math.min(i + 1 < history.length ? history[i + 1]!.effectiveFrom.getTime() : Infinity, spanEnd);
+        if (end > start) numerator += BigInt(end - start) * units * scaleDecimal(String(history[i]!.unitPrice), 6);
+      }
     }
   }
   return Number(divideRounded(numerator * 10n ** BigInt(digits), BigInt(HOUR_MS) * UNIT_DEN * PRICE_DEN));

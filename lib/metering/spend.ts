@@ -2,7 +2,8 @@ import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { projects, tenants, usageDaily } from "@/db/schema";
-import { loadPools, loadRates } from "@/lib/quota/store";
+import { poolSizesOverlapping } from "@/lib/quota/pool-sizes";
+import { loadRates } from "@/lib/quota/store";
 import { sumMoney, toMajor, toMinor } from "@/lib/money";
 import { capacityCost } from "./idle";
 import { lineCostSql, moneyDigits, moneyFromSql } from "./money-sql";
@@ -237,14 +238,14 @@ export interface ClusterCost {
 }
 
 /**
- * The cluster's cost over a window and its idle part. Node pools are taken as
- * they are now (the portal keeps no history of pool sizes), priced hour by
- * hour at the rates in force.
+ * The cluster's cost over a window and its idle part. Capacity is the node
+ * pools as they were each hour (their size history, lib/quota/pool-sizes.ts),
+ * priced at the rates in force then.
  */
 export async function clusterCost(db: Database, window: SpendWindow): Promise<ClusterCost> {
   const digits = moneyDigits();
-  const [pools, rateRows, byResource] = await Promise.all([loadPools(db), loadRates(db), spendByResource(db, { platform: true }, window)]);
-  return clusterCostOf(capacityCost(pools, rateRows, window.from, window.to, digits), byResource, digits);
+  const [spans, rateRows, byResource] = await Promise.all([poolSizesOverlapping(db, window.from, window.to), loadRates(db), spendByResource(db, { platform: true }, window)]);
+  return clusterCostOf(capacityCost(spans, rateRows, window.from, window.to, digits), byResource, digits);
 }
 
 /** The cluster's lines from the capacity line (minor units) and the window's cost per resource, added in minor units. */

@@ -29,7 +29,7 @@ const NOW = new Date("2026-03-02T12:00:00.000Z");
 const GiB = 2 ** 30;
 const settings = parseConfig({}).cluster;
 /** Every table these commands may write. */
-const TABLES = ["node_pools", "rates", "instance_settings", "audit_events"];
+const TABLES = ["node_pools", "node_pool_sizes", "rates", "instance_settings", "audit_events"];
 
 const seeded = seededDatabase(SEEDED_AT);
 let db: Database;

@@ -15,11 +15,13 @@ import { instantInput } from "@/lib/input/instants";
 import { uuidInput } from "@/lib/tenancy/inputs";
 import { GiB } from "../amounts";
 import { quotaPolicySchema, type QuotaPolicy } from "../policy";
+import { endPoolSize, recordPoolSize } from "../pool-sizes";
 import { loadQuotaPolicy, QUOTA_POLICY_KEY } from "../store";
 
 /**
  * Platform admins describe what the cluster can hold and what it costs: node
- * pools, the rate card (history kept: a new price is a new row) and the rules
+ * pools (each change of a pool's size kept in its size history, lib/quota/pool-sizes.ts),
+ * the rate card (history kept: a new price is a new row) and the rules
  * for quota requests. Every command here needs "capacity.manage", writes in
  * one transaction and audits in it.
  */
@@ -215,6 +217,7 @@ export const createNodePool = defineCommand({
           .insert(nodePools)
           .values({ ...poolColumns(input, dedicated), createdAt: ctx.now })
           .returning();
+        await recordPoolSize(tx, pool!, ctx.now);
         await recordAudit(tx, {
           actor: auditActorOf(ctx.actor),
           at: ctx.now,
@@ -248,6 +251,7 @@ export const updateNodePool = defineCommand({
           .where(and(eq(nodePools.id, input.id), eq(nodePools.version, input.version)))
           .returning();
         if (!after) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
+        await recordPoolSize(tx, after, ctx.now);
         await recordAudit(tx, {
           actor: auditActorOf(ctx.actor),
           at: ctx.now,
@@ -277,6 +281,7 @@ export const deleteNodePool = defineCommand({
       if (!before) throw new AppError("not_found", "No such node pool.");
       if (input.version !== undefined && before.version !== input.version) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
       await tx.delete(nodePools).where(eq(nodePools.id, input.id));
+      await endPoolSize(tx, before.id, ctx.now);
       await recordAudit(tx, {
         actor: auditActorOf(ctx.actor),
         at: ctx.now,
@@ -370,6 +375,7 @@ export const importNodePools = defineCommand({
                 .insert(nodePools)
                 .values({ ...facts, createdAt: ctx.now })
                 .returning();
+          await recordPoolSize(tx, after!, ctx.now);
           (before ? updated : created).push(p.name);
           await recordAudit(tx, {
             actor: auditActorOf(ctx.actor),

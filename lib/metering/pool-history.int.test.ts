@@ -1,0 +1,105 @@
+import { asc, eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "@/db/client";
+import { nodePoolSizes, projects, rates } from "@/db/schema";
+import { executeCommand } from "@/lib/auth/command";
+import { createNodePool, deleteNodePool, importNodePools, updateNodePool } from "@/lib/quota/commands/capacity";
+import { databaseLabel } from "@/test/database";
+import { contextOf } from "@/test/fixtures";
+import { seededDatabase } from "@/test/tenancy";
+import { ingestUsage } from "./ingest";
+import { clusterCost } from "./spend";
+
+/**
+ * Idle and capacity cost are priced on the pool size in force each hour: a
+ * pool that grows mid-window costs its old size before and its new size
+ * after, and a deleted pool's past still counts. The history is written by
+ * the capacity commands themselves, in their transaction.
+ */
+const seeded = seededDatabase(new Date("2026-04-01T00:00:00Z"));
+let db: Database;
+
+const HOUR = 3_600_000;
+const T0 = Date.parse("2026-05-01T00:00:00Z");
+const at = (hours: number) => new Date(T0 + hours * HOUR);
+const GPU_PRICE = 2;
+
+const pool = {
+  name: "grow-pool",
+  gpuModel: "B200",
+  gpuResource: "nvidia.com/gpu",
+  gpusPerNode: "8",
+  nodeCount: "1",
+  minNodes: "",
+  maxNodes: "",
+  cpuPerNode: "1",
+  memoryPerNode: "1",
+  dedicatedTenant: "",
+};
+
+const history = async (poolId: string) =>
+  (await db.select().from(nodePoolSizes).where(eq(nodePoolSizes.poolId, poolId)).orderBy(asc(nodePoolSizes.validFrom))).map((r) => ({
+    name: r.poolName,
+    nodes: r.nodeCount,
+    from: r.validFrom.toISOString(),
+    to: r.validTo?.toISOString() ?? null,
+  }));
+
+const cost = (fromHour: number, toHour: number) => clusterCost(db, { from: at(fromHour), to: at(toHour) });
+
+beforeAll(async () => {
+  db = seeded.db;
+  // Only the pool under test and a price for its GPUs: CPU and memory have no price, so capacity is its GPU-hours alone.
+  await db.execute(sql`delete from node_pools`);
+  await db.execute(sql`delete from node_pool_sizes`);
+  await db.execute(sql`delete from rates`);
+  await db.insert(rates).values({ resource: "gpu:B200", unitPrice: String(GPU_PRICE), effectiveFrom: new Date("2026-01-01T00:00:00Z") });
+  const [project] = await db.select({ id: projects.id, tenantId: projects.tenantId }).from(projects).limit(1);
+  // 4 B200 in use every hour of three days (spend windows are whole UTC days: the rollup's).
+  const samples = Array.from({ length: 72 }, (_, h) => ({ projectId: project!.id, tenantId: project!.tenantId, resource: "gpu:B200", hour: at(h), quantity: 4 }));
+  await ingestUsage(db, "push:test", samples, at(0));
+});
+
+describe(`idle cost on the pool size history (${databaseLabel()})`, () => {
+  it("prices each hour on the pool as it was: 1 node on the first day, 3 nodes on the second after it grew, nothing once deleted", async () => {
+    const created = await executeCommand(createNodePool, await contextOf(db, "platform-admin", at(0)), pool);
+    // A rename changes no capacity: no new span.
+    const renamed = await executeCommand(updateNodePool, await contextOf(db, "platform-admin", at(6)), { ...pool, name: "b200-pool", id: created.id, version: created.version });
+    const grown = await executeCommand(updateNodePool, await contextOf(db, "platform-admin", at(24)), { ...pool, name: "b200-pool", nodeCount: "3", id: created.id, version: renamed.version });
+    expect(await history(created.id)).toEqual([
+      { name: "b200-pool", nodes: 1, from: at(0).toISOString(), to: at(24).toISOString() },
+      { name: "b200-pool", nodes: 3, from: at(24).toISOString(), to: null },
+    ]);
+
+    // Before the growth: 24 h × 8 GPUs × 2 = 384 of capacity; 24 h × 4 GPUs × 2 = 192 used; idle 192.
+    expect(await cost(0, 24)).toMatchObject({ capacityCost: 384, allocatedCost: 192, idleCost: 192 });
+    // After: 24 h × 24 GPUs × 2 = 1,152; idle 960.
+    expect(await cost(24, 48)).toMatchObject({ capacityCost: 1152, allocatedCost: 192, idleCost: 960 });
+    // The two days are the sum of their parts, not today's 3 nodes for 48 hours (2,304).
+    expect(await cost(0, 48)).toMatchObject({ capacityCost: 1536, allocatedCost: 384, idleCost: 1152 });
+    // Capacity is cut at the instant of the change, not at a day: 23:00–01:00 is one hour at each size.
+    expect((await cost(23, 25)).capacityCost).toBe(8 * 2 + 24 * 2);
+
+    await executeCommand(deleteNodePool, await contextOf(db, "platform-admin", at(48)), { id: created.id, version: grown.version });
+    expect((await history(created.id)).at(-1)).toEqual({ name: "b200-pool", nodes: 3, from: at(24).toISOString(), to: at(48).toISOString() });
+    // Deleted: the days it stood still cost what it held; the day after costs no capacity (usage beyond it is overcommit).
+    expect((await cost(0, 48)).capacityCost).toBe(1536);
+    expect(await cost(48, 72)).toMatchObject({ capacityCost: 0, allocatedCost: 192, idleCost: -192 });
+  });
+
+  it("an import writes the history too, and two changes in the same instant leave one span", async () => {
+    const proposal = { name: "imported-pool", gpuModel: "B200", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 2, cpuPerNode: 1, memoryBytesPerNode: 2 ** 30 };
+    const ctx = await contextOf(db, "platform-admin", at(72));
+    await executeCommand(importNodePools, ctx, { pools: [{ ...proposal, version: null }] });
+    const [row] = await db.select().from(nodePoolSizes).where(eq(nodePoolSizes.poolName, "imported-pool"));
+    await executeCommand(importNodePools, ctx, { pools: [{ ...proposal, nodeCount: 5, version: 1 }] });
+    expect(await history(row!.poolId)).toEqual([{ name: "imported-pool", nodes: 5, from: at(72).toISOString(), to: null }]);
+    await executeCommand(importNodePools, await contextOf(db, "platform-admin", at(84)), { pools: [{ ...proposal, nodeCount: 1, version: 2 }] });
+    expect((await history(row!.poolId)).map((h) => [h.nodes, h.from, h.to])).toEqual([
+      [5, at(72).toISOString(), at(84).toISOString()],
+      [1, at(84).toISOString(), null],
+    ]);
+    // The fourth day: 12 h × 40 GPUs + 12 h × 8 GPUs, × 2.
+    expect((await cost(72, 96)).capacityCost).toBe((12 * 40 + 12 * 8) * GPU_PRICE);
+  });
+});
