@@ -172,7 +172,7 @@ describe(`cost conservation to the cent (${databaseLabel()})`, () => {
 
         const minor = (v: number) => toMinor(v, 2);
         const sum = (values: number[]) => sumMinor(values.map(minor));
-        const cluster = await clusterCost(db, window);
+        const cluster = await clusterCost(db, window, window.to);
         const byProject: number[] = [];
         for (const p of projectRows) byProject.push(sum((await spendByResource(db, { projectId: p.id }, window)).map((r) => r.cost)));
         const projectSum = sumMinor(byProject);

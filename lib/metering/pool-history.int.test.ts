@@ -45,7 +45,7 @@ const history = async (poolId: string) =>
     to: r.validTo?.toISOString() ?? null,
   }));
 
-const cost = (fromHour: number, toHour: number) => clusterCost(db, { from: at(fromHour), to: at(toHour) });
+const cost = (fromHour: number, toHour: number, nowHour = toHour) => clusterCost(db, { from: at(fromHour), to: at(toHour) }, at(nowHour));
 
 beforeAll(async () => {
   db = seeded.db;
@@ -79,6 +79,9 @@ describe(`idle cost on the pool size history (${databaseLabel()})`, () => {
     expect(await cost(0, 48)).toMatchObject({ capacityCost: 1536, allocatedCost: 384, idleCost: 1152 });
     // Capacity is cut at the instant of the change, not at a day: 23:00–01:00 is one hour at each size.
     expect((await cost(23, 25)).capacityCost).toBe(8 * 2 + 24 * 2);
+    // Seen at 30:00 of the second day, the hours still to come are not capacity (nor idle): 6 h × 24 GPUs × 2.
+    expect((await cost(24, 48, 30)).capacityCost).toBe(6 * 24 * 2);
+    expect((await cost(24, 48, 0)).capacityCost).toBe(0);
 
     await executeCommand(deleteNodePool, await contextOf(db, "platform-admin", at(48)), { id: created.id, version: grown.version });
     expect((await history(created.id)).at(-1)).toEqual({ name: "b200-pool", nodes: 3, from: at(24).toISOString(), to: at(48).toISOString() });

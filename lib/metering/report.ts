@@ -174,7 +174,7 @@ export async function platformSpendReport(ctx: CommandContext, window: ResolvedW
     commonParts(ctx.db, scope, window),
     spendByTenant(ctx.db, window),
     spendByProject(ctx.db, scope, window),
-    clusterCost(ctx.db, window),
+    clusterCost(ctx.db, window, ctx.now),
   ]);
   return { scope: { kind: "platform" }, currency: config().currency, window, ...parts, byTenant, byProject, cluster };
 }

@@ -240,12 +240,15 @@ export interface ClusterCost {
 /**
  * The cluster's cost over a window and its idle part. Capacity is the node
  * pools as they were each hour (their size history, lib/quota/pool-sizes.ts),
- * priced at the rates in force then.
+ * priced at the rates in force then, and only up to `now`: a window that ends
+ * at midnight tonight (today's, this month's) would otherwise count the hours
+ * still to come as idle capacity, beside usage that has not happened yet.
  */
-export async function clusterCost(db: Database, window: SpendWindow): Promise<ClusterCost> {
+export async function clusterCost(db: Database, window: SpendWindow, now: Date): Promise<ClusterCost> {
   const digits = moneyDigits();
-  const [spans, rateRows, byResource] = await Promise.all([poolSizesOverlapping(db, window.from, window.to), loadRates(db), spendByResource(db, { platform: true }, window)]);
-  return clusterCostOf(capacityCost(spans, rateRows, window.from, window.to, digits), byResource, digits);
+  const to = new Date(Math.max(window.from.getTime(), Math.min(window.to.getTime(), now.getTime())));
+  const [spans, rateRows, byResource] = await Promise.all([poolSizesOverlapping(db, window.from, to), loadRates(db), spendByResource(db, { platform: true }, window)]);
+  return clusterCostOf(capacityCost(spans, rateRows, window.from, to, digits), byResource, digits);
 }
 
 /** The cluster's lines from the capacity line (minor units) and the window's cost per resource, added in minor units. */

@@ -11,6 +11,7 @@ import { RATE_UNITS } from "./cost";
 import { importPoolInput } from "./commands/capacity";
 import { compareWithExisting, nodeFactsOf, proposePools, type ImportItem, type NodeFacts } from "./import-pools";
 import type { QuotaPolicy } from "./policy";
+import { recentPoolSizes, type PoolSizeSpan } from "./pool-sizes";
 import { clusterAllocation, loadQuotaPolicy } from "./store";
 
 /**
@@ -20,6 +21,9 @@ import { clusterAllocation, loadQuotaPolicy } from "./store";
  */
 
 type PoolRow = typeof nodePools.$inferSelect;
+
+/** How many spans of the pool size history the capacity page lists (newest first). */
+export const SIZE_HISTORY_ROWS = 50;
 
 export interface PoolView extends PoolRow {
   dedicatedTenant: { slug: string; name: string } | null;
@@ -103,6 +107,8 @@ export interface CapacityOverview {
   rateCard: RateCardLine[];
   /** Every price ever set, newest effective-from first. */
   rateHistory: RateRowView[];
+  /** The pools' size history (what idle cost is priced on), newest span first, at most SIZE_HISTORY_ROWS. */
+  sizeHistory: PoolSizeSpan[];
   policy: QuotaPolicy;
   /** Tenants a pool can be dedicated to. */
   tenants: { slug: string; name: string; isolationTier: string }[];
@@ -129,7 +135,7 @@ const byRateOrder = (a: string, b: string) => {
 export async function capacityOverview(ctx: CommandContext, settings: ClusterSettings): Promise<CapacityOverview | null> {
   if (!can(ctx.actor, "capacity.view", { kind: "platform" }, ctx.now)) return null;
   const manager = can(ctx.actor, "capacity.manage", { kind: "platform" }, ctx.now);
-  const [poolRows, tenantRows, rateRows, policy, allocation, meteredCustom] = await Promise.all([
+  const [poolRows, tenantRows, rateRows, policy, allocation, meteredCustom, sizeHistory] = await Promise.all([
     ctx.db.select().from(nodePools).orderBy(asc(nodePools.name)),
     ctx.db.select({ id: tenants.id, slug: tenants.slug, name: tenants.name, isolationTier: tenants.isolationTier }).from(tenants).orderBy(asc(tenants.name)),
     ctx.db
@@ -141,6 +147,7 @@ export async function capacityOverview(ctx: CommandContext, settings: ClusterSet
     clusterAllocation(ctx.db, settings, ctx.now),
     // Custom meters with pushed usage: each is a rate card line, priced or shown as missing.
     ctx.db.selectDistinct({ resource: usageDaily.resource }).from(usageDaily).where(sql`${usageDaily.resource} not like 'gpu:%' and ${usageDaily.resource} not in ('cpu', 'memory', 'storage', 'inference')`),
+    recentPoolSizes(ctx.db, SIZE_HISTORY_ROWS),
   ]);
 
   const tenantById = new Map(tenantRows.map((t) => [t.id, t]));
@@ -225,7 +232,7 @@ export async function capacityOverview(ctx: CommandContext, settings: ClusterSet
     return { resource, label: rateLabel(resource), unit, current, next: nextId ? viewById.get(nextId)! : null, missing: current === null };
   });
 
-  return { pools, resources, tenantShares, rateCard, rateHistory, policy, tenants: tenantRows.map(({ slug, name, isolationTier }) => ({ slug, name, isolationTier })) };
+  return { pools, resources, tenantShares, rateCard, rateHistory, sizeHistory, policy, tenants: tenantRows.map(({ slug, name, isolationTier }) => ({ slug, name, isolationTier })) };
 }
 
 export interface ImportProposal {

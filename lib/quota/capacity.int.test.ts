@@ -76,6 +76,12 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
         ["h100-pool", "H100", 4, 32],
         ["l4-inference", "L4", 6, 24],
       ]);
+      // The size history, newest first: the H100 pool's growth from 3 to 4 nodes (lib/demo/pools.ts), then every pool since the demo's usage window began.
+      expect(data.sizeHistory.filter((s) => s.poolName === "h100-pool").map((s) => [s.nodeCount, s.validTo === null])).toEqual([
+        [4, true],
+        [3, false],
+      ]);
+      expect(data.sizeHistory).toHaveLength(5);
       const byKey = Object.fromEntries(data.resources.map((r) => [r.key, r]));
       expect(Object.keys(byKey)).toEqual(["cpu", "memory", "gpu:A100 1g.10gb", "gpu:H100", "gpu:L4"]);
       // The nodes present: 4 × 208 + 2 × 96 + 20 × 64 + 6 × 48 cores (the H100 pool may grow to 6 nodes: 3,008); four projects at the starting 4 cores each.

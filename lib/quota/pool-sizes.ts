@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, lt, or } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, lt, or } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { nodePoolSizes } from "@/db/schema";
 
@@ -92,4 +92,10 @@ export async function poolSizesOverlapping(db: Database, from: Date, to: Date): 
     validFrom: r.validFrom,
     validTo: r.validTo,
   }));
+}
+
+/** The latest `limit` spans of every pool (deleted ones too), newest first: the capacity page's size history. */
+export async function recentPoolSizes(db: Database, limit: number): Promise<PoolSizeSpan[]> {
+  const rows = await db.select().from(nodePoolSizes).orderBy(desc(nodePoolSizes.validFrom), asc(nodePoolSizes.poolName)).limit(limit);
+  return rows.map((r) => ({ poolId: r.poolId, poolName: r.poolName, ...factsOf(r), validFrom: r.validFrom, validTo: r.validTo }));
 }

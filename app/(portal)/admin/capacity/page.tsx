@@ -10,7 +10,7 @@ import { can } from "@/lib/auth/policy";
 import { bytesQuantity } from "@/lib/cluster/quantity";
 import { clusterRuntime } from "@/lib/cluster/runtime";
 import { config } from "@/lib/config";
-import { capacityOverview, rateLabel, type CapacityOverview, type PoolView, type RateRowView, type ResourceCapacity } from "@/lib/quota/capacity-queries";
+import { capacityOverview, poolTotalsAt, rateLabel, SIZE_HISTORY_ROWS, type CapacityOverview, type PoolView, type RateRowView, type ResourceCapacity } from "@/lib/quota/capacity-queries";
 import type { QuotaPolicy } from "@/lib/quota/policy";
 import { addRateAction, createNodePoolAction, deleteNodePoolAction, setQuotaPolicyAction, updateNodePoolAction } from "./actions";
 
@@ -218,11 +218,51 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
         </DataTable>
       )}
       {!live && <p className="mt-4 text-sm text-slate-500">Importing pools from the cluster’s nodes needs a connected cluster; this portal runs record-only.</p>}
+      <SizeHistory spans={data.sizeHistory} />
     </Card>
   );
 }
 
 // ---------------------------------------------------------------- capacity
+
+/** What each pool held from when to when: idle and capacity cost price each hour on this, not on today's pools. */
+function SizeHistory({ spans }: { spans: CapacityOverview["sizeHistory"] }) {
+  if (spans.length === 0) return null;
+  const present = new Set(spans.filter((s) => s.validTo === null).map((s) => s.poolId));
+  return (
+    <details className="mt-4">
+      <summary className="cursor-pointer text-sm font-medium text-brand-700">
+        Size history ({spans.length === SIZE_HISTORY_ROWS ? `latest ${SIZE_HISTORY_ROWS}` : plural(spans.length, "span")})
+      </summary>
+      <p className="mt-2 text-sm text-slate-600">What each pool held, from when to when. Idle and capacity cost price every hour on the pools as they were then.</p>
+      <div className="mt-2">
+        <DataTable caption="Pool size history, newest first" columns={["From", "Until", "Pool", "Nodes", "Pool total"]}>
+          {spans.map((s) => {
+            const totals = poolTotalsAt(s, s.nodeCount);
+            return (
+              <tr key={`${s.poolId}-${s.validFrom.toISOString()}`}>
+                <Cell className="whitespace-nowrap">{formatDateTime(s.validFrom)}</Cell>
+                <Cell className="whitespace-nowrap text-slate-600">{s.validTo ? formatDateTime(s.validTo) : "now"}</Cell>
+                <Cell className="whitespace-nowrap">
+                  {s.poolName}
+                  {!present.has(s.poolId) && s.validTo !== null && !spans.some((o) => o.poolId === s.poolId && o.validFrom.getTime() >= s.validTo!.getTime()) && (
+                    <span className="block text-xs text-slate-500">deleted</span>
+                  )}
+                </Cell>
+                <Cell className="whitespace-nowrap tabular-nums">{s.nodeCount}</Cell>
+                <Cell className="whitespace-nowrap tabular-nums">
+                  {totals.gpus > 0 && <span className="block">{number.format(totals.gpus)} {s.gpuModel} GPUs</span>}
+                  <span className="block">{fmtCores(totals.cpuCores)} cores</span>
+                  <span className="block text-xs text-slate-500">{fmtGiB(totals.memoryBytes)} GiB</span>
+                </Cell>
+              </tr>
+            );
+          })}
+        </DataTable>
+      </div>
+    </details>
+  );
+}
 
 function UseBar({ r }: { r: ResourceCapacity }) {
   const ratio = r.utilisation ?? (r.allocated > 0 ? Infinity : 0);
