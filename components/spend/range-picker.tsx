@@ -45,13 +45,14 @@ export function RangePicker({
   };
 
   const pill = (selected: boolean) =>
-    `px-3 py-1.5 text-sm font-medium first:rounded-l-md last:rounded-r-md focus:z-10 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 ${
+    // Narrower and smaller on phones, so the five choices fit a 390 px screen instead of running past the card.
+    `px-2 py-1.5 text-xs sm:px-3 sm:text-sm font-medium first:rounded-l-md last:rounded-r-md focus:z-10 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 ${
       selected ? "bg-brand-600 text-white" : "bg-white text-slate-700 hover:bg-slate-50"
     }`;
 
   return (
     <div className="flex flex-wrap items-start gap-3">
-      <div role="group" aria-label="Range" className="inline-flex divide-x divide-slate-300 rounded-md border border-slate-300 shadow-sm">
+      <div role="group" aria-label="Range" className="inline-flex max-w-full divide-x divide-slate-300 rounded-md border border-slate-300 shadow-sm">
         {RANGES.map((r) => (
           <button
             key={r.value}

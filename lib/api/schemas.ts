@@ -351,7 +351,7 @@ export const projectSpendOut = z.object({
 export const tenantSpendOut = z.object({ slug: z.string(), name: z.string(), cost: z.number() });
 
 export const clusterCostOut = z.object({
-  capacityCost: z.number().describe("The node pools' capacity at the rate card over the window, each hour at the pools' size then (their size history), up to now"),
+  capacityCost: z.number().describe("The node pools' capacity at the rate card over the window, each hour at the pools' size then (their size history), over the hours that have ended"),
   allocatedCost: z.number().describe("What projects used of it: GPU, CPU, memory"),
   idleCost: z.number().describe("capacityCost − allocatedCost; negative when use exceeded capacity (overcommit)"),
   otherCost: z.number().describe("Storage, inference and custom meters"),

@@ -79,7 +79,8 @@ describe(`idle cost on the pool size history (${databaseLabel()})`, () => {
     expect(await cost(0, 48)).toMatchObject({ capacityCost: 1536, allocatedCost: 384, idleCost: 1152 });
     // Capacity is cut at the instant of the change, not at a day: 23:00–01:00 is one hour at each size.
     expect((await cost(23, 25)).capacityCost).toBe(8 * 2 + 24 * 2);
-    // Seen at 30:00 of the second day, the hours still to come are not capacity (nor idle): 6 h × 24 GPUs × 2.
+    // Seen at 30:40 of the second day, the hours still to come are not capacity (nor idle): the 6 hours that ended, × 24 GPUs × 2.
+    expect((await cost(24, 48, 30 + 2 / 3)).capacityCost).toBe(6 * 24 * 2);
     expect((await cost(24, 48, 30)).capacityCost).toBe(6 * 24 * 2);
     expect((await cost(24, 48, 0)).capacityCost).toBe(0);
 

@@ -8,7 +8,7 @@ import { sumMoney, toMajor, toMinor } from "@/lib/money";
 import { capacityCost } from "./idle";
 import { lineCostSql, moneyDigits, moneyFromSql } from "./money-sql";
 import { pricingDivisorSql } from "./rollup";
-import { isPoolResource } from "./units";
+import { hourStart, isPoolResource } from "./units";
 
 /**
  * Spend read from usage: cost = quantity × the rate in force at each hour.
@@ -240,13 +240,15 @@ export interface ClusterCost {
 /**
  * The cluster's cost over a window and its idle part. Capacity is the node
  * pools as they were each hour (their size history, lib/quota/pool-sizes.ts),
- * priced at the rates in force then, and only up to `now`: a window that ends
- * at midnight tonight (today's, this month's) would otherwise count the hours
- * still to come as idle capacity, beside usage that has not happened yet.
+ * priced at the rates in force then, and only over the hours that have ended
+ * by `now`: a window that ends at midnight tonight (today's, this month's)
+ * would otherwise count the hours still to come as idle capacity, beside
+ * usage that has not happened yet. Whole hours, as usage is counted, so the
+ * figure holds still within an hour and two pages show the same one.
  */
 export async function clusterCost(db: Database, window: SpendWindow, now: Date): Promise<ClusterCost> {
   const digits = moneyDigits();
-  const to = new Date(Math.max(window.from.getTime(), Math.min(window.to.getTime(), now.getTime())));
+  const to = new Date(Math.max(window.from.getTime(), Math.min(window.to.getTime(), hourStart(now).getTime())));
   const [spans, rateRows, byResource] = await Promise.all([poolSizesOverlapping(db, window.from, to), loadRates(db), spendByResource(db, { platform: true }, window)]);
   return clusterCostOf(capacityCost(spans, rateRows, window.from, to, digits), byResource, digits);
 }

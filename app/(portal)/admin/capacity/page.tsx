@@ -151,7 +151,7 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
         <DataTable caption="Node pools" columns={["Pool", "GPUs", "Nodes", "Per node", "Pool total", "Dedicated to", ""]}>
           {data.pools.map((p) => (
             <tr key={p.id}>
-              <Cell className="font-medium text-slate-900">{p.name}</Cell>
+              <Cell className="whitespace-nowrap font-medium text-slate-900">{p.name}</Cell>
               <Cell>
                 {p.gpuModel ? (
                   <>
