@@ -114,6 +114,10 @@ export function apiRoute<Params extends z.ZodType, Query extends z.ZodType, Resp
       if (ctx instanceof Response) return ctx;
       const url = new URL(request.url);
       const rawQuery = Object.fromEntries(url.searchParams);
+      // ?format is documented (json or csv) only where CSV is offered; there anything else is refused, not read as json.
+      if (spec.csv && rawQuery.format !== undefined && rawQuery.format !== "json" && rawQuery.format !== "csv") {
+        throw new AppError("validation", "Invalid query: format must be json or csv.", { format: ["Enter json or csv."] });
+      }
       const format = rawQuery.format === "csv" && spec.csv ? "csv" : "json";
       delete rawQuery.format;
       // Routes without dynamic segments get no params from Next.
