@@ -5,7 +5,7 @@ import { installDatabase, type Database } from "@/db/client";
 import { seedDemoData } from "@/db/seed";
 import { buildOpenApiDocument } from "@/lib/api/openapi";
 import { API_ROUTES } from "@/lib/api/registry";
-import { freshAddress, operatorAccount, resolveRoute, routeModule } from "@/test/api";
+import { callOperation, operatorAccount } from "@/test/api";
 import { databaseLabel, freshTestDatabase } from "@/test/database";
 import { countOf, rowsOf } from "@/test/fixtures";
 import { accepts, invalidSamples, lenient, validObject, type JsonSchema } from "@/test/openapi-samples";
@@ -139,32 +139,11 @@ function callsOf(template: string, method: string, op: Operation): Call[] {
   return calls;
 }
 
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
-
-/** One call through the route file Next serves, with already-decoded path parameters as Next hands them over, bounded in time. */
-async function send(call: Call, token: string) {
-  const { file } = resolveRoute(call.template.replace(/\{(\w+)\}/g, "x"));
-  const handler = (await routeModule(file))[call.method] as Handler;
-  const url = new URL(`http://localhost${call.template.replace(/\{(\w+)\}/g, "x")}`);
-  for (const [k, v] of Object.entries(call.query ?? {})) url.searchParams.set(k, v);
-  const headers = new Headers({ authorization: `Bearer ${token}`, "x-forwarded-for": freshAddress() });
-  if (call.body !== undefined && call.contentType !== null) headers.set("content-type", call.contentType ?? "application/json");
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${call.method} ${call.template} ${call.label}: no answer within ${CALL_BOUND_MS} ms`)), CALL_BOUND_MS);
+/** One call through the route file Next serves, bounded in time. */
+const send = (call: Call, token: string) =>
+  callOperation(call.method, call.template, call.params, { token, query: call.query, body: call.body, contentType: call.contentType, timeoutMs: CALL_BOUND_MS }).catch((error: Error) => {
+    throw new Error(`${call.label}: ${error.message}`);
   });
-  try {
-    return await Promise.race([
-      (async () => {
-        const response = await handler(new Request(url, { method: call.method, headers, body: call.body }), { params: Promise.resolve(call.params) });
-        return { status: response.status, contentType: response.headers.get("content-type") ?? "", text: await response.text() };
-      })(),
-      bound,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 let handle: Awaited<ReturnType<typeof freshTestDatabase>>;
 let db: Database;

@@ -93,6 +93,36 @@ export async function callApi(method: string, pathAndQuery: string, options: Cal
   return recorded;
 }
 
+export type OperationCall = { token: string; query?: Record<string, string>; body?: BodyInit; contentType?: string | null; timeoutMs?: number };
+
+/**
+ * Calls one operation's real handler with the given path parameters as Next
+ * hands them over (already decoded, so a lone surrogate or an undecodable
+ * segment can be sent, which a URL cannot carry), bounded in time.
+ */
+export async function callOperation(method: string, template: string, params: Record<string, string>, call: OperationCall) {
+  const { file } = resolveRoute(template.replace(/\{(\w+)\}/g, "x"));
+  const handler = (await routeModule(file))[method] as Handler;
+  const url = new URL(`http://localhost${template.replace(/\{(\w+)\}/g, "x")}`);
+  for (const [k, v] of Object.entries(call.query ?? {})) url.searchParams.set(k, v);
+  const headers = new Headers({ authorization: `Bearer ${call.token}`, "x-forwarded-for": freshAddress() });
+  if (call.body !== undefined && call.contentType !== null) headers.set("content-type", call.contentType ?? "application/json");
+  const timeoutMs = call.timeoutMs ?? 5_000;
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${method} ${template}: no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  const answer = (async () => {
+    const response = await handler(new Request(url, { method, headers, body: call.body }), { params: Promise.resolve(params) });
+    return { status: response.status, contentType: response.headers.get("content-type") ?? "", text: await response.text() };
+  })();
+  try {
+    return await Promise.race([answer, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Paths of every object key in a JSON value ("events.0.hash"). */
 export function keyPaths(value: unknown, prefix = ""): string[] {
   if (Array.isArray(value)) return value.flatMap((v, i) => keyPaths(v, `${prefix}${i}.`));

@@ -6,7 +6,7 @@ import { currentContext } from "@/lib/auth/current-actor";
 import { API_ROUTES } from "@/lib/api/registry";
 import { initialFormState } from "@/lib/form-state";
 import { createProjectAction } from "@/app/(portal)/tenants/[tenant]/actions";
-import { callApi, freshAddress, operatorAccount, resolveRoute, routeModule } from "@/test/api";
+import { callApi, callOperation, operatorAccount } from "@/test/api";
 import { databaseLabel, freshTestDatabase } from "@/test/database";
 import { contextOf, countOf } from "@/test/fixtures";
 
@@ -43,18 +43,10 @@ const CLASSES = [
   { name: "a lone low surrogate", bad: "\udc00", message: /unpaired surrogate/ },
 ] as const;
 
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
-
-/** Calls one operation's real handler with the given (already decoded) path parameters, as Next hands them over. */
-async function callOperation(method: string, template: string, params: Record<string, string>, init: { body?: string } = {}) {
-  const { file } = resolveRoute(template.replace(/\{(\w+)\}/g, "x"));
-  const handler = (await routeModule(file))[method] as Handler;
-  const headers = new Headers({ authorization: `Bearer ${token}`, "x-forwarded-for": freshAddress() });
-  if (init.body !== undefined) headers.set("content-type", "application/json");
-  // The handler reads its parameters from Next's params, not from the URL (a lone surrogate has no percent-encoding).
-  const url = `http://localhost${template.replace(/\{(\w+)\}/g, "x")}`;
-  const response = await handler(new Request(url, { method, headers, body: init.body }), { params: Promise.resolve(params) });
-  return { status: response.status, body: (await response.json()) as { error?: { code: string; message: string; fields?: Record<string, string[]> } } };
+/** Calls one operation's real handler with the given (already decoded) path parameters: a lone surrogate has no percent-encoding. */
+async function callWithParams(method: string, template: string, params: Record<string, string>, init: { body?: string } = {}) {
+  const answer = await callOperation(method, template, params, { token, body: init.body });
+  return { status: answer.status, body: JSON.parse(answer.text) as { error?: { code: string; message: string; fields?: Record<string, string[]> } } };
 }
 
 const clean = (template: string) => Object.fromEntries([...template.matchAll(/\{(\w+)\}/g)].map((m) => [m[1]!, m[1] === "tenant" ? "vision-lab" : "detector-training"]));
@@ -75,7 +67,7 @@ describe(`bad bytes at the REST door (${databaseLabel()})`, () => {
       const before = await counts();
       for (const route of withParams) {
         for (const name of [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)) {
-          const response = await callOperation(route.method, route.path, { ...clean(route.path), [name]: c.bad }, route.method === "GET" || route.method === "DELETE" ? {} : { body: "{}" });
+          const response = await callWithParams(route.method, route.path, { ...clean(route.path), [name]: c.bad }, route.method === "GET" || route.method === "DELETE" ? {} : { body: "{}" });
           expect(response.status, `${route.method} ${route.path} with ${name}`).toBe(400);
           expect(response.body.error).toMatchObject({ code: "validation", message: expect.stringMatching(c.message) as unknown });
           expect(response.body.error?.fields).toEqual({ [name]: [expect.stringMatching(c.message) as unknown] });
@@ -88,7 +80,7 @@ describe(`bad bytes at the REST door (${databaseLabel()})`, () => {
       const before = await counts();
       for (const route of withBody) {
         for (const body of [{ name: c.bad }, { nested: { list: ["ok", c.bad] } }, { [c.bad]: "key" }]) {
-          const response = await callOperation(route.method, route.path, clean(route.path), { body: JSON.stringify(body) });
+          const response = await callWithParams(route.method, route.path, clean(route.path), { body: JSON.stringify(body) });
           expect(response.status, `${route.method} ${route.path} ${JSON.stringify(body)}`).toBe(400);
           expect(response.body.error).toMatchObject({ code: "validation", message: expect.stringMatching(c.message) as unknown });
         }
