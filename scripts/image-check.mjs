@@ -127,7 +127,7 @@ async function postgresChecks(copy, user) {
     record("CLI as entry command: allot migrate (PostgreSQL)", migrate.code === 0 && /Migrations applied/.test(migrate.output), migrate.output.trim().split("\n").at(-1));
     // As a manifest's `command: ["allot", ...]` runs it, replacing the entry point: `allot` found on PATH.
     const onPath = await runContained(copy, { command: ["allot", "verify-audit"], env });
-    record("allot is on PATH: command [allot, verify-audit]", onPath.code === 0 && /Audit chain intact/.test(onPath.output), onPath.output.trim().split("\n").at(-1));
+    record("allot is on PATH: command [allot, verify-audit]", onPath.code === 0 && /Hash chain intact: \d+ events verified/.test(onPath.output), onPath.output.trim().split("\n").at(-1));
 
     const started = Date.now();
     const run = startContained(copy, { env });
