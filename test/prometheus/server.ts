@@ -1,7 +1,7 @@
 import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
+import { freePort } from "@/test/ports";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -44,18 +44,6 @@ export function prometheusBinaries(): { prometheus: string; promtool: string } {
     throw new Error(`${missing} not found on PATH: these tests run a real Prometheus. Install Debian's package (apt-get install -y prometheus); .ci/run does.`);
   }
   return { prometheus, promtool };
-}
-
-/** A port nothing listens on just now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Blocks from the OpenMetrics text, then Prometheus serving them; resolves once /-/ready answers. */

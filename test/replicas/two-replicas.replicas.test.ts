@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { and, count, eq, inArray, isNotNull, sql } from "drizzle-orm";
@@ -16,6 +15,7 @@ import { createProject } from "@/lib/tenancy/commands/create-project";
 import { emptyTestDatabase } from "@/test/database";
 import { contextOf } from "@/test/fixtures";
 import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
+import { freePort } from "@/test/ports";
 
 /**
  * Several replicas on one PostgreSQL, as a Deployment of two runs them: two
@@ -49,17 +49,6 @@ let api: StandInApiServer;
 let kubeconfig: string;
 const replicas: Replica[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs: number, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
