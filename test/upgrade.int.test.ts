@@ -29,6 +29,8 @@ const fixture = path.join(process.cwd(), "test", "upgrade", "0.1.0");
 const data = fs.readFileSync(path.join(fixture, "data.sql"), "utf8");
 const seededAt = new Date(fs.readFileSync(path.join(fixture, "seeded-at"), "utf8").trim());
 const settings = parseConfig({}).cluster;
+/** Long before 0.1.0's seed made its pools. */
+const EARLY_USAGE_HOUR = new Date(Date.UTC(seededAt.getUTCFullYear() - 1, 0, 1));
 
 /** Rows per table, as 0.1.0 wrote them: one INSERT each in the dump. */
 const rowsInDump = new Map<string, number>();
@@ -51,6 +53,10 @@ beforeAll(async () => {
   // The dump has many statements: each driver's own multi-statement entry point.
   const client = (db as unknown as { $client: { exec?: (q: string) => Promise<unknown>; unsafe?: (q: string) => Promise<unknown> } }).$client;
   await (handle.kind === "pglite" ? client.exec!(data) : client.unsafe!(data));
+  // Usage pushed for an hour before any pool was recorded (0.1.0 priced every hour on the present pools).
+  await db.execute(
+    sql`insert into usage_hourly (project_id, tenant_id, resource, hour, source, quantity) select id, tenant_id, 'cpu', ${EARLY_USAGE_HOUR.toISOString()}::timestamptz, 'push', 2 from projects order by slug limit 1`,
+  );
   await runMigrations(handle, handle.target);
 }, 120_000);
 
@@ -81,10 +87,10 @@ describe(`upgrade from 0.1.0 to today's schema (${databaseLabel()})`, () => {
     expect(grants.length).toBe(rowsInDump.get("project_grants"));
   });
 
-  it("gives every pool 0.1.0 wrote a size history: one open span of its nodes from when it was created", async () => {
+  it("gives every pool 0.1.0 wrote a size history: one open span of its nodes from the first hour of usage, before the pool was recorded", async () => {
     const rows = await rowsOf<{ name: string; nodes: number; from_created: boolean; open: boolean; spans: number }>(
       db,
-      sql`select p.name, s.node_count as nodes, s.valid_from = p.created_at as from_created, s.valid_to is null as open, count(*) over (partition by p.id)::int as spans
+      sql`select p.name, s.node_count as nodes, s.valid_from = ${EARLY_USAGE_HOUR.toISOString()}::timestamptz and s.valid_from < p.created_at as from_created, s.valid_to is null as open, count(*) over (partition by p.id)::int as spans
           from node_pools p join node_pool_sizes s on s.pool_id = p.id and s.node_count = p.node_count and s.gpus_per_node = p.gpus_per_node and s.pool_name = p.name
           order by p.name`,
     );

@@ -15,6 +15,8 @@ CREATE TABLE "node_pool_sizes" (
 --> statement-breakpoint
 CREATE UNIQUE INDEX "node_pool_sizes_open_unique" ON "node_pool_sizes" USING btree ("pool_id") WHERE "node_pool_sizes"."valid_to" is null;--> statement-breakpoint
 CREATE INDEX "node_pool_sizes_pool_from_idx" ON "node_pool_sizes" USING btree ("pool_id","valid_from");--> statement-breakpoint
--- Backfill: each existing pool has held its present size since it was recorded (the only history there is), so idle cost before this release is priced as it was.
+-- Backfill: each existing pool holds its present size from when it was recorded or from the first hour of usage, whichever is earlier
+-- (the only history there is; before this release every hour was priced on the present pools, so idle cost before it stays as it was,
+-- and usage recorded before its pool was never priced against no capacity).
 INSERT INTO "node_pool_sizes" ("pool_id", "pool_name", "gpu_model", "gpus_per_node", "node_count", "cpu_per_node", "memory_bytes_per_node", "valid_from", "valid_to")
-SELECT "id", "name", "gpu_model", "gpus_per_node", "node_count", "cpu_per_node", "memory_bytes_per_node", "created_at", NULL FROM "node_pools";
+SELECT "id", "name", "gpu_model", "gpus_per_node", "node_count", "cpu_per_node", "memory_bytes_per_node", LEAST("created_at", COALESCE((SELECT min("hour") FROM "usage_hourly"), "created_at")), NULL FROM "node_pools";
