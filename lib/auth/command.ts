@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AppError } from "@/lib/errors";
+import { inSpan } from "@/lib/observability/tracing";
 import type { Resource } from "./actor";
 import type { CommandContext } from "./context";
 import { can, decide, type Action } from "./policy";
@@ -41,6 +42,11 @@ export async function executeCommand<Schema extends z.ZodType, Target extends Re
   ctx: CommandContext,
   rawInput: unknown,
 ): Promise<Result> {
+  // One span per command, whoever runs it (page, API, CLI): what it does on the cluster or elsewhere nests under it.
+  return inSpan(`command ${command.name}`, { "allot.command": command.name, "allot.principal.id": ctx.actor.principalId, "allot.principal.kind": ctx.actor.kind }, () => runCommand(command, ctx, rawInput));
+}
+
+async function runCommand<Schema extends z.ZodType, Target extends Resource, Result>(command: Command<Schema, Target, Result>, ctx: CommandContext, rawInput: unknown): Promise<Result> {
   const parsed = command.input.safeParse(rawInput);
   if (!parsed.success) throw new AppError("validation", undefined, fieldErrorsOf(parsed.error));
   const { action, resource } = await command.target(ctx, parsed.data);

@@ -15,6 +15,7 @@ import {
   type KubernetesObject,
   type Middleware,
 } from "@kubernetes/client-node";
+import { inSpan } from "@/lib/observability/tracing";
 
 /**
  * The portal's one door to a cluster: server-side apply, read, list and
@@ -156,7 +157,12 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
   const api = new KubernetesObjectApi(createConfiguration({ baseServer: new ServerConfiguration(server, {}), authMethods: { default: kc }, promiseMiddleware: [middleware] }));
 
   /** Runs one client-node call under the timeout and returns the response JSON; every failure comes out as a ClusterApiError. */
-  async function call(run: () => Promise<unknown>, body?: string): Promise<unknown> {
+  function call(operation: string, ref: { kind: string; namespace?: string; name?: string }, run: () => Promise<unknown>, body?: string): Promise<unknown> {
+    const attributes = { "server.address": server, "k8s.operation": operation, "k8s.kind": ref.kind, ...(ref.namespace ? { "k8s.namespace.name": ref.namespace } : {}), ...(ref.name ? { "k8s.object.name": ref.name } : {}) };
+    return inSpan(`kube-api ${operation} ${ref.kind}`, attributes, () => callUnderTimeout(run, body));
+  }
+
+  async function callUnderTimeout(run: () => Promise<unknown>, body?: string): Promise<unknown> {
     const controller = new AbortController();
     const context: CallContext = { signal: controller.signal, body };
     let timer: NodeJS.Timeout | undefined;
@@ -190,12 +196,12 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
     server,
     async apply(object) {
       const copy: KubernetesObject = { ...object, metadata: { ...object.metadata } };
-      const raw = await call(() => api.patch(copy, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply), JSON.stringify(object));
+      const raw = await call("apply", { kind: object.kind ?? "object", namespace: object.metadata?.namespace, name: object.metadata?.name }, () => api.patch(copy, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply), JSON.stringify(object));
       return objectFrom(raw, `the apply of ${object.kind} ${object.metadata?.name}`);
     },
     async read(ref) {
       try {
-        return objectFrom(await call(() => api.read(header(ref))), `a read of ${describe(ref)}`);
+        return objectFrom(await call("read", ref, () => api.read(header(ref))), `a read of ${describe(ref)}`);
       } catch (err) {
         if (absent(err)) return null;
         throw err;
@@ -206,7 +212,7 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
       let token: string | undefined;
       do {
         const previous = token;
-        const raw = (await call(() => api.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector || undefined, pageSize, previous))) as {
+        const raw = (await call("list", { kind, namespace }, () => api.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector || undefined, pageSize, previous))) as {
           items?: unknown;
           metadata?: { continue?: unknown };
         } | undefined;
@@ -220,7 +226,7 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
     },
     async remove(ref) {
       try {
-        await call(() => api.delete(header(ref)));
+        await call("delete", ref, () => api.delete(header(ref)));
         return "deleted";
       } catch (err) {
         if (absent(err)) return "absent";

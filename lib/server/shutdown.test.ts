@@ -35,7 +35,7 @@ describe("shutDown", () => {
 
 describe("the shutdown order", () => {
   it("turns readiness false first, stops the worker before the drain, and closes the database last", () => {
-    expect(shutdownSteps(3000).map((s) => s.name)).toEqual(["readiness", "reconcile worker", "drain", "database"]);
+    expect(shutdownSteps(3000).map((s) => s.name)).toEqual(["readiness", "reconcile worker", "drain", "traces", "database"]);
   });
 
   it("readiness answers 503 draining from the first step on, without asking the database", async () => {

@@ -1,5 +1,6 @@
 import { closeDatabase } from "@/db/client";
 import { stopInProcessWorker } from "@/lib/jobs/in-process";
+import { shutdownTracing } from "@/lib/observability/tracing";
 import { beginDraining } from "./draining";
 
 /**
@@ -31,6 +32,8 @@ export function shutdownSteps(drainMs: number): ShutdownStep[] {
     { name: "readiness", run: () => Promise.resolve(beginDraining()) },
     { name: "reconcile worker", run: stopInProcessWorker },
     { name: "drain", run: () => sleep(drainMs) },
+    // Spans still queued for the OTLP endpoint (the last requests' among them) leave before the process does.
+    { name: "traces", run: shutdownTracing },
     { name: "database", run: closeDatabase },
   ];
 }
