@@ -13,7 +13,8 @@ import { inSpan, otlpEndpointConfigured, registerTracing, shutdownTracing } from
 /**
  * Traces leave the process over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is
  * set: checked against a receiver on loopback that keeps what it is sent, as a
- * collector would, with a command and a cluster call made under one parent.
+ * collector would, with a command and a cluster call made under one parent,
+ * and the command's SQL statements as database spans under the command.
  */
 type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean };
 type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: { key: string; value: OtlpValue }[]; status?: { code?: number }; events?: { name: string }[] };
@@ -86,6 +87,16 @@ describe(`OpenTelemetry traces over OTLP (${databaseLabel()})`, () => {
     expect(commands[0]!.status?.code ?? 0).not.toBe(2);
     expect(commands[1]!.status?.code).toBe(2); // ERROR: the invalid slug
     expect(commands[1]!.events?.map((e) => e.name)).toContain("exception");
+
+    // Every statement the command sent is a db span under the command's span,
+    // with the statement text and never its parameters (the project's name).
+    const db = spans().filter((s) => s.name.startsWith("db "));
+    const underCommand = db.filter((s) => s.parentSpanId === commands[0]!.spanId);
+    expect(underCommand.map((s) => s.name)).toContain("db INSERT");
+    const insert = underCommand.find((s) => s.name === "db INSERT")!;
+    expect([attr(insert, "db.system.name"), attr(insert, "db.operation.name")]).toEqual(["postgresql", "INSERT"]);
+    expect(attr(insert, "db.query.text")).toMatch(/^insert into .*\$1/i);
+    expect(db.some((s) => attr(s, "db.query.text")?.includes("Traced"))).toBe(false);
     expect([attr(read, "k8s.operation"), attr(read, "k8s.kind"), attr(read, "k8s.object.name"), attr(read, "server.address")]).toEqual(["read", "Namespace", "kube-system", api.url]);
   });
 });

@@ -3,6 +3,7 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { installDbSpans } from "./db-spans";
 import { RequestDurationProcessor } from "./http-metrics";
 import { metrics } from "./metrics";
 
@@ -12,7 +13,7 @@ import { metrics } from "./metrics";
  * duration histogram is read from those spans (http-metrics.ts). With
  * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set,
  * every span is also exported over OTLP/HTTP (JSON) in batches: HTTP requests,
- * commands and cluster API calls. The exporter reads the standard OTEL_*
+ * commands, database statements and cluster API calls. The exporter reads the standard OTEL_*
  * variables itself (endpoint, headers, timeout); OTEL_SERVICE_NAME names the
  * service (default allot).
  */
@@ -26,7 +27,12 @@ export function otlpEndpointConfigured(env: Partial<Record<string, string>> = pr
 export function registerTracing(env: Partial<Record<string, string>> = process.env): NodeTracerProvider {
   if (globalForTracing.allotTracerProvider) return globalForTracing.allotTracerProvider;
   const spanProcessors: SpanProcessor[] = [new RequestDurationProcessor(metrics().httpDuration)];
-  if (otlpEndpointConfigured(env)) spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
+  if (otlpEndpointConfigured(env)) {
+    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
+    // Database spans only when they leave the process: a span per statement is
+    // not free, and nothing but the exporter reads them (db-spans.ts).
+    installDbSpans();
+  }
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || "allot", "service.version": process.env.npm_package_version ?? "unreleased" }),
     spanProcessors,
