@@ -6,6 +6,8 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { config, type AllotConfig } from "@/lib/config";
+import { installDbSpans } from "@/lib/observability/db-spans";
+import { otlpEndpointConfigured } from "@/lib/observability/tracing";
 import { acquireDataDirLock } from "./data-dir-lock";
 import * as schema from "./schema";
 
@@ -29,6 +31,10 @@ export const POSTGRES_POOL_MAX = 10;
 export const APPLICATION_NAME = `allot ${os.hostname()}:${process.pid}`.slice(0, 63);
 
 export function openDatabase(target: AllotConfig["database"]): DatabaseHandle {
+  // Next bundles drizzle once per server layer (instrumentation, routes, pages),
+  // each with its own PgPreparedQuery prototype: the hook goes on the copy that
+  // builds this database, not only on the one registerTracing imported.
+  if (otlpEndpointConfigured()) installDbSpans();
   if (target.kind === "postgres") {
     const client = postgres(target.url, { max: POSTGRES_POOL_MAX, onnotice: () => {}, connection: { application_name: APPLICATION_NAME } });
     return {
