@@ -50,12 +50,12 @@ let kubeconfig: string;
 const replicas: Replica[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs: number, everyMs = 100): Promise<T> {
+async function until<T>(what: string | (() => string), probe: () => Promise<T | null | undefined | false>, timeoutMs: number, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}`);
     await sleep(everyMs);
   }
 }
@@ -166,15 +166,21 @@ describe("two portal replicas on one PostgreSQL", () => {
     const victim = leaderId === a.workerId ? a : b;
     survivor = victim === a ? b : a;
 
+    // Each change's Namespace PATCH answered 150 ms late: two workers then apply
+    // slower than the test makes projects, so a backlog builds and "mid-batch"
+    // is a state that lasts seconds, not a race the workers can win on a fast machine.
+    api.faults.push({ match: { method: "PATCH", kind: "Namespace" }, delayMs: 150, times: CHANGES });
     const ids = await newProjects("replica", CHANGES);
     expect(ids).toHaveLength(CHANGES);
     // Mid-batch: the victim has applied some and still holds claims, and work is left.
+    let midBatch: Record<string, number> = {};
     await until(
-      "the leader to be mid-batch",
+      () => `the leader to be mid-batch (last seen: ${JSON.stringify(midBatch)})`,
       async () => {
         const [{ applied }] = (await db.select({ applied: count() }).from(clusterChangeAttempts).where(and(eq(clusterChangeAttempts.worker, victim.workerId), eq(clusterChangeAttempts.outcome, "applied")))) as [{ applied: number }];
         const [{ held }] = (await db.select({ held: count() }).from(clusterChanges).where(and(eq(clusterChanges.status, "applying"), eq(clusterChanges.claimedBy, victim.workerId)))) as [{ held: number }];
         const s = await statusCounts(ids);
+        midBatch = { applied, held, ...s };
         return applied >= 5 && held > 0 && (s.pending ?? 0) + (s.applying ?? 0) >= 40;
       },
       60_000,
