@@ -10,7 +10,21 @@ export async function register() {
 }
 
 /** Log every server error with the digest the browser shows as its reference id. */
-export function onRequestError(error: unknown, request: { path: string; method: string }) {
+export async function onRequestError(
+  error: unknown,
+  request: Readonly<{ path: string; method: string; headers: NodeJS.Dict<string | string[]> }>,
+  context: Readonly<{ routePath: string; routeType: string }>,
+) {
   const digest = typeof error === "object" && error && "digest" in error ? String(error.digest) : "none";
-  console.error(`[allot] request error ref=${digest} ${request.method} ${request.path}:`, error);
+  if (process.env.NEXT_RUNTIME !== "nodejs") {
+    console.error(`[allot] request error ref=${digest} ${request.method} ${request.path}:`, error);
+    return;
+  }
+  const { log } = await import("./lib/observability/log");
+  // The request id comes with the request's context; the header (cleaned by the same hook) covers a call made outside it.
+  const header = request.headers["x-request-id"];
+  log().error(
+    { err: error, ref: digest, method: request.method, path: request.path.split("?", 1)[0], route: context.routePath, routeType: context.routeType, ...(typeof header === "string" ? { requestId: header } : {}) },
+    "request error",
+  );
 }

@@ -95,6 +95,8 @@ export default defineConfig({
     env: {
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      // Warnings and errors only: an access line per request would bury the run's report.
+      LOG_LEVEL: process.env.LOG_LEVEL || "warn",
       ALLOT_DATA_DIR: dataDir,
       // Empty means unset to the portal's configuration: PGlite even when the shell points at PostgreSQL.
       DATABASE_URL: "",

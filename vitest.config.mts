@@ -13,6 +13,10 @@ const alias = { "@": path.resolve(import.meta.dirname), "server-only": path.reso
  *   production build on one PostgreSQL; npm test runs them after the build
  *   when DATABASE_URL is set.
  */
+// Test runs log warnings and errors only (an access or command line per call would bury the
+// report); the tests of the logs set their own level, and the replica test its portals'.
+process.env.LOG_LEVEL ||= "warn";
+
 export default defineConfig({
   test: {
     projects: [

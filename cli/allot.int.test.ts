@@ -157,10 +157,14 @@ describe("operator CLI", { timeout: 600_000 }, () => {
   });
 
   it("runs the reconcile worker once in record-only mode", async () => {
-    const worker = await allot("worker", "--once");
+    const worker = await allotWith({ LOG_LEVEL: "info" }, "worker", "--once");
     expect(worker.code).toBe(0);
-    expect(worker.stderr).toMatch(/record-only \(no cluster connected\)/);
+    // The worker logs on stderr (at info: test runs set LOG_LEVEL=warn), as JSON when it is not a terminal.
+    expect(worker.stderr).toMatch(/"level":"info".*"msg":"reconcile worker cli@[^"]+: record-only \(no cluster connected\)\."/);
     expect(worker.stdout).toMatch(/^Processed [1-9]\d* changes\.$/m);
+    // Each change it recorded has its line, naming it; stdout holds only the command's own output.
+    expect(worker.stderr).toMatch(/"changeId":\d+,.*"msg":"change recorded"/);
+    expect(worker.stdout).not.toMatch(/^\{/m);
     expect((await allot("worker", "--once")).stdout).toMatch(/^Processed 0 changes\.$/m);
     expect((await allot("reconcile-all")).stdout).toMatch(/Queued a reconcile of 3 tenants/);
     expect((await allot("worker", "--once")).stdout).toMatch(/^Processed [1-9]\d* changes\.$/m);

@@ -29,6 +29,7 @@ import { clusterRuntime } from "@/lib/cluster/runtime";
 import { CHANGE_SETTLED_HOOKS, startWorkerLoop, workerIdentity } from "@/lib/jobs/worker-loop";
 import { enqueueDueScheduledChanges } from "@/lib/cluster/scheduled-scan";
 import { reconcileDue } from "@/lib/cluster/worker";
+import { configureLogger, log, logLine, logSettings } from "@/lib/observability/log";
 import { serveMetrics } from "@/lib/observability/serve";
 import { backfillPrometheusUsage, catchUpPrometheusUsage, describeUsageRun } from "@/lib/metering/prometheus-source";
 
@@ -105,6 +106,8 @@ const isProjectRole = (role: string): role is "member" | "viewer" => role === "m
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
+  // What the worker and the jobs log goes to stderr (JSON unless it is a terminal); stdout is each command's own output.
+  configureLogger(logSettings(process.env, 2));
   if (!command || command === "help" || command === "--help") {
     console.log(USAGE);
     return command ? 0 : 1;
@@ -210,7 +213,7 @@ async function main(argv: string[]): Promise<number> {
         await runMigrations(handle, c.database);
         const runtime = clusterRuntime(c.cluster);
         const reconciler = { db: handle.db, settings: c.cluster, client: runtime.client, clock: systemClock, workerId: workerIdentity("cli"), afterSettled: CHANGE_SETTLED_HOOKS };
-        console.error(`Reconcile worker ${reconciler.workerId}: ${runtime.mode === "live" ? `live, API server ${runtime.server}` : "record-only (no cluster connected)"}.`);
+        log().info(`reconcile worker ${reconciler.workerId}: ${runtime.mode === "live" ? `live, API server ${runtime.server}` : "record-only (no cluster connected)"}.`);
         if (o.once) {
           const scheduled = await enqueueDueScheduledChanges(handle.db, systemClock());
           if (scheduled > 0) console.log(`Enqueued ${scheduled} scheduled changes that were due.`);
@@ -218,7 +221,7 @@ async function main(argv: string[]): Promise<number> {
           return 0;
         }
         // allot_leader follows the leadership lease from the first pass on (startWorkerLoop).
-        await serveMetrics(c.metricsPort, () => handle, systemClock, (m, e) => console.error(m, e ?? ""));
+        await serveMetrics(c.metricsPort, () => handle, systemClock, logLine);
         const loop = startWorkerLoop({ ...reconciler, auditCheckpoints: c.auditCheckpoints });
         // The loop's timers and the metrics server are unref'd (so the portal and tests can exit):
         // without this a replica that is not the leader and finds nothing due exited quietly with 0.
@@ -227,7 +230,7 @@ async function main(argv: string[]): Promise<number> {
           for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
         });
         clearInterval(keepAlive);
-        console.error("Stopping after the current pass…");
+        log().info("stopping after the current pass");
         await loop.stop();
         return 0;
       }

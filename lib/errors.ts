@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { log } from "@/lib/observability/log";
 
 /**
  * Expected failures carry a code from this table and reach the user as its
@@ -34,7 +35,7 @@ export function newReferenceId(): string {
 /** Log an unexpected error on the server and return the reference id to show instead. */
 export function reportUnexpectedError(error: unknown, where: string): string {
   const ref = newReferenceId();
-  console.error(`[allot] unexpected error ref=${ref} in ${where}:`, error);
+  log().error({ err: error, ref, where }, "unexpected error");
   return ref;
 }
 

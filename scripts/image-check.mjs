@@ -150,6 +150,14 @@ async function postgresChecks(copy, user) {
     record("writes outside /tmp fail with EROFS (even as root); /tmp is writable", refused && asUser["/tmp/probe"] === "written", JSON.stringify({ ...asUser, root: asRoot }));
 
     await signInWithChromium(`http://localhost:${port}`);
+    const traced = await fetch(`http://127.0.0.1:${port}/sign-in`, { headers: { "X-Request-Id": "image-check-1" } }).catch(() => null);
+    await new Promise((r) => setTimeout(r, 300));
+    const accessLine = run
+      .output()
+      .split("\n")
+      .map((line) => { try { return JSON.parse(line); } catch { return null; } })
+      .find((entry) => entry?.msg === "request" && entry.requestId === "image-check-1");
+    record("logs are JSON lines; a request's X-Request-Id is echoed and on its access line", traced?.headers.get("x-request-id") === "image-check-1" && accessLine?.status === 200 && accessLine.path === "/sign-in", JSON.stringify(accessLine ?? run.output().split("\n").slice(-3)));
     const readOnlyErrors = run.output().split("\n").filter((line) => /EROFS|read-only file system/i.test(line));
     record("server log has no read-only file system errors", readOnlyErrors.length === 0, readOnlyErrors.slice(0, 3).join(" | "));
     await stopWithSigterm(run, "PostgreSQL", "postgresStopSeconds");

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AppError } from "@/lib/errors";
+import { log } from "@/lib/observability/log";
 import { inSpan } from "@/lib/observability/tracing";
 import type { Resource } from "./actor";
 import type { CommandContext } from "./context";
@@ -43,7 +44,18 @@ export async function executeCommand<Schema extends z.ZodType, Target extends Re
   rawInput: unknown,
 ): Promise<Result> {
   // One span per command, whoever runs it (page, API, CLI): what it does on the cluster or elsewhere nests under it.
-  return inSpan(`command ${command.name}`, { "allot.command": command.name, "allot.principal.id": ctx.actor.principalId, "allot.principal.kind": ctx.actor.kind }, () => runCommand(command, ctx, rawInput));
+  return inSpan(`command ${command.name}`, { "allot.command": command.name, "allot.principal.id": ctx.actor.principalId, "allot.principal.kind": ctx.actor.kind }, async () => {
+    const who = { command: command.name, principalId: ctx.actor.principalId, principalKind: ctx.actor.kind };
+    try {
+      const result = await runCommand(command, ctx, rawInput);
+      log().info({ ...who, outcome: "ok" }, `command ${command.name}`);
+      return result;
+    } catch (error) {
+      // A refusal is the caller's mistake, said to them; anything else is logged once, with its reference, where it is reported.
+      if (error instanceof AppError) log().info({ ...who, outcome: error.code }, `command ${command.name} refused`);
+      throw error;
+    }
+  });
 }
 
 async function runCommand<Schema extends z.ZodType, Target extends Resource, Result>(command: Command<Schema, Target, Result>, ctx: CommandContext, rawInput: unknown): Promise<Result> {

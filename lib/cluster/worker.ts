@@ -3,6 +3,7 @@ import type { Database } from "@/db/client";
 import { clusterChangeAttempts, clusterChanges, clusterObjects } from "@/db/schema";
 import type { Clock } from "@/lib/clock";
 import type { ClusterSettings } from "@/lib/config";
+import { log, withLogContext } from "@/lib/observability/log";
 import { metrics } from "@/lib/observability/metrics";
 import { applyTarget, ObjectApplyError } from "./apply";
 import { loadDesiredTenant } from "./desired-from-db";
@@ -218,7 +219,20 @@ async function loadTarget(o: ReconcilerOptions, change: Change, now: Date): Prom
 }
 
 /** Do one claimed change: render, validate, then apply (live) or store the plan (record-only). */
-export async function processChange(o: ReconcilerOptions, change: Change): Promise<Outcome> {
+/** Applies (or records) one claimed change; every line logged meanwhile names it, and one line says how it ended. */
+export function processChange(o: ReconcilerOptions, change: Change): Promise<Outcome> {
+  return withLogContext({ changeId: change.id }, async () => {
+    const startedAt = performance.now();
+    const outcome = await applyOrRecord(o, change);
+    const fields = { target: change.targetKey, attempt: change.attempts, durationMs: Math.round(performance.now() - startedAt) };
+    if (outcome.status === "applied" || outcome.status === "recorded") log().info(fields, `change ${outcome.status}`);
+    else if (outcome.status === "retry") log().warn({ ...fields, reason: outcome.reason, error: outcome.error, retryInMs: outcome.delayMs }, "change not applied; trying again");
+    else log().error({ ...fields, reason: outcome.reason, error: outcome.error }, "change failed");
+    return outcome;
+  });
+}
+
+async function applyOrRecord(o: ReconcilerOptions, change: Change): Promise<Outcome> {
   const startedAt = o.clock();
   const [attempt] = await o.db
     .insert(clusterChangeAttempts)

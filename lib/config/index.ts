@@ -4,6 +4,7 @@ import { z } from "zod";
 import { checkpointPrivateKey, checkpointPublicKey, checkpointKeyId, CheckpointKeyError } from "@/lib/audit/checkpoint";
 import { renderConfig, type RenderConfig } from "@/lib/cluster/desired-state";
 import { parseQuantity } from "@/lib/cluster/quantity";
+import { logFormatSchema, logLevelSchema } from "@/lib/observability/log";
 
 /**
  * All configuration, read once from the environment and validated. A bad value
@@ -66,6 +67,9 @@ const projectQuota = z
   });
 
 const envSchema = z.object({
+  // Read by lib/observability/log.ts itself (it logs this very check); validated here so a bad value stops start-up.
+  LOG_LEVEL: logLevelSchema.optional(),
+  LOG_FORMAT: logFormatSchema.optional(),
   DATABASE_URL: postgresUrl.optional(),
   ALLOT_DATA_DIR: z.string().min(1, "must not be empty").default(".data"),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters (try: openssl rand -base64 32)").optional(),

@@ -1,3 +1,5 @@
+import { withLogContext } from "@/lib/observability/log";
+
 /**
  * Periodic jobs, as the capabilities define them and the worker loop runs
  * them. A capability says what its job does and how often (quota expiry in
@@ -46,12 +48,15 @@ export function periodicSchedule(jobs: readonly PeriodicJob[], log: JobLog, elap
         const at = elapsed();
         if (at - lastRun.get(job.name)! < job.everyMs) continue;
         lastRun.set(job.name, at);
-        try {
-          const line = await job.run(now);
-          if (line) log(`${job.name}: ${line}`);
-        } catch (error) {
-          log(`${job.name} failed; trying again at its next interval`, error);
-        }
+        // Every line the job logs (its own, an unexpected error's) names it.
+        await withLogContext({ job: job.name }, async () => {
+          try {
+            const line = await job.run(now);
+            if (line) log(`${job.name}: ${line}`);
+          } catch (error) {
+            log(`${job.name} failed; trying again at its next interval`, error);
+          }
+        });
       }
     },
   };

@@ -11,6 +11,7 @@ import { spendAlertsJob } from "@/lib/metering/alerts";
 import { prometheusUsageTicker } from "@/lib/metering/prometheus-source";
 import { webhookDeliveryJob } from "@/lib/notify/webhooks";
 import { setLeader } from "@/lib/observability/metrics";
+import { logLine } from "@/lib/observability/log";
 import { followClusterChange } from "@/lib/quota/follow";
 import { quotaExpiryJob } from "@/lib/quota/expiry";
 import { leadershipHolder } from "./leadership";
@@ -82,7 +83,7 @@ export function startWorkerLoop(
   },
 ): WorkerLoop {
   const pollMs = o.pollMs ?? 1000;
-  const log: JobLog = o.log ?? ((m, e) => (e ? console.error(`[allot] ${m}`, e) : console.log(`[allot] ${m}`)));
+  const log: JobLog = o.log ?? logLine;
   const reconciler: ReconcilerOptions = { ...o, afterSettled: o.afterSettled ?? CHANGE_SETTLED_HOOKS };
   const context: JobContext = { db: o.db, settings: o.settings, client: o.client, clock: o.clock, log, auditCheckpoints: o.auditCheckpoints };
   // Made afresh each time this replica becomes the leader: it cannot know when the previous

@@ -1,5 +1,6 @@
-import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { SpanKind, trace } from "@opentelemetry/api";
 import { PgPreparedQuery } from "drizzle-orm/pg-core";
+import { endSpanAfter } from "./span-run";
 
 /**
  * Every SQL statement drizzle sends, on postgres.js and PGlite alike, goes
@@ -36,17 +37,7 @@ export function installDbSpans(): void {
         kind: SpanKind.CLIENT,
         attributes: { "db.system.name": "postgresql", "db.operation.name": operation, "db.query.text": queryString.slice(0, DB_QUERY_TEXT_MAX) },
       },
-      async (span) => {
-        try {
-          return await original.call(this, queryString, params, run);
-        } catch (error) {
-          span.recordException(error instanceof Error ? error : String(error));
-          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-          throw error;
-        } finally {
-          span.end();
-        }
-      },
+      (span) => endSpanAfter(span, () => original.call(this, queryString, params, run)),
     );
   };
   proto[installed] = true;

@@ -1,4 +1,4 @@
-import { SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
+import { trace, type Attributes } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -6,6 +6,8 @@ import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { installDbSpans } from "./db-spans";
 import { RequestDurationProcessor } from "./http-metrics";
 import { metrics } from "./metrics";
+import { RequestTraceProcessor } from "./request-log";
+import { endSpanAfter } from "./span-run";
 
 /**
  * One tracer provider per process, registered before Next serves a request.
@@ -26,7 +28,7 @@ export function otlpEndpointConfigured(env: Partial<Record<string, string>> = pr
 
 export function registerTracing(env: Partial<Record<string, string>> = process.env): NodeTracerProvider {
   if (globalForTracing.allotTracerProvider) return globalForTracing.allotTracerProvider;
-  const spanProcessors: SpanProcessor[] = [new RequestDurationProcessor(metrics().httpDuration)];
+  const spanProcessors: SpanProcessor[] = [new RequestDurationProcessor(metrics().httpDuration), new RequestTraceProcessor()];
   if (otlpEndpointConfigured(env)) {
     spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
     // Database spans only when they leave the process: a span per statement is
@@ -53,17 +55,7 @@ export function tracer() {
  * rethrown. Without a registered provider this costs next to nothing.
  */
 export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, { attributes }, async (span) => {
-    try {
-      return await work();
-    } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer().startActiveSpan(name, { attributes }, (span) => endSpanAfter(span, work));
 }
 
 /** Sends the spans still queued (on shutdown), then stops the provider. */

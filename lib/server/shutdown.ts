@@ -1,6 +1,7 @@
 import { closeDatabase } from "@/db/client";
 import { stopInProcessWorker } from "@/lib/jobs/in-process";
 import { shutdownTracing } from "@/lib/observability/tracing";
+import { log } from "@/lib/observability/log";
 import { beginDraining } from "./draining";
 
 /**
@@ -79,9 +80,9 @@ export function exitCleanlyOnSignals(drainMs: number): void {
     process.on(signal, () => {
       if (stopping) process.exit(1);
       stopping = true;
-      console.log(`[allot] ${signal}: stopping`);
-      void shutDown(steps, (m) => console.error(`[allot] ${m}`), drainMs + STEP_DEADLINE_MS).then((code) => {
-        console.log(`[allot] stopped (exit ${code})`);
+      log().info(`${signal}: stopping`);
+      void shutDown(steps, (m) => log().error(m), drainMs + STEP_DEADLINE_MS).then((code) => {
+        log().info(`stopped (exit ${code})`);
         process.exit(code);
       });
     });

@@ -12,6 +12,7 @@ import { kubeConfigFor } from "@/lib/cluster/kube-client";
 import { FAILURE_LIMITS } from "@/lib/api/rate-limit";
 import { PERIODIC_LEADERSHIP } from "@/lib/jobs/worker-loop";
 import { createProject } from "@/lib/tenancy/commands/create-project";
+import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
 import { emptyTestDatabase } from "@/test/database";
 import { contextOf } from "@/test/fixtures";
 import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
@@ -79,6 +80,9 @@ async function startReplica(name: string): Promise<Replica> {
       ALLOT_DRIFT_INTERVAL_MINUTES: "1",
       ALLOT_SHUTDOWN_DRAIN_SECONDS: "1",
       METRICS_PORT: String(metricsPort),
+      // The test reads the replicas' JSON lines (test runs otherwise log warnings only).
+      LOG_LEVEL: "info",
+      LOG_FORMAT: "json",
       // As npm start and the image's entry set it: the portal's own SIGTERM handling (lib/server/shutdown.ts), not Next's exit 143.
       NEXT_MANUAL_SIG_HANDLE: "true",
     },
@@ -101,6 +105,20 @@ async function startReplica(name: string): Promise<Replica> {
   );
   return replica;
 }
+
+/** The JSON lines a replica has logged (what it prints otherwise, Next's own banner, is skipped). */
+const logLines = (r: Replica) =>
+  r.output
+    .join("")
+    .split("\n")
+    .flatMap((l) => {
+      if (!l.startsWith("{")) return [];
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return []; // the last line, still being written
+      }
+    });
 
 const leaderHolder = async () => (await db.select({ holder: leaderLeases.holder, leaseUntil: leaderLeases.leaseUntil }).from(leaderLeases).where(eq(leaderLeases.name, PERIODIC_LEADERSHIP)))[0];
 const leaderGauge = async (r: Replica) => {
@@ -192,6 +210,8 @@ describe("two portal replicas on one PostgreSQL", () => {
     await victim.exited;
 
     await until("every change applied", async () => (await statusCounts(ids)).applied === CHANGES, 120_000, 200);
+    // What is left of the delays must not slow the tests after this one.
+    api.faults.clear();
     const finishedAfter = Date.now() - killedAt;
     // Exactly once: one successful attempt per change, whoever made it.
     const successes = await db
@@ -210,6 +230,9 @@ describe("two portal replicas on one PostgreSQL", () => {
     expect(appliedBy.filter((x) => x.worker !== survivor.workerId && x.worker !== victim.workerId)).toEqual([]);
     const takenOver = appliedBy.filter((x) => x.worker === survivor.workerId);
     expect(takenOver.length).toBeGreaterThan(0);
+    // The survivor's log says so, one JSON line per change naming it.
+    const survivorApplied = new Set(logLines(survivor).filter((l) => l.msg === "change applied").map((l) => l.changeId));
+    expect(takenOver.filter((x) => !survivorApplied.has(x.changeId))).toEqual([]);
     // Every project's namespace exists on the cluster.
     const made = await db.select({ namespace: projects.namespace }).from(projects).where(sql`${projects.slug} like 'replica-%'`);
     expect(made.filter((p) => !api.get("v1", "Namespace", undefined, p.namespace))).toEqual([]);
@@ -244,6 +267,33 @@ describe("two portal replicas on one PostgreSQL", () => {
     expect(byObject.size).toBeGreaterThan(CHANGES);
     expect(readTwiceInAnInterval).toEqual([]);
   }, 240_000);
+
+  it("gives every request an id, echoed and on each line logged while serving it", async () => {
+    await createServiceAccountAsOperator(db, { tenant: null, name: "replica-log-bot", description: "", projectRoles: [] }, new Date());
+    const { token } = await mintTokenAsOperator(db, null, "replica-log-bot", null, new Date());
+    const response = await fetch(`http://127.0.0.1:${survivor.port}/api/v1/tenants/vision-lab/projects`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-request-id": "replica-test.req-1" },
+      body: JSON.stringify({ name: "Logged project", slug: "logged-project", description: "" }),
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("x-request-id")).toBe("replica-test.req-1");
+    const ofRequest = await until("the request's access line", () => {
+      const lines = logLines(survivor).filter((l) => l.requestId === "replica-test.req-1");
+      return Promise.resolve(lines.some((l) => l.msg === "request") ? lines : null);
+    }, 10_000);
+    const access = ofRequest.find((l) => l.msg === "request")!;
+    expect(access).toMatchObject({ level: "info", method: "POST", path: "/api/v1/tenants/vision-lab/projects", status: 201, traceId: expect.stringMatching(/^[0-9a-f]{32}$/) as unknown });
+    // The command ran in Next's route code, in the same request and trace.
+    expect(ofRequest.find((l) => l.msg === "command createProject")).toMatchObject({ outcome: "ok", principalKind: "service_account", traceId: access.traceId });
+
+    // A hostile id is replaced: the caller is told the one used, and the forged text is logged nowhere.
+    const forged = await fetch(`http://127.0.0.1:${survivor.port}/api/v1/tenants`, { headers: { authorization: `Bearer ${token}`, "x-request-id": 'x"} {"level":"fatal' } });
+    const used = forged.headers.get("x-request-id")!;
+    expect(used).toMatch(/^[0-9a-f-]{36}$/);
+    await until("the replaced id's access line", () => Promise.resolve(logLines(survivor).some((l) => l.msg === "request" && l.requestId === used && l.status === 200)), 10_000);
+    expect(survivor.output.join("")).not.toContain('x"} {"level":"fatal');
+  });
 
   it("a replica stopped with SIGTERM hands back its claims and its leadership at once", async () => {
     const leader = survivor;
