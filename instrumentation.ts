@@ -20,11 +20,11 @@ export async function onRequestError(
     console.error(`[allot] request error ref=${digest} ${request.method} ${request.path}:`, error);
     return;
   }
-  const { log } = await import("./lib/observability/log");
+  const [{ log }, { pathOnly }] = await Promise.all([import("./lib/observability/log"), import("./lib/observability/request-log")]);
   // The request id comes with the request's context; the header (cleaned by the same hook) covers a call made outside it.
   const header = request.headers["x-request-id"];
   log().error(
-    { err: error, ref: digest, method: request.method, path: request.path.split("?", 1)[0], route: context.routePath, routeType: context.routeType, ...(typeof header === "string" ? { requestId: header } : {}) },
+    { err: error, ref: digest, method: request.method, path: pathOnly(request.path), route: context.routePath, routeType: context.routeType, ...(typeof header === "string" ? { requestId: header } : {}) },
     "request error",
   );
 }

@@ -11,11 +11,15 @@ import type { Histogram } from "prom-client";
  * "unmatched".
  */
 const HANDLE_REQUEST = "BaseServer.handleRequest";
+
+/** Whether a span is one Next opens around a request (the duration histogram's and the access line's source). */
+export const isNextRequestSpan = (span: Pick<ReadableSpan, "attributes">): boolean => span.attributes["next.span_type"] === HANDLE_REQUEST;
+
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 export function requestLabelsOf(span: Pick<ReadableSpan, "attributes">): { method: string; route: string; status: string } | null {
   const a = span.attributes;
-  if (a["next.span_type"] !== HANDLE_REQUEST) return null;
+  if (!isNextRequestSpan(span)) return null;
   const method = String(a["http.method"] ?? a["http.request.method"] ?? "").toUpperCase();
   const route = a["next.route"] ?? a["http.route"];
   return {

@@ -134,11 +134,6 @@ export function withLogContext<T>(fields: LogContext, work: () => T): T {
   return context.run({ ...context.getStore(), ...fields }, work);
 }
 
-/** The fields in force here (the request id of the request being served, say). */
-export function currentLogContext(): LogContext | undefined {
-  return state().context.getStore();
-}
-
 /** From now on, log with these settings (the CLI: on stderr), or into `stream` (tests); the context in force is kept. */
 export function configureLogger(settings: LogSettings, stream?: DestinationStream): Logger {
   const s = state();

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { isNextRequestSpan } from "./http-metrics";
 import { log, withLogContext } from "./log";
 
 /**
@@ -44,7 +45,8 @@ const served = (globalForRequests.allotServedRequest ??= new AsyncLocalStorage<S
 /** Probes, scrapes and static files: logged at debug, so a pod probed every few seconds does not drown its own log. */
 const QUIET_PATH = /^\/(healthz|readyz|metrics)$|^\/_next\/static\/|^\/favicon\.ico$/;
 
-function pathOnly(url: string | undefined): string {
+/** A request's path as lines show it (here and in instrumentation.ts's error line). */
+export function pathOnly(url: string | undefined): string {
   // The query is left out: it can hold what the caller did not mean to have logged.
   const path = (url ?? "/").split("?", 1)[0]!;
   return path.length > 512 ? `${path.slice(0, 512)}…` : path;
@@ -85,8 +87,6 @@ export function installRequestLog(): void {
   } as typeof emit;
 }
 
-const HANDLE_REQUEST = "BaseServer.handleRequest";
-
 /**
  * Notes the trace of the request being served: the first span Next opens for
  * it is the request's root (a proxy pass and the render share its trace).
@@ -94,7 +94,7 @@ const HANDLE_REQUEST = "BaseServer.handleRequest";
 export class RequestTraceProcessor implements SpanProcessor {
   onStart(span: Span, _context: Context): void {
     const request = served.getStore();
-    if (!request || request.traceId || span.attributes["next.span_type"] !== HANDLE_REQUEST) return;
+    if (!request || request.traceId || !isNextRequestSpan(span)) return;
     const { traceId, spanId } = span.spanContext();
     request.traceId = traceId;
     request.spanId = spanId;
