@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, doublePrecision, index, integer, jsonb, numeric, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, doublePrecision, index, integer, jsonb, numeric, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { clusterChanges } from "./cluster";
 import { principals } from "./identity";
 import { projects, tenants } from "./tenancy";
@@ -26,6 +26,16 @@ export const nodePools = pgTable(
     cpuPerNode: doublePrecision("cpu_per_node").notNull(),
     memoryBytesPerNode: bigint("memory_bytes_per_node", { mode: "number" }).notNull(),
     dedicatedTenantId: uuid("dedicated_tenant_id").references(() => tenants.id),
+    /** Labels every node of the pool carries (e.g. nvidia.com/gpu.product): the pool's Kueue ResourceFlavor selects them. */
+    nodeLabels: jsonb("node_labels").$type<Record<string, string>>().notNull().default({}),
+    /** Taints of the pool's nodes; the flavour tolerates them, so admitted workloads land there. */
+    nodeTaints: jsonb("node_taints").$type<{ key: string; value?: string; effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute" }[]>().notNull().default([]),
+    /** How the pool's GPUs are shared: whole GPUs, MIG slices (gpuResource names the profile), or time-sliced replicas. */
+    gpuSharing: text("gpu_sharing").$type<"exclusive" | "mig" | "time_sliced">().notNull().default("exclusive"),
+    /** Time-slicing replicas per physical GPU (1 unless time-sliced): the device plugin advertises gpusPerNode x this. */
+    gpuSlices: integer("gpu_slices").notNull().default(1),
+    /** The workload tiers the platform lets onto this pool (e.g. serving only on MIG slices); null: every tier. */
+    tiers: jsonb("tiers").$type<string[]>(),
     version: integer("version").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -33,6 +43,7 @@ export const nodePools = pgTable(
     uniqueIndex("node_pools_name_unique").on(t.name),
     check("node_pools_gpu_pair", sql`(${t.gpuModel} is null) = (${t.gpuResource} is null)`),
     check("node_pools_counts", sql`${t.nodeCount} >= 0 and ${t.gpusPerNode} >= 0 and ${t.cpuPerNode} >= 0 and ${t.memoryBytesPerNode} >= 0`),
+    check("node_pools_gpu_sharing", sql`${t.gpuSharing} in ('exclusive', 'mig', 'time_sliced') and ${t.gpuSlices} >= 1 and (${t.gpuSharing} = 'time_sliced' or ${t.gpuSlices} = 1)`),
   ],
 );
 
@@ -187,9 +198,90 @@ export const quotaGrants = pgTable(
     endsAt: timestamp("ends_at", { withTimezone: true }),
     /** Set when the tenant admins were warned that this grant ends soon (warned once). */
     expiryWarnedAt: timestamp("expiry_warned_at", { withTimezone: true }),
+    /** Where the grant came from: an approved request, a tenant onboarding, a tenant admin's move inside the envelope, or demo data. */
+    source: text("source").$type<"request" | "onboarding" | "move" | "demo">().notNull().default("request"),
+    /** The two grants of one move inside a tenant's envelope share this id (one takes from a project, one gives to another). */
+    transferId: uuid("transfer_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("quota_grants_project_idx").on(t.projectId), index("quota_grants_ends_idx").on(t.endsAt).where(sql`${t.endsAt} is not null`)],
+  (t) => [
+    index("quota_grants_project_idx").on(t.projectId),
+    index("quota_grants_ends_idx").on(t.endsAt).where(sql`${t.endsAt} is not null`),
+    index("quota_grants_transfer_idx").on(t.transferId).where(sql`${t.transferId} is not null`),
+  ],
+);
+
+/**
+ * The quota model: a grant (or a request) is a set of lines, one per
+ * (flavour, resource). A flavour is what a pool offers: "default" for CPU,
+ * memory and storage, else the GPU model as the node pools name it (a whole
+ * GPU such as "H100", a MIG profile "A100 1g.10gb", a time-sliced "L4 shared").
+ * Resources are "cpu" (cores), "memory" and "storage" (bytes), or the GPU's
+ * extended resource name (devices). guarantee is the nominal quota the project
+ * can always get; burst how much it may borrow beyond it (preemptible work
+ * only); lendLimit how much of the guarantee others may borrow (null: all).
+ * Amounts add up over the grants in force; a move inside a tenant's envelope
+ * is a pair of grants, one with a negative guarantee.
+ */
+export const quotaGrantLines = pgTable(
+  "quota_grant_lines",
+  {
+    grantId: uuid("grant_id")
+      .notNull()
+      .references(() => quotaGrants.id),
+    flavor: text("flavor").notNull(),
+    resource: text("resource").notNull(),
+    guarantee: numeric("guarantee").notNull().default("0"),
+    burst: numeric("burst").notNull().default("0"),
+    lendLimit: numeric("lend_limit"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.grantId, t.flavor, t.resource] }),
+    check("quota_grant_lines_amounts", sql`${t.burst} >= 0 and (${t.lendLimit} is null or ${t.lendLimit} >= 0)`),
+  ],
+);
+
+/** What a request asks for, line by line (see quotaGrantLines); approving with changes writes the grant's own lines. */
+export const quotaRequestLines = pgTable(
+  "quota_request_lines",
+  {
+    requestId: uuid("request_id")
+      .notNull()
+      .references(() => quotaRequests.id),
+    flavor: text("flavor").notNull(),
+    resource: text("resource").notNull(),
+    guarantee: numeric("guarantee").notNull().default("0"),
+    burst: numeric("burst").notNull().default("0"),
+    lendLimit: numeric("lend_limit"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.requestId, t.flavor, t.resource] }),
+    check("quota_request_lines_amounts", sql`${t.guarantee} >= 0 and ${t.burst} >= 0 and (${t.lendLimit} is null or ${t.lendLimit} >= 0)`),
+  ],
+);
+
+/**
+ * A tenant's envelope per (flavour, resource): what the platform approved for
+ * the whole tenant. Its admins divide it among their projects and move quota
+ * between them without a ticket; only a change of the envelope, or a project
+ * guarantee beyond it, goes to the platform. No row: no envelope for that line
+ * (every project request goes to the platform, as before envelopes).
+ */
+export const tenantQuotaEnvelopes = pgTable(
+  "tenant_quota_envelopes",
+  {
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    flavor: text("flavor").notNull(),
+    resource: text("resource").notNull(),
+    guarantee: numeric("guarantee").notNull().default("0"),
+    burst: numeric("burst").notNull().default("0"),
+    version: integer("version").notNull().default(1),
+    updatedBy: uuid("updated_by").references(() => principals.id, { onDelete: "set null" }),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.flavor, t.resource] }), check("tenant_quota_envelopes_amounts", sql`${t.guarantee} >= 0 and ${t.burst} >= 0`)],
 );
 
 export const tenantRequestStatus = pgEnum("tenant_request_status", ["pending", "approved", "rejected", "cancelled"]);

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, numeric, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { principals } from "./identity";
 
 export const isolationTier = pgEnum("isolation_tier", ["shared", "dedicated"]);
@@ -45,6 +45,12 @@ export const projects = pgTable(
     namespace: text("namespace").notNull(),
     /** Archived projects keep their history but take no new work or access. */
     archivedAt: timestamp("archived_at", { withTimezone: true }),
+    /**
+     * The project's fair-share weight against the other projects of its
+     * cohort when GPUs are scarce (Kueue's ClusterQueue fairSharing.weight).
+     * One per project, not per flavour: Kueue weighs a whole ClusterQueue.
+     */
+    fairShareWeight: numeric("fair_share_weight").notNull().default("1"),
     version: integer("version").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -16,6 +16,26 @@ export interface Toleration {
   effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
 }
 
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+}
+
+/** A flavour the pools offer, as the cluster should know it. */
+export interface PoolFlavor {
+  /** The key quota lines use: "default" or the GPU model ("H100", "A100 1g.10gb", "L4 shared"). */
+  key: string;
+  /** GPU extended resource the flavour's nodes advertise; null for "default". */
+  resource: string | null;
+  sharing: "exclusive" | "mig" | "time_sliced";
+  /** Labels that pick the flavour's nodes (e.g. nvidia.com/gpu.product); empty for "default". */
+  nodeLabels: Record<string, string>;
+  nodeTaints: Taint[];
+  /** Workload tiers the platform lets onto this flavour; absent: all. */
+  tiers?: string[];
+}
+
 export interface NodePool {
   name: string;
   nodeSelector: Record<string, string>;
@@ -39,7 +59,27 @@ export interface DesiredTenant {
   workloadIdentityTemplate?: Record<string, string>;
 }
 
+/**
+ * One line of a project's quota as the cluster sees it, per flavour and
+ * resource (lib/quota/lines.ts sums a project's grants into these). The
+ * flavour is the key the lines use: "default" for CPU and memory, else the GPU
+ * model as the node pools name it; RenderConfig.flavors maps it to a Kueue
+ * ResourceFlavor.
+ */
+export interface FlavorQuota {
+  flavor: string;
+  /** "cpu" (cores), "memory" (bytes) or a GPU extended resource name (devices). */
+  resource: string;
+  /** What the project can always get (Kueue nominalQuota). */
+  guarantee: number;
+  /** How much it may borrow beyond the guarantee, preemptible work only (Kueue borrowingLimit); 0: nothing. */
+  burst: number;
+  /** How much of the guarantee others may borrow (Kueue lendingLimit); null: all of it. */
+  lendLimit: number | null;
+}
+
 export interface EffectiveQuota {
+  /** Guarantees, summed over flavours: what the project can always get. */
   cpuCores: number;
   memoryBytes: number;
   gpus: Record<GpuResourceName, number>;
@@ -47,6 +87,14 @@ export interface EffectiveQuota {
   pvcCount: number;
   /** Overrides of the object counts in RenderConfig.objectCounts. */
   objectCounts?: Record<string, number>;
+  /**
+   * Burst above the guarantees, summed over flavours (absent: none). The
+   * namespace ResourceQuota is the hard cap, guarantee plus burst, for pods
+   * that bypass Kueue.
+   */
+  burst?: { cpuCores: number; memoryBytes: number; gpus: Record<GpuResourceName, number> };
+  /** The same quota per flavour, for Kueue (absent: one line per resource of the "default" flavour for CPU and memory, and per GPU resource, no burst). */
+  flavors?: FlavorQuota[];
 }
 
 /**
@@ -73,6 +121,8 @@ export interface DesiredProject {
   quota: EffectiveQuota;
   /** PriorityClass names this project may use; high ones need a grant. */
   allowedPriorityClasses?: string[];
+  /** Weight against the other projects of its cohort when capacity is scarce (Kueue fairSharing.weight); absent: 1. */
+  fairShareWeight?: number;
   bindings: DesiredBinding[];
   serviceAccounts: DesiredServiceAccount[];
 }
@@ -90,6 +140,13 @@ export interface RenderConfig {
   kueue: { enabled: boolean; apiVersion: "v1beta1" | "v1beta2"; cohort: string };
   /** Human-friendly flavour names and node labels per GPU resource name (the GPU model of its node pool). */
   gpuModels?: Record<GpuResourceName, { flavor: string; nodeLabels: Record<string, string> }>;
+  /**
+   * The flavours the node pools offer (lib/quota reads them from the pools):
+   * one per GPU model (whole GPUs, a MIG profile or time-sliced GPUs) and the
+   * "default" flavour of CPU and memory. Each becomes a shared Kueue
+   * ResourceFlavor with the pool's node labels and taints.
+   */
+  flavors?: PoolFlavor[];
   managedBy: string;
   objectCounts: Record<string, number>;
   containerDefaults: { request: { cpu: string; memory: string }; limit: { cpu: string; memory: string } };
