@@ -39,7 +39,17 @@ function closedProject(project: DesiredProject, settings: ClusterSettings): Desi
   const zeroCounts = Object.fromEntries(Object.keys(settings.render.objectCounts).map((k) => [k, 0]));
   return {
     ...project,
-    quota: { cpuCores: 0, memoryBytes: 0, gpus: Object.fromEntries(Object.keys(project.quota.gpus).map((r) => [r, 0])), storageBytes: 0, pvcCount: 0, objectCounts: { ...zeroCounts, pods: 0 } },
+    quota: {
+      cpuCores: 0,
+      memoryBytes: 0,
+      gpus: Object.fromEntries(Object.keys(project.quota.gpus).map((r) => [r, 0])),
+      storageBytes: 0,
+      pvcCount: 0,
+      objectCounts: { ...zeroCounts, pods: 0 },
+      burst: { cpuCores: 0, memoryBytes: 0, gpus: Object.fromEntries(Object.keys(project.quota.gpus).map((r) => [r, 0])) },
+      // No flavour lines: its queues admit nothing and lend nothing.
+      flavors: [],
+    },
     allowedPriorityClasses: [],
     bindings: [],
     serviceAccounts: [],
@@ -132,6 +142,7 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
       namespace: p.namespace,
       quota: effectiveQuotaAt(settings.defaultProjectQuota, quotaSpans, now, gpuResources),
       allowedPriorityClasses: [],
+      fairShareWeight: Number(p.fairShareWeight),
       bindings,
       serviceAccounts: [...accounts].sort().map((name) => ({ name })),
     };

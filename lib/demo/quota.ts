@@ -4,6 +4,8 @@ import { nodePools, principals, quotaGrants, quotaRequestEvents, quotaRequests, 
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
 import { GiB } from "@/lib/quota/amounts";
 import type { DemoProjectRef, DemoProjectSlug } from "./usage";
+import { insertGrant, insertRequestLines } from "@/lib/quota/grant-store";
+import { linesOfAmounts } from "@/lib/quota/lines";
 
 /**
  * The quota the demo usage runs under. Without it the demo told two stories
@@ -126,7 +128,9 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
       { requestId: request!.id, at: askedAt, actorPrincipalId: requester, actorLabel: spec.requestedBy, kind: "created" },
       { requestId: request!.id, at: decidedAt, actorPrincipalId: decidedBy, actorLabel: DECIDED_BY, kind: "approved", detail: { note: "Demo data, seeded with the demo usage." } },
     ]);
-    await tx.insert(quotaGrants).values({ projectId: ref.projectId, requestId: request!.id, ...amounts, gpuResource, startsAt, endsAt: null, createdAt: now });
+    const lines = linesOfAmounts(amounts, gpuResource);
+    await insertRequestLines(tx, request!.id, lines);
+    await insertGrant(tx, { projectId: ref.projectId, requestId: request!.id, lines, startsAt, endsAt: null, source: "demo", createdAt: now });
     await enqueueProjectChange(tx, { tenantId: ref.tenantId, projectId: ref.projectId, reason: "demo quota seeded", at: now });
     written += 1;
   }

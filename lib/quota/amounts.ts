@@ -10,6 +10,11 @@ export interface QuotaAmounts {
   cpuCores: number;
   memoryBytes: number;
   storageBytes: number;
+  /**
+   * GPUs of the same model the project may borrow beyond its guarantee when
+   * they are idle in its cohort, for preemptible work only (Kueue). Absent: 0.
+   */
+  gpuBurst?: number;
 }
 
 /** Limits beyond which a number is a typo, not a request. */
@@ -21,6 +26,7 @@ export const cpuInput = quantity("CPU cores", { unit: 1, max: MAX.cpuCores, empt
 export const memoryInput = quantity("Memory (GiB)", { unit: GiB, max: MAX.memoryBytes, empty: 0, whole: true, example: "GiB such as 64, or a quantity such as 64Gi" });
 export const storageInput = quantity("Storage (GiB)", { unit: GiB, max: MAX.storageBytes, empty: 0, whole: true, example: "GiB such as 500, or a quantity such as 2Ti" });
 export const gpuCountInput = wholeNumber("GPUs", { max: MAX.gpuCount, empty: 0 });
+export const gpuBurstInput = wholeNumber("Burst GPUs", { max: MAX.gpuCount, empty: 0 });
 
 /** The amount fields of a request form or API body (merge into a command's input object). */
 export const amountFields = {
@@ -31,20 +37,29 @@ export const amountFields = {
     .optional()
     .transform((v) => (v ? v : null)),
   gpuCount: gpuCountInput,
+  gpuBurst: gpuBurstInput.optional().transform((v) => v ?? 0),
   cpuCores: cpuInput,
   memory: memoryInput,
   storage: storageInput,
 };
 
-export function amountsOf(v: { gpuModel: string | null; gpuCount: number; cpuCores: number; memory: number; storage: number }): QuotaAmounts {
-  return { gpuModel: v.gpuCount > 0 ? v.gpuModel : null, gpuCount: v.gpuCount, cpuCores: v.cpuCores, memoryBytes: v.memory, storageBytes: v.storage };
+export function amountsOf(v: { gpuModel: string | null; gpuCount: number; gpuBurst?: number; cpuCores: number; memory: number; storage: number }): QuotaAmounts {
+  const gpuBurst = v.gpuBurst ?? 0;
+  const anyGpu = v.gpuCount > 0 || gpuBurst > 0;
+  return { gpuModel: anyGpu ? v.gpuModel : null, gpuCount: v.gpuCount, cpuCores: v.cpuCores, memoryBytes: v.memory, storageBytes: v.storage, ...(gpuBurst > 0 ? { gpuBurst } : {}) };
 }
 
-/** Field problems of a request's amounts that the field schemas cannot see alone. */
-export function amountProblems(a: QuotaAmounts & { gpuModelGiven?: string | null }): Record<string, string[]> | null {
-  if (a.gpuCount > 0 && !a.gpuModel) return { gpuModel: ["choose a GPU model for the GPUs"] };
+/**
+ * Field problems of a request's amounts that the field schemas cannot see
+ * alone. Burst is borrowed through Kueue, which alone can reclaim it: without
+ * Kueue nothing would stop non-preemptible pods from holding it.
+ */
+export function amountProblems(a: QuotaAmounts, options: { burstAllowed: boolean } = { burstAllowed: false }): Record<string, string[]> | null {
+  const burst = a.gpuBurst ?? 0;
+  if ((a.gpuCount > 0 || burst > 0) && !a.gpuModel) return { gpuModel: ["choose a GPU model for the GPUs"] };
+  if (burst > 0 && !options.burstAllowed) return { gpuBurst: ["need Kueue on the cluster, which this portal is not set up for: ask for guaranteed GPUs instead"] };
   if (isEmpty(a)) return { cpuCores: ["ask for at least one resource: GPUs, CPU, memory or storage"] };
   return null;
 }
 
-export const isEmpty = (a: QuotaAmounts) => a.gpuCount === 0 && a.cpuCores === 0 && a.memoryBytes === 0 && a.storageBytes === 0;
+export const isEmpty = (a: QuotaAmounts) => a.gpuCount === 0 && (a.gpuBurst ?? 0) === 0 && a.cpuCores === 0 && a.memoryBytes === 0 && a.storageBytes === 0;

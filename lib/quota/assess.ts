@@ -4,7 +4,8 @@ import type { ClusterSettings } from "@/lib/config";
 import type { QuotaAmounts } from "./amounts";
 import { capacityPoolOf, clusterCapacity, tenantShares, type CapacityLine } from "./capacity";
 import { monthlyCost, ratesInForce, type CostEstimate } from "./cost";
-import { effectiveQuotaAt, gpusByModelAt } from "./effective";
+import { effectiveQuotaAt, gpusByModelAt, type GrantSpan } from "./effective";
+import { linesOfAmounts } from "./lines";
 import { autoApprovedHoldings, needsSecondApproval, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
 import { autoApprovedGrantsOf, clusterAllocation, grantsOfProjects, knownGpuResources, loadPools, loadQuotaPolicy, loadRates } from "./store";
 import { previewRequest } from "./view-helpers";
@@ -81,10 +82,14 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
     currentCost.monthly = Math.round((currentCost.monthly + gpu.monthly) * 100) / 100;
   }
 
+  // The quota after, per flavour too (what the diff of rendered objects shows): the lines of the grant approval would write, in force now.
+  const asGrant: GrantSpan = { ...amounts, gpuResource, startsAt: at, endsAt: null, lines: linesOfAmounts(amounts, gpuResource, amounts.gpuBurst ?? 0) };
+  const afterQuota = effectiveQuotaAt(settings.defaultProjectQuota, [...spans, asGrant], at, gpuResources);
+
   return {
     gpuResource,
     current: { quota, gpusByModel, monthly: currentCost },
-    after: preview.after,
+    after: { quota: afterQuota, gpusByModel: preview.after.gpusByModel },
     estimate: preview.estimate,
     capacity: preview.capacity,
     shares: tenantShares(capacity, allocation.byTenant),

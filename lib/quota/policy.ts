@@ -98,6 +98,8 @@ export function autoApproval(
 ): AutoDecision {
   const rules = policy.autoApprove;
   if (!rules.enabled) return { auto: false, reason: "automatic approval is off" };
+  // Burst lets a project borrow from its cohort and reclaim nothing of its own: a person weighs it against the others' guarantees.
+  if ((amounts.gpuBurst ?? 0) > 0) return { auto: false, reason: "it asks for burst GPUs, which a platform admin decides" };
   // Nodes the autoscaler might add are a person's call: the rules approve only what fits on the nodes present.
   if (capacity.some((l) => l.exceeds && l.fit.kind === "grows")) return { auto: false, reason: "it fits only when the autoscaler adds nodes" };
   if (capacity.some((l) => l.exceeds)) return { auto: false, reason: "it would exceed the capacity of the cluster" };

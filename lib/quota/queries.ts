@@ -10,8 +10,11 @@ import { projectUsageSummaries, type ProjectUsageSummary } from "@/lib/metering/
 import type { QuotaAmounts } from "./amounts";
 import { assessRequest, loadAssessmentBasis, UnknownGpuModelError, type AssessmentBasis, type Assessment } from "./assess";
 import { quotaChangeDiff } from "./diff";
-import { effectiveQuotaAt, gpusByModelAt, grantInForce } from "./effective";
+import { effectiveQuotaAt, gpusByModelAt, grantInForce, linesAt } from "./effective";
 import { largeRequestThreshold } from "./policy";
+import { linesOfGrants, linesOfRequests } from "./grant-store";
+import type { QuotaLine } from "./lines";
+import { requestAmountsOf } from "./request-amounts";
 import { grantsOfProjects } from "./store";
 
 export type QuotaRequestStatus = (typeof quotaRequests.$inferSelect)["status"];
@@ -38,7 +41,6 @@ export interface RequestListItem {
   version: number;
 }
 
-const amountsOf = (r: typeof quotaRequests.$inferSelect): QuotaAmounts => ({ gpuModel: r.gpuModel, gpuCount: r.gpuCount, cpuCores: r.cpuCores, memoryBytes: r.memoryBytes, storageBytes: r.storageBytes });
 
 async function listWhere(ctx: CommandContext, where: SQL | undefined, order: "newest" | "oldest", limit = 200): Promise<RequestListItem[]> {
   const rows = await ctx.db
@@ -50,13 +52,17 @@ async function listWhere(ctx: CommandContext, where: SQL | undefined, order: "ne
     .where(where)
     .orderBy(order === "oldest" ? asc(quotaRequests.createdAt) : desc(quotaRequests.createdAt))
     .limit(limit);
+  const lines = await linesOfRequests(
+    ctx.db,
+    rows.map(({ r }) => r.id),
+  );
   return rows.map(({ r, ...x }) => ({
     id: r.id,
     tenantId: r.tenantId,
     projectId: r.projectId,
     ...x,
     requestedBy: r.requestedBy,
-    amounts: amountsOf(r),
+    amounts: requestAmountsOf(r, lines.get(r.id) ?? []),
     endsAt: r.endsAt,
     justification: r.justification,
     status: r.status,
@@ -196,7 +202,10 @@ export interface ProjectQuotaView {
   effective: ReturnType<typeof effectiveQuotaAt>;
   gpusByModel: Record<string, number>;
   base: { cpuCores: number; memoryBytes: number; storageBytes: number; pvcCount: number };
-  grants: { id: string; requestId: string | null; amounts: QuotaAmounts; startsAt: Date; endsAt: Date | null; inForce: boolean }[];
+  /** The quota in force now per flavour and resource: guarantee, burst and what may be lent. */
+  lines: QuotaLine[];
+  fairShareWeight: number;
+  grants: { id: string; requestId: string | null; amounts: QuotaAmounts; lines: QuotaLine[]; source: string; startsAt: Date; endsAt: Date | null; inForce: boolean }[];
 }
 
 /** A project's effective quota and the grants it is made of; throws not_found when out of reach. */
@@ -206,16 +215,24 @@ export async function projectQuota(ctx: CommandContext, tenantSlug: string, proj
   const settings = config().cluster;
   const spans = (await grantsOfProjects(ctx.db, [project.id])).get(project.id) ?? [];
   const rows = await ctx.db.select().from(quotaGrants).where(eq(quotaGrants.projectId, project.id)).orderBy(desc(quotaGrants.startsAt));
+  const grantLines = await linesOfGrants(
+    ctx.db,
+    rows.map((g) => g.id),
+  );
   return {
     tenantId: tenant.id,
     projectId: project.id,
     effective: effectiveQuotaAt(settings.defaultProjectQuota, spans, ctx.now),
     gpusByModel: gpusByModelAt(spans, ctx.now),
     base: settings.defaultProjectQuota,
+    lines: linesAt(settings.defaultProjectQuota, spans, ctx.now),
+    fairShareWeight: Number(project.fairShareWeight),
     grants: rows.map((g) => ({
       id: g.id,
       requestId: g.requestId,
-      amounts: { gpuModel: g.gpuModel, gpuCount: g.gpuCount, cpuCores: g.cpuCores, memoryBytes: g.memoryBytes, storageBytes: g.storageBytes },
+      amounts: requestAmountsOf(g, grantLines.get(g.id) ?? []),
+      lines: grantLines.get(g.id) ?? [],
+      source: g.source,
       startsAt: g.startsAt,
       endsAt: g.endsAt,
       inForce: grantInForce(g, ctx.now),

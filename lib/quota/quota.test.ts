@@ -17,6 +17,7 @@ import {
   type AutoDecision,
   type QuotaPolicy,
 } from "./policy";
+import { linesOfAmounts } from "./lines";
 import { z } from "zod";
 
 const base = { cpuCores: 4, memoryBytes: 16 * GiB, storageBytes: 100 * GiB, pvcCount: 10 };
@@ -89,6 +90,7 @@ const spanOf = (g: RawGrant): GrantSpan => ({
   storageBytes: g.storageBytes,
   startsAt: at(g.start),
   endsAt: g.length === null ? null : at(g.start + g.length),
+  lines: linesOfAmounts(g, g.gpuModel === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb"),
 });
 
 describe("effective quota", () => {
@@ -319,6 +321,7 @@ describe("automatic approval", () => {
         storageBytes: 0,
         startsAt: new Date(startsAt),
         endsAt: endsAt ? new Date(endsAt) : null,
+        lines: linesOfAmounts({ gpuModel: gpu?.[0] ?? null, gpuCount: gpu?.[1] ?? 0, cpuCores, memoryBytes: 0, storageBytes: 0 }, gpu ? "nvidia.com/gpu" : null),
       });
       const prices = new Map([["cpu", 0.03], ["gpu:L4", 0.5]]);
       const grants = [

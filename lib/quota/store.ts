@@ -5,6 +5,8 @@ import type { ClusterSettings } from "@/lib/config";
 import type { Allocation } from "./capacity";
 import type { RateRow } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt, type GrantSpan } from "./effective";
+import { linesOfGrants } from "./grant-store";
+import type { QuotaLine } from "./lines";
 import { DEFAULT_QUOTA_POLICY, quotaPolicySchema, type QuotaPolicy } from "./policy";
 
 export const QUOTA_POLICY_KEY = "quota_policy";
@@ -31,7 +33,7 @@ export async function knownGpuResources(db: Database): Promise<string[]> {
 }
 
 type GrantRow = typeof quotaGrants.$inferSelect;
-export const spanOf = (g: GrantRow): GrantSpan => ({
+export const spanOf = (g: GrantRow, lines: QuotaLine[]): GrantSpan => ({
   gpuModel: g.gpuModel,
   gpuResource: g.gpuResource,
   gpuCount: g.gpuCount,
@@ -40,15 +42,25 @@ export const spanOf = (g: GrantRow): GrantSpan => ({
   storageBytes: g.storageBytes,
   startsAt: g.startsAt,
   endsAt: g.endsAt,
+  lines,
 });
+
+/** Grant rows with their lines, grouped by project. */
+async function spansOf(db: Database, rows: GrantRow[], projectIds: readonly string[]): Promise<Map<string, GrantSpan[]>> {
+  const out = new Map<string, GrantSpan[]>(projectIds.map((id) => [id, []]));
+  const lines = await linesOfGrants(
+    db,
+    rows.map((r) => r.id),
+  );
+  for (const r of rows) out.get(r.projectId)!.push(spanOf(r, lines.get(r.id) ?? []));
+  return out;
+}
 
 /** Every quota grant of the given projects (all times: the caller picks the instant). */
 export async function grantsOfProjects(db: Database, projectIds: readonly string[]): Promise<Map<string, GrantSpan[]>> {
-  const out = new Map<string, GrantSpan[]>(projectIds.map((id) => [id, []]));
-  if (projectIds.length === 0) return out;
+  if (projectIds.length === 0) return new Map();
   const rows = await db.select().from(quotaGrants).where(inArray(quotaGrants.projectId, [...projectIds]));
-  for (const r of rows) out.get(r.projectId)!.push(spanOf(r));
-  return out;
+  return spansOf(db, rows, projectIds);
 }
 
 /**
@@ -58,8 +70,7 @@ export async function grantsOfProjects(db: Database, projectIds: readonly string
  * counts.
  */
 export async function autoApprovedGrantsOf(db: Database, projectIds: readonly string[]): Promise<Map<string, GrantSpan[]>> {
-  const out = new Map<string, GrantSpan[]>(projectIds.map((id) => [id, []]));
-  if (projectIds.length === 0) return out;
+  if (projectIds.length === 0) return new Map();
   const rows = await db
     .select()
     .from(quotaGrants)
@@ -69,8 +80,7 @@ export async function autoApprovedGrantsOf(db: Database, projectIds: readonly st
         sql`exists (select 1 from ${quotaRequestEvents} where ${quotaRequestEvents.requestId} = ${quotaGrants.requestId} and ${quotaRequestEvents.kind} = 'auto_approved')`,
       ),
     );
-  for (const r of rows) out.get(r.projectId)!.push(spanOf(r));
-  return out;
+  return spansOf(db, rows, projectIds);
 }
 
 /**

@@ -121,6 +121,12 @@ export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Prev
     afterQuota.gpus[resource] = (afterQuota.gpus[resource] ?? 0) + amounts.gpuCount;
     afterGpus[amounts.gpuModel] = (afterGpus[amounts.gpuModel] ?? 0) + amounts.gpuCount;
   }
+  // Burst is not reserved: it raises the hard cap and what the project may borrow, not what it holds, so it is neither priced nor counted against capacity.
+  const gpuBurst = amounts.gpuBurst ?? 0;
+  if (amounts.gpuModel && gpuBurst > 0 && resource) {
+    const burst = quota.burst ?? { cpuCores: 0, memoryBytes: 0, gpus: {} };
+    afterQuota.burst = { ...burst, gpus: { ...burst.gpus, [resource]: (burst.gpus[resource] ?? 0) + gpuBurst } };
+  }
   const estimate = monthlyCost(amounts, new Map(basis.prices));
   const extra: Allocation = { cpuCores: amounts.cpuCores, memoryBytes: amounts.memoryBytes, gpusByModel: amounts.gpuModel && amounts.gpuCount > 0 ? { [amounts.gpuModel]: amounts.gpuCount } : {} };
   const capacity = touchedLines(capacityImpact(basis.pools, basis.policy.overcommit, basis.allocated, extra), amounts);

@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db/client";
-import { projects, quotaGrants, quotaRequestEvents, quotaRequests } from "@/db/schema";
+import { projects, quotaRequestEvents, quotaRequests } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
@@ -16,7 +16,10 @@ import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
 import { futureInstant, uuidInput, versionInput } from "@/lib/tenancy/inputs";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/tenancy/lookup";
 import { onProject, projectAddress } from "@/lib/tenancy/targets";
-import { amountFields, amountProblems, amountsOf, type QuotaAmounts } from "../amounts";
+import { amountFields, amountProblems, amountsOf, gpuBurstInput, isEmpty, type QuotaAmounts } from "../amounts";
+import { insertGrant, insertRequestLines, linesOfRequests } from "../grant-store";
+import { linesOfAmounts } from "../lines";
+import { grantedColumn, requestAmountsOf, sameAmounts, withBurst } from "../request-amounts";
 import { assessRequest, UnknownGpuModelError } from "../assess";
 import { projectPlace, requestPath } from "../places";
 import { describeAmounts } from "../view-helpers";
@@ -45,23 +48,15 @@ async function addEvent(db: Database, requestId: string, actor: AuditActor, kind
  * the caller's transaction: the grant and the change commit together.
  */
 async function grantAndApply(tx: Database, request: RequestRow, amounts: QuotaAmounts, endsAt: Date | null, gpuResource: string | null, at: Date): Promise<number> {
-  await tx.insert(quotaGrants).values({
-    projectId: request.projectId,
-    requestId: request.id,
-    gpuModel: amounts.gpuCount > 0 ? amounts.gpuModel : null,
-    gpuResource: amounts.gpuCount > 0 ? gpuResource : null,
-    gpuCount: amounts.gpuCount,
-    cpuCores: amounts.cpuCores,
-    memoryBytes: amounts.memoryBytes,
-    storageBytes: amounts.storageBytes,
-    startsAt: at,
-    endsAt,
-    createdAt: at,
-  });
+  await insertGrant(tx, { projectId: request.projectId, requestId: request.id, lines: linesOfAmounts(amounts, gpuResource, amounts.gpuBurst ?? 0), startsAt: at, endsAt, createdAt: at });
   return enqueueProjectChange(tx, { tenantId: request.tenantId, projectId: request.projectId, reason: "quota request approved", at });
 }
 
-const amountsOfRequest = (r: RequestRow): QuotaAmounts => ({ gpuModel: r.gpuModel, gpuCount: r.gpuCount, cpuCores: r.cpuCores, memoryBytes: r.memoryBytes, storageBytes: r.storageBytes });
+/** What a request asked for: its columns hold the guarantees, its GPU line the burst. */
+async function amountsOfRequest(db: Database, r: RequestRow): Promise<QuotaAmounts> {
+  const lines = (await linesOfRequests(db, [r.id])).get(r.id) ?? [];
+  return requestAmountsOf(r, lines);
+}
 
 /** Tell the requester and the tenant admins about a decision, in-app and to subscribed webhooks. */
 async function announceDecision(tx: Database, r: RequestRow, outcome: string, at: Date, note?: string | null) {
@@ -78,7 +73,7 @@ export const createQuotaRequest = defineCommand({
   target: onProject("project.quota.request"),
   async run(ctx, input, { tenantId, projectId }) {
     const amounts = amountsOf(input);
-    const problems = amountProblems(amounts);
+    const problems = amountProblems(amounts, { burstAllowed: config().cluster.render.kueue.enabled });
     if (problems) throw new AppError("validation", undefined, problems);
     if (input.endsAt && input.endsAt.getTime() <= ctx.now.getTime()) throw new AppError("validation", undefined, { endsAt: ["must be in the future"] });
     const settings = config().cluster;
@@ -109,6 +104,7 @@ export const createQuotaRequest = defineCommand({
           createdAt: ctx.now,
         })
         .returning();
+      await insertRequestLines(tx, request!.id, linesOfAmounts(amounts, assessment.gpuResource, amounts.gpuBurst ?? 0));
       await addEvent(tx, request!.id, actor, "created", ctx.now, { estimate: assessment.estimate.monthly, currency: config().currency });
       await recordAudit(tx, { actor, at: ctx.now, tenantId, action: "quota_request.created", target: { type: "quota_request", id: request!.id }, after: { ...amounts, endsAt: input.endsAt ?? null } });
       const link = requestPath(tenant.slug, project.slug, request!.id);
@@ -163,6 +159,7 @@ export const approveQuotaRequest = defineCommand({
     version: versionInput,
     /** Approve with changes: less than asked, or for a shorter time. Omitted fields grant what was asked. */
     gpuCount: changedAmount(amountFields.gpuCount),
+    gpuBurst: changedAmount(gpuBurstInput),
     cpuCores: changedAmount(amountFields.cpuCores),
     memory: changedAmount(amountFields.memory),
     storage: changedAmount(amountFields.storage),
@@ -175,7 +172,7 @@ export const approveQuotaRequest = defineCommand({
       const r = await lockPending(tx, input.requestId, input.version);
       const conflict = decisionConflict(ctx.actor, r, ctx.now);
       if (conflict) throw new AppError("forbidden", conflict);
-      const asked = amountsOfRequest(r);
+      const asked = await amountsOfRequest(tx, r);
       // After a first approval with changes, what it granted is the default the second approver confirms.
       const proposed = r.granted;
       const pick = (given: number | undefined, max: number, field: string, errors: Record<string, string[]>, fallback = max) => {
@@ -188,6 +185,7 @@ export const approveQuotaRequest = defineCommand({
       const granted: QuotaAmounts = {
         gpuModel: asked.gpuModel,
         gpuCount: pick(input.gpuCount, asked.gpuCount, "gpuCount", errors, proposed?.gpuCount),
+        ...withBurst(pick(input.gpuBurst, asked.gpuBurst ?? 0, "gpuBurst", errors, proposed?.gpuBurst ?? asked.gpuBurst ?? 0)),
         cpuCores: pick(input.cpuCores, asked.cpuCores, "cpuCores", errors, proposed?.cpuCores),
         memoryBytes: pick(input.memory, asked.memoryBytes, "memory", errors, proposed?.memoryBytes),
         storageBytes: pick(input.storage, asked.storageBytes, "storage", errors, proposed?.storageBytes),
@@ -195,9 +193,9 @@ export const approveQuotaRequest = defineCommand({
       const endsAt = input.endsAt ?? (proposed ? (proposed.endsAt ? new Date(proposed.endsAt) : null) : r.endsAt);
       if (input.endsAt && r.endsAt && input.endsAt > r.endsAt) errors.endsAt = ["can only be earlier than or equal to the end that was asked"];
       if (endsAt && endsAt.getTime() <= ctx.now.getTime()) errors.endsAt = ["must be in the future"];
-      if (granted.gpuCount === 0 && granted.cpuCores === 0 && granted.memoryBytes === 0 && granted.storageBytes === 0) errors.cpuCores = ["grant at least one resource, or reject the request"];
+      if (isEmpty(granted)) errors.cpuCores = ["grant at least one resource, or reject the request"];
       if (Object.keys(errors).length > 0) throw new AppError("validation", undefined, errors);
-      const changed = JSON.stringify({ ...granted, endsAt }) !== JSON.stringify({ ...asked, endsAt: r.endsAt });
+      const changed = !sameAmounts(granted, asked) || (endsAt?.getTime() ?? null) !== (r.endsAt?.getTime() ?? null);
       const actor = auditActorOf(ctx.actor);
 
       let assessment;
@@ -214,7 +212,7 @@ export const approveQuotaRequest = defineCommand({
           .set({
             firstApprovedBy: ctx.actor.principalId,
             firstApprovedAt: ctx.now,
-            granted: changed ? { gpuCount: granted.gpuCount, cpuCores: granted.cpuCores, memoryBytes: granted.memoryBytes, storageBytes: granted.storageBytes, endsAt: endsAt?.toISOString() ?? null } : null,
+            granted: changed ? grantedColumn(granted, endsAt) : null,
             version: r.version + 1,
           })
           .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
@@ -233,7 +231,7 @@ export const approveQuotaRequest = defineCommand({
           decidedBy: ctx.actor.principalId,
           decidedAt: ctx.now,
           decisionNote: input.note || null,
-          granted: changed ? { gpuCount: granted.gpuCount, cpuCores: granted.cpuCores, memoryBytes: granted.memoryBytes, storageBytes: granted.storageBytes, endsAt: endsAt?.toISOString() ?? null } : null,
+          granted: changed ? grantedColumn(granted, endsAt) : null,
           clusterChangeId: changeId,
           version: r.version + 1,
         })

@@ -15,6 +15,8 @@ import { createTenantInput, insertTenant } from "@/lib/tenancy/commands/create-t
 import { nameInput, uuidInput, versionInput } from "@/lib/tenancy/inputs";
 import { projectSlug } from "@/lib/tenancy/slugs";
 import { amountFields, amountsOf, isEmpty } from "../amounts";
+import { insertGrant } from "../grant-store";
+import { linesOfAmounts } from "../lines";
 import { loadPools } from "../store";
 
 const onPlatform = (action: "tenant_request.create" | "tenant_request.decide") => () => Promise.resolve({ action, resource: { kind: "platform" as const } });
@@ -29,7 +31,9 @@ export const requestTenant = defineCommand({
   input: createTenantInput.extend({
     projectName: nameInput,
     projectSlug,
+    // A new tenant starts with guarantees only: burst is a project's request once its queues exist.
     ...amountFields,
+    gpuBurst: z.undefined({ message: "cannot be asked for a new tenant; ask for burst on its project once it exists" }).optional(),
     justification: z.string({ message: "is required" }).trim().min(10, "say in a sentence what the team will do (at least 10 characters)").max(2000, "must be at most 2000 characters"),
   }),
   target: onPlatform("tenant_request.create"),
@@ -96,7 +100,7 @@ export const approveTenantRequest = defineCommand({
         if (!isEmpty(r.quota)) {
           const pool = r.quota.gpuCount > 0 ? (await loadPools(tx)).find((p) => p.gpuModel === r.quota.gpuModel) : undefined;
           if (r.quota.gpuCount > 0 && !pool) throw new AppError("conflict", `No node pool offers ${r.quota.gpuModel} any more; reject the request or add the pool first.`);
-          await tx.insert(quotaGrants).values({ projectId: project.id, ...r.quota, gpuModel: pool ? r.quota.gpuModel : null, gpuResource: pool?.gpuResource ?? null, startsAt: ctx.now, createdAt: ctx.now });
+          await insertGrant(tx, { projectId: project.id, lines: linesOfAmounts(r.quota, pool?.gpuResource ?? null), startsAt: ctx.now, endsAt: null, source: "onboarding", createdAt: ctx.now });
           await enqueueProjectChange(tx, { tenantId: tenant.id, projectId: project.id, reason: "tenant request approved", at: ctx.now });
         }
         const [row] = await tx

@@ -1,0 +1,163 @@
+import type { EffectiveQuota, FlavorQuota } from "@/lib/cluster/desired-state";
+import type { QuotaAmounts } from "./amounts";
+
+/**
+ * The quota model: a project's quota is a set of lines, one per (flavour,
+ * resource), each with a guarantee (what it can always get), a burst (what it
+ * may borrow beyond that, preemptible work only) and a lend limit (how much of
+ * its guarantee others may borrow; null: all). Grants and requests are lines;
+ * a project's quota at an instant is the sum of the lines of its grants in
+ * force, on top of the platform's starting quota. Pure: no I/O.
+ */
+
+/** CPU, memory and storage are not tied to a pool's hardware: one flavour for them. */
+export const DEFAULT_FLAVOR = "default";
+
+/** Resources of the default flavour; every other resource of a line is a GPU extended resource (devices). */
+export type BaseResource = "cpu" | "memory" | "storage";
+export const BASE_RESOURCES: readonly BaseResource[] = ["cpu", "memory", "storage"];
+
+export interface QuotaLine {
+  /** "default", or the GPU model as the node pools name it ("H100", "A100 1g.10gb", "L4 shared x4"). */
+  flavor: string;
+  /** "cpu" (cores), "memory" / "storage" (bytes), or a GPU extended resource name (devices). */
+  resource: string;
+  guarantee: number;
+  burst: number;
+  /** null: all of the guarantee may be lent. */
+  lendLimit: number | null;
+}
+
+export const isGpuLine = (l: { resource: string }) => !(BASE_RESOURCES as readonly string[]).includes(l.resource);
+
+const lineKey = (l: { flavor: string; resource: string }) => `${l.flavor}\u0000${l.resource}`;
+
+/** Cores are kept to millicores, as Kubernetes counts them; sums of fractions drift in binary floating point. */
+const tidy = (resource: string, n: number) => (resource === "cpu" ? Math.round(n * 1000) / 1000 : n);
+
+/**
+ * Lines that add up: guarantees and bursts sum; what may be lent sums too,
+ * each line lending at most its guarantee (a null limit lends all of it).
+ * The sum's lend limit is null when every part lends all, so a project that
+ * never set one renders no lendingLimit. Ordered by flavour then resource,
+ * "default" first, so the same lines always render the same objects.
+ */
+export function sumLines(lines: readonly QuotaLine[]): QuotaLine[] {
+  const sums = new Map<string, QuotaLine & { limited: boolean; lendable: number }>();
+  for (const l of lines) {
+    const key = lineKey(l);
+    const s = sums.get(key) ?? { flavor: l.flavor, resource: l.resource, guarantee: 0, burst: 0, lendLimit: null, limited: false, lendable: 0 };
+    s.guarantee = tidy(l.resource, s.guarantee + l.guarantee);
+    s.burst = tidy(l.resource, s.burst + l.burst);
+    // A negative guarantee (quota moved away) lends what it takes away less.
+    s.lendable = tidy(l.resource, s.lendable + (l.lendLimit === null ? l.guarantee : Math.min(l.lendLimit, Math.max(l.guarantee, 0))));
+    if (l.lendLimit !== null) s.limited = true;
+    sums.set(key, s);
+  }
+  return [...sums.values()]
+    .map(({ limited, lendable, ...l }) => ({ ...l, lendLimit: limited ? Math.max(0, Math.min(lendable, l.guarantee)) : null }))
+    .sort(compareLines);
+}
+
+export function compareLines(a: { flavor: string; resource: string }, b: { flavor: string; resource: string }): number {
+  if (a.flavor !== b.flavor) {
+    if (a.flavor === DEFAULT_FLAVOR) return -1;
+    if (b.flavor === DEFAULT_FLAVOR) return 1;
+    return a.flavor < b.flavor ? -1 : 1;
+  }
+  const order = (r: string) => {
+    const i = (BASE_RESOURCES as readonly string[]).indexOf(r);
+    return i === -1 ? BASE_RESOURCES.length : i;
+  };
+  return order(a.resource) - order(b.resource) || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0);
+}
+
+/**
+ * The lines of a request or grant given as today's form asks: one GPU model
+ * with a guarantee (gpuCount) and a burst, and CPU, memory and storage
+ * guarantees. Zero amounts make no line.
+ */
+export function linesOfAmounts(amounts: QuotaAmounts, gpuResource: string | null, gpuBurst = 0): QuotaLine[] {
+  const lines: QuotaLine[] = [];
+  const base = (resource: BaseResource, n: number) => {
+    if (n !== 0) lines.push({ flavor: DEFAULT_FLAVOR, resource, guarantee: n, burst: 0, lendLimit: null });
+  };
+  base("cpu", amounts.cpuCores);
+  base("memory", amounts.memoryBytes);
+  base("storage", amounts.storageBytes);
+  if (amounts.gpuModel && gpuResource && (amounts.gpuCount !== 0 || gpuBurst !== 0)) {
+    lines.push({ flavor: amounts.gpuModel, resource: gpuResource, guarantee: amounts.gpuCount, burst: gpuBurst, lendLimit: null });
+  }
+  return lines.sort(compareLines);
+}
+
+/**
+ * The fixed columns a grant row still carries for the previous release
+ * (expand, then contract): guarantees only, and the GPUs of one model; a grant
+ * of several GPU models keeps the largest in its columns, its lines keep all.
+ */
+export function amountsOfLines(lines: readonly QuotaLine[]): QuotaAmounts & { gpuResource: string | null } {
+  const sum = (resource: BaseResource) => lines.filter((l) => l.flavor === DEFAULT_FLAVOR && l.resource === resource).reduce((s, l) => s + l.guarantee, 0);
+  const gpu = lines.filter(isGpuLine).sort((a, b) => b.guarantee - a.guarantee)[0];
+  return {
+    gpuModel: gpu && gpu.guarantee !== 0 ? gpu.flavor : null,
+    gpuResource: gpu && gpu.guarantee !== 0 ? gpu.resource : null,
+    gpuCount: gpu ? gpu.guarantee : 0,
+    cpuCores: tidy("cpu", sum("cpu")),
+    memoryBytes: sum("memory"),
+    storageBytes: sum("storage"),
+  };
+}
+
+export interface BaseQuota {
+  cpuCores: number;
+  memoryBytes: number;
+  storageBytes: number;
+  pvcCount: number;
+}
+
+/** The platform's starting quota as lines of the default flavour (guarantees, no burst). */
+export function baseLines(base: BaseQuota): QuotaLine[] {
+  return linesOfAmounts({ gpuModel: null, gpuCount: 0, cpuCores: base.cpuCores, memoryBytes: base.memoryBytes, storageBytes: base.storageBytes }, null);
+}
+
+/**
+ * The quota the cluster is told, from summed lines: guarantees and bursts per
+ * resource (GPUs per extended resource, as the ResourceQuota counts them) and
+ * the lines per flavour for Kueue (storage is not Kueue's). Every GPU
+ * resource the cluster has is listed, at 0 when not held: a ResourceQuota
+ * that does not name a resource does not limit it at all.
+ */
+export function quotaOfLines(summed: readonly QuotaLine[], pvcCount: number, knownGpuResources: readonly string[] = []): EffectiveQuota {
+  const zeroGpus = () => Object.fromEntries(knownGpuResources.map((r) => [r, 0])) as Record<string, number>;
+  const quota: EffectiveQuota = { cpuCores: 0, memoryBytes: 0, storageBytes: 0, pvcCount, gpus: zeroGpus(), burst: { cpuCores: 0, memoryBytes: 0, gpus: zeroGpus() }, flavors: [] };
+  for (const l of summed) {
+    // A negative sum can only come from moves larger than what a project held; the cluster cannot be told less than nothing.
+    const guarantee = Math.max(0, l.guarantee);
+    const burst = Math.max(0, l.burst);
+    if (l.resource === "cpu") {
+      quota.cpuCores = tidy("cpu", quota.cpuCores + guarantee);
+      quota.burst!.cpuCores = tidy("cpu", quota.burst!.cpuCores + burst);
+    } else if (l.resource === "memory") {
+      quota.memoryBytes += guarantee;
+      quota.burst!.memoryBytes += burst;
+    } else if (l.resource === "storage") {
+      quota.storageBytes += guarantee;
+      continue;
+    } else {
+      quota.gpus[l.resource] = (quota.gpus[l.resource] ?? 0) + guarantee;
+      quota.burst!.gpus[l.resource] = (quota.burst!.gpus[l.resource] ?? 0) + burst;
+    }
+    if (guarantee === 0 && burst === 0) continue;
+    const flavor: FlavorQuota = { flavor: l.flavor, resource: l.resource, guarantee, burst, lendLimit: l.lendLimit === null ? null : Math.min(l.lendLimit, guarantee) };
+    quota.flavors!.push(flavor);
+  }
+  return quota;
+}
+
+/** Guarantees per GPU model (what people ask in), for display, capacity and cost. */
+export function gpusByModelOfLines(summed: readonly QuotaLine[], field: "guarantee" | "burst" = "guarantee"): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const l of summed) if (isGpuLine(l) && l[field] > 0) out[l.flavor] = (out[l.flavor] ?? 0) + l[field];
+  return out;
+}
