@@ -1,0 +1,97 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { GiB } from "./amounts";
+import { effectiveQuotaAt, type GrantSpan } from "./effective";
+import { amountsOfLines, DEFAULT_FLAVOR, linesOfAmounts, quotaOfLines, sumLines, type QuotaLine } from "./lines";
+
+const line = (flavor: string, resource: string, guarantee: number, burst = 0, lendLimit: number | null = null): QuotaLine => ({ flavor, resource, guarantee, burst, lendLimit });
+const BASE = { cpuCores: 2, memoryBytes: 4 * GiB, storageBytes: 10 * GiB, pvcCount: 5 };
+
+describe("quota lines", () => {
+  it("turns a request's amounts into lines: default flavour for CPU, memory and storage, the GPU model for GPUs with their burst", () => {
+    expect(linesOfAmounts({ gpuModel: "H100", gpuCount: 4, cpuCores: 8, memoryBytes: 64 * GiB, storageBytes: 0 }, "nvidia.com/gpu", 4)).toEqual([
+      line(DEFAULT_FLAVOR, "cpu", 8),
+      line(DEFAULT_FLAVOR, "memory", 64 * GiB),
+      line("H100", "nvidia.com/gpu", 4, 4),
+    ]);
+    // Burst alone is a line of its own; a GPU model without a served resource makes none.
+    expect(linesOfAmounts({ gpuModel: "L4", gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, "nvidia.com/gpu", 2)).toEqual([line("L4", "nvidia.com/gpu", 0, 2)]);
+    expect(linesOfAmounts({ gpuModel: "L4", gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, null)).toEqual([]);
+  });
+
+  it("sums per flavour and resource; what may be lent sums too, each line lending at most its guarantee", () => {
+    const summed = sumLines([line("H100", "nvidia.com/gpu", 8, 2, 4), line("H100", "nvidia.com/gpu", 4, 0, null), line("A100 1g.10gb", "nvidia.com/mig-1g.10gb", 7), line(DEFAULT_FLAVOR, "cpu", 0.1), line(DEFAULT_FLAVOR, "cpu", 0.2)]);
+    expect(summed).toEqual([line(DEFAULT_FLAVOR, "cpu", 0.3), line("A100 1g.10gb", "nvidia.com/mig-1g.10gb", 7), line("H100", "nvidia.com/gpu", 12, 2, 8)]);
+    // A lend limit above the guarantee lends the guarantee.
+    expect(sumLines([line("H100", "nvidia.com/gpu", 2, 0, 5)])[0]!.lendLimit).toBe(2);
+  });
+
+  it("gives the cluster guarantees and bursts per resource, and the lines per flavour without storage", () => {
+    const q = quotaOfLines(sumLines([line(DEFAULT_FLAVOR, "cpu", 8, 4), line(DEFAULT_FLAVOR, "storage", 100 * GiB), line("H100", "nvidia.com/gpu", 8, 8, 2), line("L4 shared x4", "nvidia.com/gpu", 0, 4)]), 5, ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"]);
+    expect(q.cpuCores).toBe(8);
+    expect(q.storageBytes).toBe(100 * GiB);
+    expect(q.gpus).toEqual({ "nvidia.com/gpu": 8, "nvidia.com/mig-1g.10gb": 0 });
+    expect(q.burst).toEqual({ cpuCores: 4, memoryBytes: 0, gpus: { "nvidia.com/gpu": 12, "nvidia.com/mig-1g.10gb": 0 } });
+    expect(q.flavors).toEqual([
+      { flavor: DEFAULT_FLAVOR, resource: "cpu", guarantee: 8, burst: 4, lendLimit: null },
+      { flavor: "H100", resource: "nvidia.com/gpu", guarantee: 8, burst: 8, lendLimit: 2 },
+      { flavor: "L4 shared x4", resource: "nvidia.com/gpu", guarantee: 0, burst: 4, lendLimit: null },
+    ]);
+  });
+
+  it("keeps the fixed columns a summary of the guarantees for the previous release", () => {
+    expect(amountsOfLines([line(DEFAULT_FLAVOR, "cpu", 4), line("H100", "nvidia.com/gpu", 2, 6), line("L4", "nvidia.com/gpu", 1)])).toEqual({
+      gpuModel: "H100",
+      gpuResource: "nvidia.com/gpu",
+      gpuCount: 2,
+      cpuCores: 4,
+      memoryBytes: 0,
+      storageBytes: 0,
+    });
+    expect(amountsOfLines([line("H100", "nvidia.com/gpu", 0, 6)])).toMatchObject({ gpuModel: null, gpuResource: null, gpuCount: 0 });
+  });
+
+  const amounts = fc.record({
+    gpuModel: fc.constantFrom("H100", "A100 1g.10gb"),
+    gpuCount: fc.integer({ min: 0, max: 16 }),
+    cpuCores: fc.integer({ min: 0, max: 64000 }).map((m) => m / 1000),
+    memoryBytes: fc.integer({ min: 0, max: 512 }).map((g) => g * GiB),
+    storageBytes: fc.integer({ min: 0, max: 1000 }).map((g) => g * GiB),
+    burst: fc.integer({ min: 0, max: 16 }),
+  });
+  const resourceOf = (model: string) => (model === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb");
+
+  it("lines give the quota the fixed columns gave, plus burst (property)", () => {
+    fc.assert(
+      fc.property(fc.array(amounts, { maxLength: 6 }), (grants) => {
+        const at = new Date("2026-06-01T00:00:00Z");
+        const spans: GrantSpan[] = grants.map((g) => ({ ...g, gpuResource: resourceOf(g.gpuModel), startsAt: new Date(0), endsAt: null, lines: linesOfAmounts(g, resourceOf(g.gpuModel), g.burst) }));
+        const q = effectiveQuotaAt(BASE, spans, at, ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"]);
+        const sum = (f: (g: (typeof grants)[number]) => number) => grants.reduce((s, g) => s + f(g), 0);
+        expect(q.cpuCores).toBeCloseTo(BASE.cpuCores + sum((g) => g.cpuCores), 9);
+        expect(q.memoryBytes).toBe(BASE.memoryBytes + sum((g) => g.memoryBytes));
+        expect(q.storageBytes).toBe(BASE.storageBytes + sum((g) => g.storageBytes));
+        for (const model of ["H100", "A100 1g.10gb"]) {
+          const ofModel = grants.filter((g) => g.gpuModel === model);
+          expect(q.gpus[resourceOf(model)]).toBe(ofModel.reduce((s, g) => s + g.gpuCount, 0));
+          expect(q.burst!.gpus[resourceOf(model)]).toBe(ofModel.reduce((s, g) => s + g.burst, 0));
+        }
+        // The hard cap the cluster gets is guarantee plus burst, per flavour line too.
+        for (const f of q.flavors!) expect(f.guarantee + f.burst).toBeGreaterThan(0);
+      }),
+    );
+  });
+
+  it("moving quota between two lines of one tenant never changes the tenant's total (property)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 64 }), fc.integer({ min: 0, max: 64 }), fc.integer({ min: 0, max: 64 }), (a, b, moved) => {
+        fc.pre(moved <= a);
+        const before = sumLines([line("H100", "nvidia.com/gpu", a), line("H100", "nvidia.com/gpu", b)]);
+        const from = sumLines([line("H100", "nvidia.com/gpu", a), line("H100", "nvidia.com/gpu", -moved)]);
+        const to = sumLines([line("H100", "nvidia.com/gpu", b), line("H100", "nvidia.com/gpu", moved)]);
+        expect(from[0]!.guarantee + to[0]!.guarantee).toBe(before[0]!.guarantee);
+        expect(from[0]!.guarantee).toBeGreaterThanOrEqual(0);
+      }),
+    );
+  });
+});
