@@ -1,6 +1,6 @@
 import { eq, inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { nodePools, principals, quotaGrants, quotaRequestEvents, quotaRequests, users } from "@/db/schema";
+import { nodePools, principals, quotaRequestEvents, quotaRequests, users } from "@/db/schema";
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
 import { GiB } from "@/lib/quota/amounts";
 import type { DemoProjectRef, DemoProjectSlug } from "./usage";

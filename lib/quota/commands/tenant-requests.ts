@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db/client";
-import { quotaGrants, tenantRequests, tenants } from "@/db/schema";
+import { tenantRequests, tenants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
