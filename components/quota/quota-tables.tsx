@@ -35,11 +35,13 @@ export function Td({ children, className = "", first = false }: { children: Reac
   return <td className={`py-1.5 pr-3 align-top ${first ? "" : "text-right tabular-nums"} ${className}`}>{children}</td>;
 }
 
-type QuotaState = { quota: EffectiveQuota; gpusByModel: Record<string, number> };
+/** burstByModel: GPUs the project may borrow beyond its guarantee, by model (absent: none). */
+type QuotaState = { quota: EffectiveQuota; gpusByModel: Record<string, number>; burstByModel?: Record<string, number> };
 
 /** Quota rows: CPU, memory, GPUs by model, storage and PVCs, for one or two states (now, after approval). */
 export function QuotaComparison({ now, after, caption, nowLabel = "Now", afterLabel = "After approval" }: { now: QuotaState; after?: QuotaState; caption: string; nowLabel?: string; afterLabel?: string }) {
   const models = [...new Set([...Object.keys(now.gpusByModel), ...Object.keys(after?.gpusByModel ?? {})])].sort();
+  const burstModels = [...new Set([...Object.keys(now.burstByModel ?? {}), ...Object.keys(after?.burstByModel ?? {})])].sort();
   const rows: { label: string; now: string; after?: string; changed: boolean }[] = [
     { label: "CPU cores", now: formatCores(now.quota.cpuCores), after: after && formatCores(after.quota.cpuCores), changed: !!after && after.quota.cpuCores !== now.quota.cpuCores },
     { label: "Memory", now: formatBytes(now.quota.memoryBytes), after: after && formatBytes(after.quota.memoryBytes), changed: !!after && after.quota.memoryBytes !== now.quota.memoryBytes },
@@ -48,6 +50,12 @@ export function QuotaComparison({ now, after, caption, nowLabel = "Now", afterLa
       now: String(now.gpusByModel[m] ?? 0),
       after: after && String(after.gpusByModel[m] ?? 0),
       changed: !!after && (after.gpusByModel[m] ?? 0) !== (now.gpusByModel[m] ?? 0),
+    })),
+    ...burstModels.map((m) => ({
+      label: `${m} burst GPUs`,
+      now: String(now.burstByModel?.[m] ?? 0),
+      after: after && String(after.burstByModel?.[m] ?? 0),
+      changed: !!after && (after.burstByModel?.[m] ?? 0) !== (now.burstByModel?.[m] ?? 0),
     })),
     ...(models.length === 0 ? [{ label: "GPUs", now: "none", after: after && "none", changed: false }] : []),
     { label: "Storage", now: formatBytes(now.quota.storageBytes), after: after && formatBytes(after.quota.storageBytes), changed: !!after && after.quota.storageBytes !== now.quota.storageBytes },

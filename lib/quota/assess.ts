@@ -4,8 +4,8 @@ import type { ClusterSettings } from "@/lib/config";
 import type { QuotaAmounts } from "./amounts";
 import { capacityPoolOf, clusterCapacity, tenantShares, type CapacityLine } from "./capacity";
 import { monthlyCost, ratesInForce, type CostEstimate } from "./cost";
-import { effectiveQuotaAt, gpusByModelAt, type GrantSpan } from "./effective";
-import { linesOfAmounts } from "./lines";
+import { effectiveQuotaAt, gpusByModelAt, linesAt, type GrantSpan } from "./effective";
+import { gpusByModelOfLines, linesOfAmounts } from "./lines";
 import { autoApprovedHoldings, needsSecondApproval, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
 import { autoApprovedGrantsOf, clusterAllocation, grantsOfProjects, knownGpuResources, loadPools, loadQuotaPolicy, loadRates } from "./store";
 import { previewRequest } from "./view-helpers";
@@ -13,8 +13,8 @@ import { previewRequest } from "./view-helpers";
 export interface Assessment {
   /** The extended resource the GPU model is served as (from the node pools), when GPUs are asked for. */
   gpuResource: string | null;
-  current: { quota: EffectiveQuota; gpusByModel: Record<string, number>; monthly: CostEstimate };
-  after: { quota: EffectiveQuota; gpusByModel: Record<string, number> };
+  current: { quota: EffectiveQuota; gpusByModel: Record<string, number>; burstByModel: Record<string, number>; monthly: CostEstimate };
+  after: { quota: EffectiveQuota; gpusByModel: Record<string, number>; burstByModel: Record<string, number> };
   estimate: CostEstimate;
   capacity: CapacityLine[];
   shares: ReturnType<typeof tenantShares>;
@@ -57,13 +57,14 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
   const spans = grants.get(projectId) ?? [];
   const quota = effectiveQuotaAt(settings.defaultProjectQuota, spans, at, gpuResources);
   const gpusByModel = gpusByModelAt(spans, at);
+  const burstByModel = gpusByModelOfLines(linesAt(settings.defaultProjectQuota, spans, at), "burst");
   const prices = ratesInForce(rateRows, at);
   const autoApproved = autoApprovedHoldings(autoGrants.get(projectId) ?? [], at, prices);
   const capacity = clusterCapacity(pools, policy.overcommit);
   // The same arithmetic as the request form's live preview, so the two never disagree.
   const preview = previewRequest(
     {
-      current: { quota, gpusByModel },
+      current: { quota, gpusByModel, burstByModel },
       gpuResources: Object.fromEntries(pools.filter((p) => p.gpuModel && p.gpuResource).map((p) => [p.gpuModel!, p.gpuResource!])),
       prices: [...prices],
       pools: pools.map(capacityPoolOf),
@@ -88,8 +89,8 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
 
   return {
     gpuResource,
-    current: { quota, gpusByModel, monthly: currentCost },
-    after: { quota: afterQuota, gpusByModel: preview.after.gpusByModel },
+    current: { quota, gpusByModel, burstByModel, monthly: currentCost },
+    after: { quota: afterQuota, gpusByModel: preview.after.gpusByModel, burstByModel: preview.after.burstByModel },
     estimate: preview.estimate,
     capacity: preview.capacity,
     shares: tenantShares(capacity, allocation.byTenant),

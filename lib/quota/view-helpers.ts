@@ -1,6 +1,6 @@
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { formatMoney as formatAmount, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
-import { cpuInput, GiB, gpuCountInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
+import { cpuInput, GiB, gpuBurstInput, gpuCountInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
 import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine, type PoolCapacityInput } from "./capacity";
 import { monthlyCost, type CostEstimate } from "./cost";
 import { autoApproval, NO_AUTO_APPROVED_HOLDINGS, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
@@ -13,7 +13,7 @@ import { autoApproval, NO_AUTO_APPROVED_HOLDINGS, type AutoApprovedHoldings, typ
 
 /** What the request form's preview needs, serialisable from the server page to the client. */
 export interface PreviewBasis {
-  current: { quota: EffectiveQuota; gpusByModel: Record<string, number> };
+  current: { quota: EffectiveQuota; gpusByModel: Record<string, number>; burstByModel?: Record<string, number> };
   /** GPU model -> extended resource name (from the node pools). */
   gpuResources: Record<string, string>;
   /** Prices in force now by rate key ("gpu:H100", "cpu", …). */
@@ -96,7 +96,7 @@ export function checkBudget(b: BudgetBasis, added: number, digits = 2): BudgetCh
 }
 
 export interface Preview {
-  after: { quota: EffectiveQuota; gpusByModel: Record<string, number> };
+  after: { quota: EffectiveQuota; gpusByModel: Record<string, number>; burstByModel: Record<string, number> };
   estimate: CostEstimate;
   /** Capacity before/after of the resources the request touches. */
   capacity: CapacityLine[];
@@ -123,15 +123,17 @@ export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Prev
   }
   // Burst is not reserved: it raises the hard cap and what the project may borrow, not what it holds, so it is neither priced nor counted against capacity.
   const gpuBurst = amounts.gpuBurst ?? 0;
+  const afterBurst = { ...basis.current.burstByModel };
   if (amounts.gpuModel && gpuBurst > 0 && resource) {
     const burst = quota.burst ?? { cpuCores: 0, memoryBytes: 0, gpus: {} };
     afterQuota.burst = { ...burst, gpus: { ...burst.gpus, [resource]: (burst.gpus[resource] ?? 0) + gpuBurst } };
+    afterBurst[amounts.gpuModel] = (afterBurst[amounts.gpuModel] ?? 0) + gpuBurst;
   }
   const estimate = monthlyCost(amounts, new Map(basis.prices));
   const extra: Allocation = { cpuCores: amounts.cpuCores, memoryBytes: amounts.memoryBytes, gpusByModel: amounts.gpuModel && amounts.gpuCount > 0 ? { [amounts.gpuModel]: amounts.gpuCount } : {} };
   const capacity = touchedLines(capacityImpact(basis.pools, basis.policy.overcommit, basis.allocated, extra), amounts);
   return {
-    after: { quota: afterQuota, gpusByModel: afterGpus },
+    after: { quota: afterQuota, gpusByModel: afterGpus, burstByModel: afterBurst },
     estimate,
     capacity,
     auto: autoApproval(amounts, estimate, capacity, basis.policy, basis.autoApproved ?? NO_AUTO_APPROVED_HOLDINGS),
@@ -154,6 +156,8 @@ export function overcommitOf(policy: QuotaPolicy, resource: CapacityKey): number
 export interface AmountInputs {
   gpuModel: string;
   gpuCount: string;
+  /** Shown only when the cluster runs Kueue; absent or empty: none. */
+  gpuBurst?: string;
   cpuCores: string;
   memory: string;
   storage: string;
@@ -172,12 +176,14 @@ export function parseAmountInputs(v: AmountInputs): { amounts: QuotaAmounts; pro
     return 0;
   };
   const gpuCount = read("gpuCount", gpuCountInput);
+  const gpuBurst = v.gpuBurst === undefined ? 0 : read("gpuBurst", gpuBurstInput);
   const cpuCores = read("cpuCores", cpuInput);
   const memoryBytes = read("memory", memoryInput);
   const storageBytes = read("storage", storageInput);
   const model = v.gpuModel.trim() || null;
-  if (gpuCount > 0 && !model) problems.gpuModel = "choose a GPU model for the GPUs";
-  return { amounts: { gpuModel: gpuCount > 0 ? model : null, gpuCount, cpuCores, memoryBytes, storageBytes }, problems };
+  const anyGpu = gpuCount > 0 || gpuBurst > 0;
+  if (anyGpu && !model) problems.gpuModel = "choose a GPU model for the GPUs";
+  return { amounts: { gpuModel: anyGpu ? model : null, gpuCount, cpuCores, memoryBytes, storageBytes, ...(gpuBurst > 0 ? { gpuBurst } : {}) }, problems };
 }
 
 /** "4", "0.5" — cores as people read them. */
@@ -210,6 +216,7 @@ export function resourceLabel(key: string): string {
 export function describeAmounts(a: QuotaAmounts): string {
   const parts = [
     a.gpuCount > 0 ? `${a.gpuCount} × ${a.gpuModel ?? "GPU"}` : null,
+    (a.gpuBurst ?? 0) > 0 ? `burst up to ${a.gpuBurst} more ${a.gpuModel ?? "GPU"}` : null,
     a.cpuCores > 0 ? `${formatCores(a.cpuCores)} cores` : null,
     a.memoryBytes > 0 ? `${formatBytes(a.memoryBytes)} memory` : null,
     a.storageBytes > 0 ? `${formatBytes(a.storageBytes)} storage` : null,

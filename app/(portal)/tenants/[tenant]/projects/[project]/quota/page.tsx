@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { buttonClass } from "@/components/button-class";
+import { FlavourQuotaTable } from "@/components/quota/flavour-table";
 import { QuotaComparison } from "@/components/quota/quota-tables";
 import { RequestTable } from "@/components/quota/request-table";
 import { UsageSummary } from "@/components/quota/usage-summary";
@@ -10,12 +11,21 @@ import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { projectUsageSummaries } from "@/lib/metering/project-summaries";
+import { gpusByModelOfLines, isGpuLine, type QuotaLine } from "@/lib/quota/lines";
 import { projectQuota, projectRequests } from "@/lib/quota/queries";
 import { formatBytes, formatCores } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
 
 type Params = Promise<{ tenant: string; project: string }>;
 const none = <span className="text-slate-400">—</span>;
+
+/** A grant's GPUs in one line: "2 × H100 + burst 4", "−2 × H100" for quota moved away; null without GPUs. */
+function describeGrantGpus(lines: readonly QuotaLine[]): string | null {
+  const parts = lines
+    .filter(isGpuLine)
+    .map((l) => [l.guarantee !== 0 ? `${l.guarantee < 0 ? "−" : ""}${Math.abs(l.guarantee)} × ${l.flavor}` : `${l.flavor}:`, l.burst > 0 ? `burst ${l.burst}` : null].filter(Boolean).join(" + "));
+  return parts.length > 0 ? parts.join(", ") : null;
+}
 
 export async function generateMetadata({ params }: { params: Params }) {
   const { tenant, project } = await params;
@@ -39,6 +49,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
   const currency = config().currency;
   const base = `/tenants/${tenant.slug}/projects/${project.slug}`;
   const pending = requests.filter((r) => r.status === "pending").length;
+  const kueue = config().cluster.render.kueue.enabled;
 
   return (
     <>
@@ -71,7 +82,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
       <div className="space-y-6">
         <Card title="Quota now" description={`The starting quota plus every grant in force at ${formatDateTime(ctx.now)}. The project's ResourceQuota is rendered from it.`}>
           <div className="grid gap-6 md:grid-cols-[minmax(0,28rem)_1fr]">
-            <QuotaComparison caption={`Effective quota of ${project.name}`} now={{ quota: quota.effective, gpusByModel: quota.gpusByModel }} nowLabel="Quota" />
+            <QuotaComparison caption={`Effective quota of ${project.name}`} now={{ quota: quota.effective, gpusByModel: quota.gpusByModel, burstByModel: gpusByModelOfLines(quota.lines, "burst") }} nowLabel="Quota" />
             <div className="space-y-3 text-sm">
               {usage && (
                 <section aria-labelledby="usage-heading" className="rounded-md border border-slate-200 bg-slate-50 px-3 py-2" data-testid="usage-note">
@@ -97,6 +108,17 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
               )}
             </div>
           </div>
+        </Card>
+
+        <Card
+          title="Quota by flavour"
+          description={
+            kueue
+              ? `Per node-pool flavour: what ${project.name} can always get, how much more it may borrow from its cohort for preemptible work, and how much of its guarantee others may borrow while it is unused. Fair-share weight ${quota.fairShareWeight}. The namespace's ResourceQuota caps guarantee plus burst.`
+              : `Per node-pool flavour: what ${project.name} holds. Burst and lending are borrowed through Kueue, which this portal does not manage, so the guarantee is a hard quota.`
+          }
+        >
+          <FlavourQuotaTable lines={quota.lines} caption={`Quota of ${project.name} by flavour`} />
         </Card>
 
         <Card title="Grants" description="What the quota is made of. Time-bound grants end on their own; the quota then drops and the cluster follows.">
@@ -127,7 +149,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
                       <span className="text-slate-700">Grant</span>
                     )}
                   </Cell>
-                  <Cell className="whitespace-nowrap tabular-nums">{g.amounts.gpuCount > 0 ? `${g.amounts.gpuCount} × ${g.amounts.gpuModel}` : none}</Cell>
+                  <Cell className="whitespace-nowrap tabular-nums">{describeGrantGpus(g.lines) ?? none}</Cell>
                   <Cell className="tabular-nums">{g.amounts.cpuCores > 0 ? `+${formatCores(g.amounts.cpuCores)}` : none}</Cell>
                   <Cell className="whitespace-nowrap tabular-nums">{g.amounts.memoryBytes > 0 ? `+${formatBytes(g.amounts.memoryBytes)}` : none}</Cell>
                   <Cell className="whitespace-nowrap tabular-nums">{g.amounts.storageBytes > 0 ? `+${formatBytes(g.amounts.storageBytes)}` : none}</Cell>

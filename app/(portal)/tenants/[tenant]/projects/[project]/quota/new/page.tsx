@@ -16,6 +16,7 @@ import { autoApprovedGrantsOf, clusterAllocation, loadPools, loadQuotaPolicy, lo
 import { budgetBasisOf, type PreviewBasis } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { createQuotaRequestAction } from "../actions";
+import { gpusByModelOfLines } from "@/lib/quota/lines";
 import { RequestForm } from "./request-form";
 
 type Params = Promise<{ tenant: string; project: string }>;
@@ -53,7 +54,7 @@ export default async function NewQuotaRequestPage({ params }: { params: Params }
   ]);
   const prices = ratesInForce(rateRows, ctx.now);
   const basis: PreviewBasis = {
-    current: { quota: quota.effective, gpusByModel: quota.gpusByModel },
+    current: { quota: quota.effective, gpusByModel: quota.gpusByModel, burstByModel: gpusByModelOfLines(quota.lines, "burst") },
     gpuResources: Object.fromEntries(models.map((m) => [m.model, m.resource])),
     prices: [...prices],
     pools: pools.map(capacityPoolOf),
@@ -89,6 +90,7 @@ export default async function NewQuotaRequestPage({ params }: { params: Params }
         project={project.slug}
         projectName={project.name}
         models={models}
+        burstAvailable={settings.render.kueue.enabled}
         basis={basis}
         usage={usage ? <UsageSummary summary={usage} currency={config().currency} projectName={project.name} /> : null}
         currency={config().currency}

@@ -14,7 +14,7 @@ import { formatCapacityValue, formatMoney, parseAmountInputs, previewRequest, ty
 type Values = AmountInputs & { duration: "permanent" | "until"; endsAt: string; justification: string };
 type FieldName = keyof Values;
 
-const EMPTY: Values = { gpuModel: "", gpuCount: "", cpuCores: "", memory: "", storage: "", duration: "permanent", endsAt: "", justification: "" };
+const EMPTY: Values = { gpuModel: "", gpuCount: "", gpuBurst: "", cpuCores: "", memory: "", storage: "", duration: "permanent", endsAt: "", justification: "" };
 
 /**
  * The quota request form. Beside it, computed here as the person types from
@@ -30,6 +30,7 @@ export function RequestForm({
   project,
   projectName,
   models,
+  burstAvailable,
   basis,
   usage,
   currency,
@@ -42,6 +43,8 @@ export function RequestForm({
   project: string;
   projectName: string;
   models: { model: string; resource: string; mig: boolean }[];
+  /** Burst is borrowed through Kueue: the field is there only when the cluster runs it. */
+  burstAvailable: boolean;
   basis: PreviewBasis;
   /** The project's use and spend, rendered by the server page; null when the person may not see its spend. */
   usage: ReactNode;
@@ -59,9 +62,9 @@ export function RequestForm({
     setValues((v) => ({ ...v, [name]: value }));
   };
 
-  const { amounts, problems } = useMemo(() => parseAmountInputs(values), [values]);
+  const { amounts, problems } = useMemo(() => parseAmountInputs(burstAvailable ? values : { ...values, gpuBurst: undefined }), [values, burstAvailable]);
   const preview = useMemo(() => previewRequest(basis, amounts), [basis, amounts]);
-  const anything = amounts.gpuCount > 0 || amounts.cpuCores > 0 || amounts.memoryBytes > 0 || amounts.storageBytes > 0;
+  const anything = amounts.gpuCount > 0 || (amounts.gpuBurst ?? 0) > 0 || amounts.cpuCores > 0 || amounts.memoryBytes > 0 || amounts.storageBytes > 0;
   const days = values.duration === "until" && values.endsAt ? Math.max(0, (Date.parse(`${values.endsAt}T00:00:00Z`) - Date.parse(now)) / 86_400_000) : null;
   const exceeded = preview.capacity.filter((l) => l.exceeds);
 
@@ -99,7 +102,7 @@ export function RequestForm({
         <fieldset className="space-y-3">
           <legend className="text-sm font-semibold text-slate-900">GPUs</legend>
           <div className="grid gap-4 sm:grid-cols-2">
-            <Field name="gpuModel" label="GPU model" errors={errorsOf("gpuModel", values.gpuCount.trim() ? problems.gpuModel : undefined)}>
+            <Field name="gpuModel" label="GPU model" errors={errorsOf("gpuModel", values.gpuCount.trim() || values.gpuBurst?.trim() ? problems.gpuModel : undefined)}>
               {(p) => (
                 <select {...p} name="gpuModel" className={inputClass} value={values.gpuModel} onChange={set("gpuModel")}>
                   <option value="">No GPUs</option>
@@ -124,9 +127,19 @@ export function RequestForm({
                 </select>
               )}
             </Field>
-            <Field name="gpuCount" label="Number of GPUs" hint="Whole GPUs, or MIG instances for a MIG profile." errors={errorsOf("gpuCount", problems.gpuCount)}>
+            <Field name="gpuCount" label={burstAvailable ? "Guaranteed GPUs" : "Number of GPUs"} hint="Whole GPUs, or MIG instances for a MIG profile." errors={errorsOf("gpuCount", problems.gpuCount)}>
               {(p) => <input {...p} name="gpuCount" inputMode="numeric" autoComplete="off" className={inputClass} placeholder="0" value={values.gpuCount} onChange={set("gpuCount")} />}
             </Field>
+            {burstAvailable && (
+              <Field
+                name="gpuBurst"
+                label="Burst GPUs"
+                hint="More GPUs of this model the project may borrow when others leave them idle, for preemptible work only: reclaimed when their owners need them, and charged as used."
+                errors={errorsOf("gpuBurst", problems.gpuBurst)}
+              >
+                {(p) => <input {...p} name="gpuBurst" inputMode="numeric" autoComplete="off" className={inputClass} placeholder="0" value={values.gpuBurst} onChange={set("gpuBurst")} />}
+              </Field>
+            )}
           </div>
           {models.length === 0 && <p className="text-xs text-slate-500">No node pool offers GPUs yet.</p>}
         </fieldset>
