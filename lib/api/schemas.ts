@@ -197,7 +197,8 @@ export const quotaRequestStatusOut = z.enum(["pending", "approved", "auto_approv
 
 export const quotaAmountsOut = z.object({
   gpuModel: z.string().nullable(),
-  gpuCount: z.number().int(),
+  gpuCount: z.number().int().describe("Guaranteed GPUs of the model"),
+  gpuBurst: z.number().int().optional().describe("GPUs of the model the project may borrow beyond its guarantee for preemptible work (Kueue); absent: none"),
   cpuCores: z.number(),
   memoryBytes: z.number().int(),
   storageBytes: z.number().int(),
@@ -215,7 +216,15 @@ export const effectiveQuotaOut = z.object({
   memoryBytes: z.number().int(),
   storageBytes: z.number().int(),
   pvcCount: z.number().int(),
-  gpus: z.record(z.string(), z.number().int()).describe("GPUs per extended resource name, as the ResourceQuota counts them"),
+  gpus: z.record(z.string(), z.number().int()).describe("Guaranteed GPUs per extended resource name, as the ResourceQuota counts them"),
+  burst: z
+    .object({ cpuCores: z.number(), memoryBytes: z.number().int(), gpus: z.record(z.string(), z.number().int()) })
+    .optional()
+    .describe("What may be borrowed beyond the guarantees; the ResourceQuota caps guarantee plus burst"),
+  flavors: z
+    .array(z.object({ flavor: z.string(), resource: z.string(), guarantee: z.number(), burst: z.number(), lendLimit: z.number().nullable() }))
+    .optional()
+    .describe("The same quota per node-pool flavour and resource, as Kueue's ClusterQueues get it"),
 });
 
 export const quotaRequestOut = z.object({
@@ -268,7 +277,7 @@ export const capacityLineOut = z.object({
 
 export const quotaRequestDetailOut = quotaRequestOut.extend({
   granted: z
-    .object({ gpuCount: z.number().int(), cpuCores: z.number(), memoryBytes: z.number().int(), storageBytes: z.number().int(), endsAt: nullableDate })
+    .object({ gpuCount: z.number().int(), gpuBurst: z.number().int().optional(), cpuCores: z.number(), memoryBytes: z.number().int(), storageBytes: z.number().int(), endsAt: nullableDate })
     .nullable()
     .describe("What was granted, when an approval changed what was asked"),
   timeline: z.array(quotaRequestEventOut),
