@@ -73,6 +73,10 @@ export const PERMISSIONS = {
   "service_account.manage": { on: "tenant", roles: ADMINS },
   "project.create": { on: "tenant", roles: ADMINS },
   "tenant.quota.view": { on: "tenant", roles: TENANT_READERS },
+  /** The envelope is what the platform approved for the whole tenant: only the platform changes it. */
+  "tenant.envelope.manage": { on: "tenant", roles: ["platform_admin"] },
+  /** Dividing the envelope among the tenant's projects needs no ticket: its admins do it. */
+  "tenant.quota.move": { on: "tenant", roles: ADMINS },
   "tenant.spend.view": { on: "tenant", roles: TENANT_SPEND_READERS },
   // Project
   "project.view": { on: "project", roles: PROJECT_READERS },

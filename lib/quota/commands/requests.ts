@@ -18,6 +18,7 @@ import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/ten
 import { onProject, projectAddress } from "@/lib/tenancy/targets";
 import { amountFields, amountProblems, amountsOf, gpuBurstInput, isEmpty, type QuotaAmounts } from "../amounts";
 import { insertGrant, insertRequestLines, linesOfRequests } from "../grant-store";
+import { raiseEnvelopeToHoldings } from "./envelopes";
 import { linesOfAmounts } from "../lines";
 import { grantedColumn, requestAmountsOf, sameAmounts, withBurst } from "../request-amounts";
 import { assessRequest, UnknownGpuModelError } from "../assess";
@@ -47,8 +48,10 @@ async function addEvent(db: Database, requestId: string, actor: AuditActor, kind
  * Turn a request into a grant and enqueue the project's cluster change, in
  * the caller's transaction: the grant and the change commit together.
  */
-async function grantAndApply(tx: Database, request: RequestRow, amounts: QuotaAmounts, endsAt: Date | null, gpuResource: string | null, at: Date): Promise<number> {
-  await insertGrant(tx, { projectId: request.projectId, requestId: request.id, lines: linesOfAmounts(amounts, gpuResource, amounts.gpuBurst ?? 0), startsAt: at, endsAt, createdAt: at });
+async function grantAndApply(tx: Database, request: RequestRow, amounts: QuotaAmounts, endsAt: Date | null, gpuResource: string | null, at: Date, actor: AuditActor): Promise<number> {
+  const lines = linesOfAmounts(amounts, gpuResource, amounts.gpuBurst ?? 0);
+  await insertGrant(tx, { projectId: request.projectId, requestId: request.id, lines, startsAt: at, endsAt, createdAt: at });
+  await raiseEnvelopeToHoldings(tx, request.tenantId, lines, actor, at);
   return enqueueProjectChange(tx, { tenantId: request.tenantId, projectId: request.projectId, reason: "quota request approved", at });
 }
 
@@ -111,7 +114,7 @@ export const createQuotaRequest = defineCommand({
       await enqueueWebhookEvent(tx, "request.created", { text: `${ctx.actor.displayName} asks for ${describeAmounts(amounts)} on ${tenant.slug}/${project.slug}`, requestId: request!.id, tenant: tenant.slug, project: project.slug, link }, ctx.now);
 
       if (!assessment.auto.auto) return { request: request!, autoApproved: false, assessment };
-      const changeId = await grantAndApply(tx, request!, amounts, input.endsAt ?? null, assessment.gpuResource, ctx.now);
+      const changeId = await grantAndApply(tx, request!, amounts, input.endsAt ?? null, assessment.gpuResource, ctx.now, SYSTEM);
       const [approved] = await tx
         .update(quotaRequests)
         .set({ status: "auto_approved", decidedAt: ctx.now, decisionNote: `Approved automatically: ${assessment.auto.rule}.`, clusterChangeId: changeId, version: request!.version + 1 })
@@ -223,7 +226,7 @@ export const approveQuotaRequest = defineCommand({
       }
       if (r.firstApprovedBy && r.firstApprovedBy === ctx.actor.principalId) throw new AppError("forbidden", "You gave the first approval; a second, different platform admin must approve too.");
 
-      const changeId = await grantAndApply(tx, r, granted, endsAt, assessment.gpuResource, ctx.now);
+      const changeId = await grantAndApply(tx, r, granted, endsAt, assessment.gpuResource, ctx.now, actor);
       const [row] = await tx
         .update(quotaRequests)
         .set({

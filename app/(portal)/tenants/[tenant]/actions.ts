@@ -4,6 +4,7 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { formAction } from "@/lib/auth/form-action";
 import { formatDateTime } from "@/lib/format";
+import { moveQuota, setTenantEnvelope } from "@/lib/quota/commands/envelopes";
 import { absoluteUrl } from "@/lib/server/request-url";
 import { extendCollaborator, inviteCollaborator } from "@/lib/tenancy/commands/collaborators";
 import { createProject } from "@/lib/tenancy/commands/create-project";
@@ -54,6 +55,8 @@ export const createProjectAction = formAction(createProject, (project) => {
   redirect(`/tenants/${project.tenantSlug}/projects/${project.slug}`);
 });
 export const updateProjectAction = formAction(updateProject, refresh);
+export const moveQuotaAction = formAction(moveQuota, refresh);
+export const setTenantEnvelopeAction = formAction(setTenantEnvelope, refresh);
 export const archiveProjectAction = formAction(archiveProject, refresh);
 
 export const inviteMemberAction = formAction(inviteMember, invitationReveal);

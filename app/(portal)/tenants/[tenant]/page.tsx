@@ -1,14 +1,17 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ActionDialog } from "@/components/action-form";
+import { EnvelopeCard } from "@/components/quota/envelope-card";
+import { tenantEnvelopeView } from "@/lib/quota/envelope-queries";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
+import { can } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { primaryRoleLabel } from "@/lib/auth/role-labels";
 import { openInvitations } from "@/lib/tenancy/member-queries";
 import { tenantDetail } from "@/lib/tenancy/queries";
-import { changeMemberRoleAction, createProjectAction, inviteMemberAction, removeMemberAction, revokeInvitationAction, setTenantClusterSettingsAction } from "./actions";
+import { changeMemberRoleAction, createProjectAction, inviteMemberAction, moveQuotaAction, removeMemberAction, revokeInvitationAction, setTenantClusterSettingsAction, setTenantEnvelopeAction } from "./actions";
 import { TenantHeader } from "./tenant-header";
 
 const TENANT_ROLE_LABEL = { tenant_admin: "Tenant admin", member: "Member", viewer: "Viewer" } as const;
@@ -28,7 +31,7 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
   const detail = await tenantDetail(ctx, (await params).tenant);
   if (!detail) notFound();
   const { tenant, members, projects } = detail;
-  const invitations = detail.canManageMembers ? await openInvitations(ctx, tenant.slug) : [];
+  const [invitations, envelope] = await Promise.all([detail.canManageMembers ? openInvitations(ctx, tenant.slug) : [], can(ctx.actor, "tenant.quota.view", { kind: "tenant", tenantId: tenant.id }, ctx.now) ? tenantEnvelopeView(ctx, tenant.slug) : null]);
   const t = { kind: "hidden" as const, name: "tenant", value: tenant.slug };
   const labelPrefix = config().cluster.render.labelPrefix;
 
@@ -82,6 +85,8 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
             </DataTable>
           )}
         </Card>
+
+        {envelope && <EnvelopeCard tenant={tenant.slug} tenantName={tenant.name} view={envelope} moveAction={moveQuotaAction} setAction={setTenantEnvelopeAction} />}
 
         <Card
           title="Members"

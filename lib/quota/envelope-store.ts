@@ -1,0 +1,56 @@
+import "server-only";
+import { and, asc, eq, isNull } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { projects, tenantQuotaEnvelopes } from "@/db/schema";
+import { grantInForce } from "./effective";
+import { divideEnvelope, type EnvelopeLine, type EnvelopeRow, type ProjectHolding } from "./envelope";
+import { compareLines, sumLines } from "./lines";
+import { grantsOfProjects, loadPools } from "./store";
+
+/** A tenant's envelope lines, ordered ("default" flavour first); `lock` takes them FOR UPDATE, so moves and approvals on one tenant take turns. */
+export async function envelopeOf(db: Database, tenantId: string, lock = false): Promise<EnvelopeLine[]> {
+  const query = db.select().from(tenantQuotaEnvelopes).where(eq(tenantQuotaEnvelopes.tenantId, tenantId)).orderBy(asc(tenantQuotaEnvelopes.flavor), asc(tenantQuotaEnvelopes.resource));
+  const rows = lock ? await query.for("update") : await query;
+  return rows.map((r) => ({ flavor: r.flavor, resource: r.resource, guarantee: Number(r.guarantee), burst: Number(r.burst) })).sort(compareLines);
+}
+
+/** What each open project of a tenant holds from its grants at `at` (the starting quota is outside any envelope). */
+export async function holdingsOf(db: Database, tenantId: string, at: Date): Promise<ProjectHolding[]> {
+  const rows = await db
+    .select({ id: projects.id, slug: projects.slug, name: projects.name })
+    .from(projects)
+    .where(and(eq(projects.tenantId, tenantId), isNull(projects.archivedAt)))
+    .orderBy(asc(projects.slug));
+  const grants = await grantsOfProjects(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => {
+    const inForce = (grants.get(r.id) ?? []).filter((g) => grantInForce(g, at));
+    return {
+      projectId: r.id,
+      slug: r.slug,
+      name: r.name,
+      inForce: sumLines(inForce.flatMap((g) => g.lines)),
+      permanent: sumLines(inForce.filter((g) => g.endsAt === null).flatMap((g) => g.lines)),
+    };
+  });
+}
+
+/** GPU model -> the extended resource its pools serve: what turns a "gpu:<model>" key into a line. */
+export async function gpuResourcesByModel(db: Database): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const p of await loadPools(db)) if (p.gpuModel && p.gpuResource && !out[p.gpuModel]) out[p.gpuModel] = p.gpuResource;
+  return out;
+}
+
+export interface TenantEnvelope {
+  rows: EnvelopeRow[];
+  holdings: ProjectHolding[];
+}
+
+export async function tenantEnvelope(db: Database, tenantId: string, at: Date, lock = false): Promise<TenantEnvelope> {
+  const envelope = await envelopeOf(db, tenantId, lock);
+  const holdings = await holdingsOf(db, tenantId, at);
+  return { rows: divideEnvelope(envelope, holdings), holdings };
+}
