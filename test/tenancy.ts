@@ -125,6 +125,7 @@ export const WRITABLE_TABLES = [
   "quota_grant_lines",
   "quota_request_lines",
   "tenant_quota_envelopes",
+  "project_quota_settings",
   "notifications",
   "webhook_deliveries",
   "usage_hourly",

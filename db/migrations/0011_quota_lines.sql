@@ -1,12 +1,22 @@
+CREATE TABLE "project_quota_settings" (
+	"project_id" uuid NOT NULL,
+	"flavor" text NOT NULL,
+	"resource" text NOT NULL,
+	"lend_limit" numeric NOT NULL,
+	"updated_by" uuid,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "project_quota_settings_project_id_flavor_resource_pk" PRIMARY KEY("project_id","flavor","resource"),
+	CONSTRAINT "project_quota_settings_lend_limit" CHECK ("project_quota_settings"."lend_limit" >= 0)
+);
+--> statement-breakpoint
 CREATE TABLE "quota_grant_lines" (
 	"grant_id" uuid NOT NULL,
 	"flavor" text NOT NULL,
 	"resource" text NOT NULL,
 	"guarantee" numeric DEFAULT '0' NOT NULL,
 	"burst" numeric DEFAULT '0' NOT NULL,
-	"lend_limit" numeric,
 	CONSTRAINT "quota_grant_lines_grant_id_flavor_resource_pk" PRIMARY KEY("grant_id","flavor","resource"),
-	CONSTRAINT "quota_grant_lines_amounts" CHECK ("quota_grant_lines"."burst" >= 0 and ("quota_grant_lines"."lend_limit" is null or "quota_grant_lines"."lend_limit" >= 0))
+	CONSTRAINT "quota_grant_lines_amounts" CHECK ("quota_grant_lines"."burst" >= 0)
 );
 --> statement-breakpoint
 CREATE TABLE "quota_request_lines" (
@@ -15,9 +25,8 @@ CREATE TABLE "quota_request_lines" (
 	"resource" text NOT NULL,
 	"guarantee" numeric DEFAULT '0' NOT NULL,
 	"burst" numeric DEFAULT '0' NOT NULL,
-	"lend_limit" numeric,
 	CONSTRAINT "quota_request_lines_request_id_flavor_resource_pk" PRIMARY KEY("request_id","flavor","resource"),
-	CONSTRAINT "quota_request_lines_amounts" CHECK ("quota_request_lines"."guarantee" >= 0 and "quota_request_lines"."burst" >= 0 and ("quota_request_lines"."lend_limit" is null or "quota_request_lines"."lend_limit" >= 0))
+	CONSTRAINT "quota_request_lines_amounts" CHECK ("quota_request_lines"."guarantee" >= 0 and "quota_request_lines"."burst" >= 0)
 );
 --> statement-breakpoint
 CREATE TABLE "tenant_quota_envelopes" (
@@ -41,6 +50,8 @@ ALTER TABLE "node_pools" ADD COLUMN "gpu_slices" integer DEFAULT 1 NOT NULL;--> 
 ALTER TABLE "node_pools" ADD COLUMN "tiers" jsonb;--> statement-breakpoint
 ALTER TABLE "quota_grants" ADD COLUMN "source" text DEFAULT 'request' NOT NULL;--> statement-breakpoint
 ALTER TABLE "quota_grants" ADD COLUMN "transfer_id" uuid;--> statement-breakpoint
+ALTER TABLE "project_quota_settings" ADD CONSTRAINT "project_quota_settings_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "project_quota_settings" ADD CONSTRAINT "project_quota_settings_updated_by_principals_id_fk" FOREIGN KEY ("updated_by") REFERENCES "public"."principals"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "quota_grant_lines" ADD CONSTRAINT "quota_grant_lines_grant_id_quota_grants_id_fk" FOREIGN KEY ("grant_id") REFERENCES "public"."quota_grants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "quota_request_lines" ADD CONSTRAINT "quota_request_lines_request_id_quota_requests_id_fk" FOREIGN KEY ("request_id") REFERENCES "public"."quota_requests"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tenant_quota_envelopes" ADD CONSTRAINT "tenant_quota_envelopes_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

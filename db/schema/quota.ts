@@ -219,9 +219,10 @@ export const quotaGrants = pgTable(
  * Resources are "cpu" (cores), "memory" and "storage" (bytes), or the GPU's
  * extended resource name (devices). guarantee is the nominal quota the project
  * can always get; burst how much it may borrow beyond it (preemptible work
- * only); lendLimit how much of the guarantee others may borrow (null: all).
- * Amounts add up over the grants in force; a move inside a tenant's envelope
- * is a pair of grants, one with a negative guarantee.
+ * only). Amounts add up over the grants in force; a move inside a tenant's
+ * envelope is a pair of grants, one with a negative guarantee. How much of a
+ * guarantee others may borrow is the project's setting, not a grant's
+ * (project_quota_settings): it does not add up.
  */
 export const quotaGrantLines = pgTable(
   "quota_grant_lines",
@@ -233,12 +234,28 @@ export const quotaGrantLines = pgTable(
     resource: text("resource").notNull(),
     guarantee: numeric("guarantee").notNull().default("0"),
     burst: numeric("burst").notNull().default("0"),
-    lendLimit: numeric("lend_limit"),
   },
-  (t) => [
-    primaryKey({ columns: [t.grantId, t.flavor, t.resource] }),
-    check("quota_grant_lines_amounts", sql`${t.burst} >= 0 and (${t.lendLimit} is null or ${t.lendLimit} >= 0)`),
-  ],
+  (t) => [primaryKey({ columns: [t.grantId, t.flavor, t.resource] }), check("quota_grant_lines_amounts", sql`${t.burst} >= 0`)],
+);
+
+/**
+ * How much of a project's guarantee, per line, other projects of its cohort
+ * may borrow while it is unused (Kueue's lendingLimit); no row: all of it.
+ * Set by the tenant's admins.
+ */
+export const projectQuotaSettings = pgTable(
+  "project_quota_settings",
+  {
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id),
+    flavor: text("flavor").notNull(),
+    resource: text("resource").notNull(),
+    lendLimit: numeric("lend_limit").notNull(),
+    updatedBy: uuid("updated_by").references(() => principals.id, { onDelete: "set null" }),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.flavor, t.resource] }), check("project_quota_settings_lend_limit", sql`${t.lendLimit} >= 0`)],
 );
 
 /** What a request asks for, line by line (see quotaGrantLines); approving with changes writes the grant's own lines. */
@@ -252,12 +269,8 @@ export const quotaRequestLines = pgTable(
     resource: text("resource").notNull(),
     guarantee: numeric("guarantee").notNull().default("0"),
     burst: numeric("burst").notNull().default("0"),
-    lendLimit: numeric("lend_limit"),
   },
-  (t) => [
-    primaryKey({ columns: [t.requestId, t.flavor, t.resource] }),
-    check("quota_request_lines_amounts", sql`${t.guarantee} >= 0 and ${t.burst} >= 0 and (${t.lendLimit} is null or ${t.lendLimit} >= 0)`),
-  ],
+  (t) => [primaryKey({ columns: [t.requestId, t.flavor, t.resource] }), check("quota_request_lines_amounts", sql`${t.guarantee} >= 0 and ${t.burst} >= 0`)],
 );
 
 /**

@@ -82,6 +82,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "tenant.spend.view": ALL_TENANTS,
     "project.spend.view": ALL_PROJECTS,
     "project.budget.manage": ALL_PROJECTS,
+    "project.sharing.manage": ALL_PROJECTS,
     "tenant.view": ALL_TENANTS,
     "tenant.quota.view": ALL_TENANTS,
     "tenant.envelope.manage": ALL_TENANTS,
@@ -119,6 +120,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "tenant.spend.view": ["tenantA"],
     "project.spend.view": ["projectA1", "projectA2"],
     "project.budget.manage": ["projectA1", "projectA2"],
+    "project.sharing.manage": ["projectA1", "projectA2"],
   },
   memberAWithGrantOnA1: {
     ...ACCEPT,
@@ -171,6 +173,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "tenant.spend.view": ["tenantB"],
     "project.spend.view": ["projectB1", "projectA1InB"],
     "project.budget.manage": ["projectB1", "projectA1InB"],
+    "project.sharing.manage": ["projectB1", "projectA1InB"],
   },
   adminOfDisabledTenant: { ...ACCEPT },
   /** A meter pushes usage for its project and reads nothing, not even that project. */

@@ -87,6 +87,8 @@ export const PERMISSIONS = {
   "project.quota.request": { on: "project", roles: ["platform_admin", "tenant_admin", "project_member"] },
   "project.spend.view": { on: "project", roles: PROJECT_READERS },
   "project.budget.manage": { on: "project", roles: ADMINS },
+  /** How a project shares its guarantee with its cohort (lend limits, fair-share weight): the tenant's call. */
+  "project.sharing.manage": { on: "project", roles: ADMINS },
   "usage.push": { on: "project", roles: ["project_meter"] },
 } as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RuleRole[] }>;
 

@@ -4,6 +4,7 @@ import { memberships, principals, projectGrants, projects, serviceAccounts, tena
 import { inForce } from "@/lib/auth/policy";
 import type { ClusterSettings } from "@/lib/config";
 import { effectiveQuotaAt } from "@/lib/quota/effective";
+import { lendLimitsOf } from "@/lib/quota/grant-store";
 import { grantsOfProjects, knownGpuResources } from "@/lib/quota/store";
 import type { DesiredBinding, DesiredProject, DesiredTenant, NodePool } from "./desired-state";
 
@@ -78,7 +79,7 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
   const projectRows = await db.select().from(projects).where(eq(projects.tenantId, tenantId)).orderBy(asc(projects.namespace));
   const projectIds = projectRows.map((p) => p.id);
 
-  const [memberRows, grantRows, quotaGrantsByProject, gpuResources] = await Promise.all([
+  const [memberRows, grantRows, quotaGrantsByProject, gpuResources, lendLimits] = await Promise.all([
     db
       .select({ role: memberships.role, email: users.email, subject: users.oidcSubject })
       .from(memberships)
@@ -104,6 +105,7 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
           .where(and(inArray(projectGrants.projectId, projectIds), isNull(principals.disabledAt))),
     grantsOfProjects(db, projectIds),
     knownGpuResources(db),
+    lendLimitsOf(db, projectIds),
   ]);
 
   const clusterUser = (u: { email: string | null; subject: string | null }): string | null => {
@@ -140,7 +142,7 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
     const desired: DesiredProject = {
       slug: p.slug,
       namespace: p.namespace,
-      quota: effectiveQuotaAt(settings.defaultProjectQuota, quotaSpans, now, gpuResources),
+      quota: effectiveQuotaAt(settings.defaultProjectQuota, quotaSpans, now, gpuResources, lendLimits.get(p.id)),
       allowedPriorityClasses: [],
       fairShareWeight: Number(p.fairShareWeight),
       bindings,

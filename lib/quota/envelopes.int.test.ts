@@ -6,13 +6,15 @@ import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { kubeClientFromConfig, kubeConfigFor } from "@/lib/cluster/kube-client";
 import { reconcileDue } from "@/lib/cluster/worker";
-import { config } from "@/lib/config";
+import { loadDesiredTenant } from "@/lib/cluster/desired-from-db";
+import { config, parseConfig, type AllotConfig } from "@/lib/config";
 import { databaseLabel } from "@/test/database";
 import { appErrorOf, contextOf } from "@/test/fixtures";
 import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
 import { fingerprint, outcomeOf, projectIdOf, seededDatabase } from "@/test/tenancy";
 import { approveQuotaRequest, createQuotaRequest } from "./commands/requests";
 import { moveQuota, setTenantEnvelope } from "./commands/envelopes";
+import { setProjectSharing } from "./commands/sharing";
 import { effectiveQuotaAt } from "./effective";
 import { tenantEnvelopeView } from "./envelope-queries";
 import { grantsOfProjects } from "./store";
@@ -156,5 +158,29 @@ describe(`quota envelopes and moves (${databaseLabel()})`, () => {
     expect(after.line.guarantee).toBe(row.line.guarantee + 3);
     const raised = await db.select().from(auditEvents).where(inArray(auditEvents.action, ["tenant.envelope.raised_by_approval"]));
     expect(raised).toHaveLength(1);
+  });
+
+  it("a tenant admin sets how a project shares (with Kueue): weight and lend limit reach the desired state; refused without Kueue", async () => {
+    const globalConfig = globalThis as unknown as { allotConfig?: AllotConfig };
+    const previous = globalConfig.allotConfig;
+    try {
+      globalConfig.allotConfig = parseConfig({ ALLOT_KUEUE: "0" });
+      expect(await outcomeOf(executeCommand(setProjectSharing, await as("vision-admin"), { tenant: "vision-lab", project: "segmentation-research", fairShareWeight: "2" }))).toBe("conflict");
+      const kueue = parseConfig({ ALLOT_KUEUE: "1" });
+      globalConfig.allotConfig = kueue;
+      expect(await outcomeOf(executeCommand(setProjectSharing, await as("data-scientist"), { tenant: "vision-lab", project: "detector-training", fairShareWeight: "2" }))).toBe("forbidden");
+      const bad = await appErrorOf(executeCommand(setProjectSharing, await as("vision-admin"), { tenant: "vision-lab", project: "segmentation-research", quota: "gpu:H100", lendLimit: "1.5" }));
+      expect(bad.fields).toHaveProperty("lendLimit");
+      await executeCommand(setProjectSharing, await as("vision-admin"), { tenant: "vision-lab", project: "segmentation-research", fairShareWeight: "2.5", quota: "gpu:H100", lendLimit: "1" });
+      const loaded = (await loadDesiredTenant(db, seeded.tenantId["vision-lab"]!, kueue.cluster, NOW))!.projects.find((p) => p.slug === "segmentation-research")!;
+      expect(loaded.fairShareWeight).toBe(2.5);
+      expect(loaded.quota.flavors!.find((f) => f.flavor === "H100")).toMatchObject({ lendLimit: 1 });
+      // Empty lends all again.
+      await executeCommand(setProjectSharing, await as("vision-admin"), { tenant: "vision-lab", project: "segmentation-research", quota: "gpu:H100", lendLimit: "" });
+      const again = (await loadDesiredTenant(db, seeded.tenantId["vision-lab"]!, kueue.cluster, NOW))!.projects.find((p) => p.slug === "segmentation-research")!;
+      expect(again.quota.flavors!.find((f) => f.flavor === "H100")).toMatchObject({ lendLimit: null });
+    } finally {
+      globalConfig.allotConfig = previous;
+    }
   });
 });

@@ -1,8 +1,8 @@
 import "server-only";
 import { asc, inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { quotaGrantLines, quotaGrants, quotaRequestLines } from "@/db/schema";
-import { amountsOfLines, compareLines, type QuotaLine } from "./lines";
+import { projectQuotaSettings, quotaGrantLines, quotaGrants, quotaRequestLines } from "@/db/schema";
+import { amountsOfLines, compareLines, type LendLimit, type QuotaLine } from "./lines";
 
 /**
  * The one writer of quota grants and the reader of grant and request lines.
@@ -47,10 +47,10 @@ export async function insertGrant(tx: Database, grant: NewGrant): Promise<string
       createdAt: grant.createdAt,
     })
     .returning({ id: quotaGrants.id });
-  const lines = grant.lines.filter((l) => l.guarantee !== 0 || l.burst !== 0 || l.lendLimit !== null);
+  const lines = grant.lines.filter((l) => l.guarantee !== 0 || l.burst !== 0);
   if (lines.length > 0) {
     await tx.insert(quotaGrantLines).values(
-      lines.map((l) => ({ grantId: row!.id, flavor: l.flavor, resource: l.resource, guarantee: text(l.guarantee), burst: text(l.burst), lendLimit: l.lendLimit === null ? null : text(l.lendLimit) })),
+      lines.map((l) => ({ grantId: row!.id, flavor: l.flavor, resource: l.resource, guarantee: text(l.guarantee), burst: text(l.burst) })),
     );
   }
   return row!.id;
@@ -61,12 +61,12 @@ export async function insertRequestLines(tx: Database, requestId: string, lines:
   const kept = lines.filter((l) => l.guarantee !== 0 || l.burst !== 0);
   if (kept.length === 0) return;
   await tx.insert(quotaRequestLines).values(
-    kept.map((l) => ({ requestId, flavor: l.flavor, resource: l.resource, guarantee: text(l.guarantee), burst: text(l.burst), lendLimit: l.lendLimit === null ? null : text(l.lendLimit) })),
+    kept.map((l) => ({ requestId, flavor: l.flavor, resource: l.resource, guarantee: text(l.guarantee), burst: text(l.burst) })),
   );
 }
 
-type LineRow = { flavor: string; resource: string; guarantee: string; burst: string; lendLimit: string | null };
-const lineOf = (r: LineRow): QuotaLine => ({ flavor: r.flavor, resource: r.resource, guarantee: num(r.guarantee), burst: num(r.burst), lendLimit: r.lendLimit === null ? null : num(r.lendLimit) });
+type LineRow = { flavor: string; resource: string; guarantee: string; burst: string };
+const lineOf = (r: LineRow): QuotaLine => ({ flavor: r.flavor, resource: r.resource, guarantee: num(r.guarantee), burst: num(r.burst), lendLimit: null });
 
 /** The lines of each grant, ordered ("default" flavour first). */
 export async function linesOfGrants(db: Database, grantIds: readonly string[]): Promise<Map<string, QuotaLine[]>> {
@@ -89,5 +89,14 @@ export async function linesOfRequests(db: Database, requestIds: readonly string[
   const rows = await db.select().from(quotaRequestLines).where(inArray(quotaRequestLines.requestId, [...requestIds]));
   for (const r of rows) out.set(r.requestId, [...(out.get(r.requestId) ?? []), lineOf(r)]);
   for (const lines of out.values()) lines.sort(compareLines);
+  return out;
+}
+
+/** Each project's lend limits (project_quota_settings); a project without any is left out. */
+export async function lendLimitsOf(db: Database, projectIds: readonly string[]): Promise<Map<string, LendLimit[]>> {
+  const out = new Map<string, LendLimit[]>();
+  if (projectIds.length === 0) return out;
+  const rows = await db.select().from(projectQuotaSettings).where(inArray(projectQuotaSettings.projectId, [...projectIds]));
+  for (const r of rows) out.set(r.projectId, [...(out.get(r.projectId) ?? []), { flavor: r.flavor, resource: r.resource, lendLimit: num(r.lendLimit) }]);
   return out;
 }

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GiB } from "./amounts";
 import { effectiveQuotaAt, type GrantSpan } from "./effective";
-import { amountsOfLines, DEFAULT_FLAVOR, linesOfAmounts, quotaOfLines, sumLines, type QuotaLine } from "./lines";
+import { amountsOfLines, DEFAULT_FLAVOR, linesOfAmounts, quotaOfLines, sumLines, withLendLimits, type QuotaLine } from "./lines";
 
 const line = (flavor: string, resource: string, guarantee: number, burst = 0, lendLimit: number | null = null): QuotaLine => ({ flavor, resource, guarantee, burst, lendLimit });
 const BASE = { cpuCores: 2, memoryBytes: 4 * GiB, storageBytes: 10 * GiB, pvcCount: 5 };
@@ -19,15 +19,19 @@ describe("quota lines", () => {
     expect(linesOfAmounts({ gpuModel: "L4", gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, null)).toEqual([]);
   });
 
-  it("sums per flavour and resource; what may be lent sums too, each line lending at most its guarantee", () => {
-    const summed = sumLines([line("H100", "nvidia.com/gpu", 8, 2, 4), line("H100", "nvidia.com/gpu", 4, 0, null), line("A100 1g.10gb", "nvidia.com/mig-1g.10gb", 7), line(DEFAULT_FLAVOR, "cpu", 0.1), line(DEFAULT_FLAVOR, "cpu", 0.2)]);
-    expect(summed).toEqual([line(DEFAULT_FLAVOR, "cpu", 0.3), line("A100 1g.10gb", "nvidia.com/mig-1g.10gb", 7), line("H100", "nvidia.com/gpu", 12, 2, 8)]);
-    // A lend limit above the guarantee lends the guarantee.
-    expect(sumLines([line("H100", "nvidia.com/gpu", 2, 0, 5)])[0]!.lendLimit).toBe(2);
+  it("sums per flavour and resource; the project's lend limits apply to the sums, at most the guarantee", () => {
+    const summed = sumLines([line("H100", "nvidia.com/gpu", 8, 2), line("H100", "nvidia.com/gpu", 4), line("A100 1g.10gb", "nvidia.com/mig-1g.10gb", 7), line(DEFAULT_FLAVOR, "cpu", 0.1), line(DEFAULT_FLAVOR, "cpu", 0.2)]);
+    expect(summed).toEqual([line(DEFAULT_FLAVOR, "cpu", 0.3), line("A100 1g.10gb", "nvidia.com/mig-1g.10gb", 7), line("H100", "nvidia.com/gpu", 12, 2)]);
+    const limited = withLendLimits(summed, [
+      { flavor: "H100", resource: "nvidia.com/gpu", lendLimit: 4 },
+      { flavor: "A100 1g.10gb", resource: "nvidia.com/mig-1g.10gb", lendLimit: 50 },
+    ]);
+    expect(limited.map((l) => l.lendLimit)).toEqual([null, 7, 4]);
   });
 
   it("gives the cluster guarantees and bursts per resource, and the lines per flavour without storage", () => {
-    const q = quotaOfLines(sumLines([line(DEFAULT_FLAVOR, "cpu", 8, 4), line(DEFAULT_FLAVOR, "storage", 100 * GiB), line("H100", "nvidia.com/gpu", 8, 8, 2), line("L4 shared x4", "nvidia.com/gpu", 0, 4)]), 5, ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"]);
+    const summed = withLendLimits(sumLines([line(DEFAULT_FLAVOR, "cpu", 8, 4), line(DEFAULT_FLAVOR, "storage", 100 * GiB), line("H100", "nvidia.com/gpu", 8, 8), line("L4 shared x4", "nvidia.com/gpu", 0, 4)]), [{ flavor: "H100", resource: "nvidia.com/gpu", lendLimit: 2 }]);
+    const q = quotaOfLines(summed, 5, ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"]);
     expect(q.cpuCores).toBe(8);
     expect(q.storageBytes).toBe(100 * GiB);
     expect(q.gpus).toEqual({ "nvidia.com/gpu": 8, "nvidia.com/mig-1g.10gb": 0 });

@@ -36,27 +36,36 @@ const lineKey = (l: { flavor: string; resource: string }) => `${l.flavor}\u0000$
 const tidy = (resource: string, n: number) => (resource === "cpu" ? Math.round(n * 1000) / 1000 : n);
 
 /**
- * Lines that add up: guarantees and bursts sum; what may be lent sums too,
- * each line lending at most its guarantee (a null limit lends all of it).
- * The sum's lend limit is null when every part lends all, so a project that
- * never set one renders no lendingLimit. Ordered by flavour then resource,
- * "default" first, so the same lines always render the same objects.
+ * Lines that add up: guarantees and bursts sum per (flavour, resource).
+ * Ordered by flavour then resource, "default" first, so the same lines always
+ * render the same objects. A sum lends all it holds (lendLimit null) until
+ * the project's own lend limits are applied (withLendLimits).
  */
 export function sumLines(lines: readonly QuotaLine[]): QuotaLine[] {
-  const sums = new Map<string, QuotaLine & { limited: boolean; lendable: number }>();
+  const sums = new Map<string, QuotaLine>();
   for (const l of lines) {
     const key = lineKey(l);
-    const s = sums.get(key) ?? { flavor: l.flavor, resource: l.resource, guarantee: 0, burst: 0, lendLimit: null, limited: false, lendable: 0 };
+    const s = sums.get(key) ?? { flavor: l.flavor, resource: l.resource, guarantee: 0, burst: 0, lendLimit: null };
     s.guarantee = tidy(l.resource, s.guarantee + l.guarantee);
     s.burst = tidy(l.resource, s.burst + l.burst);
-    // A negative guarantee (quota moved away) lends what it takes away less.
-    s.lendable = tidy(l.resource, s.lendable + (l.lendLimit === null ? l.guarantee : Math.min(l.lendLimit, Math.max(l.guarantee, 0))));
-    if (l.lendLimit !== null) s.limited = true;
     sums.set(key, s);
   }
-  return [...sums.values()]
-    .map(({ limited, lendable, ...l }) => ({ ...l, lendLimit: limited ? Math.max(0, Math.min(lendable, l.guarantee)) : null }))
-    .sort(compareLines);
+  return [...sums.values()].sort(compareLines);
+}
+
+/** A project's lend limit of one line: how much of its guarantee others may borrow. */
+export interface LendLimit {
+  flavor: string;
+  resource: string;
+  lendLimit: number;
+}
+
+/** The project's lend limits on its summed lines: at most the guarantee; lines without a limit lend all they hold. */
+export function withLendLimits(summed: readonly QuotaLine[], limits: readonly LendLimit[]): QuotaLine[] {
+  return summed.map((l) => {
+    const limit = limits.find((x) => x.flavor === l.flavor && x.resource === l.resource);
+    return limit ? { ...l, lendLimit: Math.max(0, Math.min(limit.lendLimit, l.guarantee)) } : l;
+  });
 }
 
 export function compareLines(a: { flavor: string; resource: string }, b: { flavor: string; resource: string }): number {

@@ -12,7 +12,7 @@ import { assessRequest, loadAssessmentBasis, UnknownGpuModelError, type Assessme
 import { quotaChangeDiff } from "./diff";
 import { effectiveQuotaAt, gpusByModelAt, grantInForce, linesAt } from "./effective";
 import { largeRequestThreshold } from "./policy";
-import { linesOfGrants, linesOfRequests } from "./grant-store";
+import { lendLimitsOf, linesOfGrants, linesOfRequests } from "./grant-store";
 import type { QuotaLine } from "./lines";
 import { requestAmountsOf } from "./request-amounts";
 import { grantsOfProjects } from "./store";
@@ -215,17 +215,21 @@ export async function projectQuota(ctx: CommandContext, tenantSlug: string, proj
   const settings = config().cluster;
   const spans = (await grantsOfProjects(ctx.db, [project.id])).get(project.id) ?? [];
   const rows = await ctx.db.select().from(quotaGrants).where(eq(quotaGrants.projectId, project.id)).orderBy(desc(quotaGrants.startsAt));
-  const grantLines = await linesOfGrants(
-    ctx.db,
-    rows.map((g) => g.id),
-  );
+  const [grantLines, lendLimits] = await Promise.all([
+    linesOfGrants(
+      ctx.db,
+      rows.map((g) => g.id),
+    ),
+    lendLimitsOf(ctx.db, [project.id]),
+  ]);
+  const limits = lendLimits.get(project.id) ?? [];
   return {
     tenantId: tenant.id,
     projectId: project.id,
-    effective: effectiveQuotaAt(settings.defaultProjectQuota, spans, ctx.now),
+    effective: effectiveQuotaAt(settings.defaultProjectQuota, spans, ctx.now, [], limits),
     gpusByModel: gpusByModelAt(spans, ctx.now),
     base: settings.defaultProjectQuota,
-    lines: linesAt(settings.defaultProjectQuota, spans, ctx.now),
+    lines: linesAt(settings.defaultProjectQuota, spans, ctx.now, limits),
     fairShareWeight: Number(project.fairShareWeight),
     grants: rows.map((g) => ({
       id: g.id,

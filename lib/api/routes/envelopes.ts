@@ -2,8 +2,9 @@ import "server-only";
 import { z } from "zod";
 import { executeCommand } from "@/lib/auth/command";
 import { moveQuota, setTenantEnvelope } from "@/lib/quota/commands/envelopes";
+import { setProjectSharing } from "@/lib/quota/commands/sharing";
 import { tenantEnvelopeView } from "@/lib/quota/envelope-queries";
-import { tenantParams } from "../params";
+import { projectParams, tenantParams } from "../params";
 import { apiRoute, commandInput } from "../route";
 
 /**
@@ -80,4 +81,16 @@ export const moveQuotaRoute = apiRoute({
   response: z.object({ transferId: z.string(), quota: z.string(), amount: z.number(), from: z.string().nullable(), to: z.string().nullable() }),
   status: 201,
   handler: (ctx, { params, body }) => executeCommand(moveQuota, ctx, commandInput(body, params)),
+});
+
+export const setProjectSharingRoute = apiRoute({
+  method: "PUT",
+  path: "/api/v1/tenants/{tenant}/projects/{project}/quota-sharing",
+  summary: "Set how a project shares with its cohort (tenant admins, with Kueue): its fair-share weight, and a line's lend limit (empty lendLimit: all of the guarantee may be lent)",
+  tag: TAG,
+  params: projectParams,
+  body: setProjectSharing.input,
+  bodyFromPath: ["tenant", "project"],
+  response: z.object({ project: z.string(), fairShareWeight: z.number().optional(), quota: z.string().optional(), lendLimit: z.number().nullable().optional() }),
+  handler: (ctx, { params, body }) => executeCommand(setProjectSharing, ctx, commandInput(body, params)),
 });

@@ -5,6 +5,7 @@ import { redirect } from "next/navigation";
 import { formAction } from "@/lib/auth/form-action";
 import type { FormState } from "@/lib/form-state";
 import { cancelQuotaRequest, createQuotaRequest, requestPath } from "@/lib/quota/commands/requests";
+import { setProjectSharing } from "@/lib/quota/commands/sharing";
 import { wakeWorker } from "@/lib/jobs/in-process";
 
 /** Server actions of a project's quota pages: each one is a command behind the shared wrapper. */
@@ -30,4 +31,10 @@ export async function createQuotaRequestAction(previous: FormState, formData: Fo
 export const cancelQuotaRequestAction = formAction(cancelQuotaRequest, () => {
   refresh();
   return { message: "Request cancelled." };
+});
+
+export const setProjectSharingAction = formAction(setProjectSharing, () => {
+  wakeWorker();
+  refresh();
+  return { message: "Sharing saved; the cluster follows." };
 });

@@ -1,7 +1,11 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { buttonClass } from "@/components/button-class";
+import { ActionDialog } from "@/components/action-form";
+import { quotaKeyLabel } from "@/components/quota/envelope-card";
 import { FlavourQuotaTable } from "@/components/quota/flavour-table";
+import { keyOfLine } from "@/lib/quota/envelope";
+import { setProjectSharingAction } from "./actions";
 import { QuotaComparison } from "@/components/quota/quota-tables";
 import { RequestTable } from "@/components/quota/request-table";
 import { UsageSummary } from "@/components/quota/usage-summary";
@@ -50,6 +54,8 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
   const base = `/tenants/${tenant.slug}/projects/${project.slug}`;
   const pending = requests.filter((r) => r.status === "pending").length;
   const kueue = config().cluster.render.kueue.enabled;
+  const canShare = open && kueue && can(ctx.actor, "project.sharing.manage", resource, ctx.now);
+  const lendKeys = quota.lines.filter((l) => l.guarantee > 0 && l.resource !== "storage").map(keyOfLine);
 
   return (
     <>
@@ -112,6 +118,25 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
 
         <Card
           title="Quota by flavour"
+          actions={
+            canShare ? (
+              <ActionDialog
+                triggerLabel="Sharing"
+                triggerKind="secondary"
+                title={`How ${project.name} shares`}
+                description="The fair-share weight counts when GPUs are scarce: a project with weight 2 is entitled to twice the borrowed capacity of one with weight 1. A lend limit keeps part of a guarantee from being borrowed by other projects while it is unused; empty lends all of it."
+                submitLabel="Save"
+                action={setProjectSharingAction}
+                fields={[
+                  { kind: "hidden", name: "tenant", value: tenant.slug },
+                  { kind: "hidden", name: "project", value: project.slug },
+                  { kind: "text", name: "fairShareWeight", label: "Fair-share weight", defaultValue: String(quota.fairShareWeight), hint: "A number such as 1 or 2.5; 0 to 1000." },
+                  { kind: "select", name: "quota", label: "Lend limit for", options: [{ value: "", label: "No change" }, ...lendKeys.map((k) => ({ value: k, label: quotaKeyLabel(k) }))] },
+                  { kind: "text", name: "lendLimit", label: "Lend limit", hint: "GPUs as whole devices, CPU in cores, memory in GiB. Empty: all of the guarantee may be lent." },
+                ]}
+              />
+            ) : undefined
+          }
           description={
             kueue
               ? `Per node-pool flavour: what ${project.name} can always get, how much more it may borrow from its cohort for preemptible work, and how much of its guarantee others may borrow while it is unused. Fair-share weight ${quota.fairShareWeight}. The namespace's ResourceQuota caps guarantee plus burst.`
