@@ -3,6 +3,7 @@ import { minorDigits } from "@/lib/money";
 import { fitNote } from "@/lib/quota/capacity";
 import { budgetBasisOf, checkBudget, formatMoney } from "@/lib/quota/view-helpers";
 import { BudgetCheckNote } from "./budget-check";
+import { CohortTable } from "./cohort-table";
 import { DiffView } from "./diff-view";
 import { CapacityTable, CostLines, QuotaComparison, SharesTable } from "./quota-tables";
 import { UsageSummary } from "./usage-summary";
@@ -87,6 +88,17 @@ export function DecisionPicture({ entry, currency, compact = false }: { entry: Q
             after={after}
           />
         </section>
+        {a.cohort.length > 0 && (
+          <section aria-label="Cohort" className="min-w-0 space-y-3">
+            <H className={heading}>Cohort of {entry.tenantSlug}</H>
+            <p className="text-xs text-slate-500">
+              The tenant&apos;s projects share idle guarantees among themselves (and, through the platform cohort, with other tenants); when capacity is scarce, borrowed capacity is divided by fair-share weight.
+            </p>
+            {a.cohort.map((c) => (
+              <CohortTable key={`${c.line.flavor}/${c.line.resource}`} tenant={entry.tenantSlug} line={c.line} before={c.before} after={c.after} />
+            ))}
+          </section>
+        )}
       </div>
       <section aria-label="Change to the cluster" className="min-w-0">
         <H className={heading}>Change to the cluster</H>

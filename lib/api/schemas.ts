@@ -275,6 +275,13 @@ export const capacityLineOut = z.object({
   note: z.string().nullable().describe('The queue\'s words for it, e.g. "fits when the pool h100-pool grows to 5 nodes (max 6)"; null when it fits now'),
 });
 
+const cohortFiguresOut = z.object({
+  guarantee: z.number().describe("What the tenant's projects are guaranteed together"),
+  burst: z.number().describe("Their burst limits together"),
+  lendable: z.number().describe("What they let others borrow of their guarantees"),
+  members: z.array(z.object({ slug: z.string(), name: z.string(), guarantee: z.number(), burst: z.number(), weight: z.number(), fairShare: z.number().describe("weight over the cohort's weights: its share of borrowed capacity when scarce") })),
+});
+
 export const quotaRequestDetailOut = quotaRequestOut.extend({
   granted: z
     .object({ gpuCount: z.number().int(), gpuBurst: z.number().int().optional(), cpuCores: z.number(), memoryBytes: z.number().int(), storageBytes: z.number().int(), endsAt: nullableDate })
@@ -292,6 +299,9 @@ export const quotaRequestDetailOut = quotaRequestOut.extend({
       quotaAfter: effectiveQuotaOut,
       capacity: z.array(capacityLineOut).describe("Allocated / capacity of the affected resources, before and after (with overcommit)"),
       tenantShares: z.array(z.object({ tenant: z.string(), shares: z.record(z.string(), z.number().nullable()) })),
+      cohort: z
+        .array(z.object({ line: z.object({ flavor: z.string(), resource: z.string() }), before: cohortFiguresOut, after: cohortFiguresOut }))
+        .describe("The tenant's cohort on each line the request touches, before and after approval"),
       diff: z.string().describe("Unified diff of the rendered cluster objects the approval changes"),
     })
     .nullable()

@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import type { Database } from "@/db/client";
+import { projects } from "@/db/schema";
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import type { ClusterSettings } from "@/lib/config";
 import type { QuotaAmounts } from "./amounts";
@@ -9,6 +11,8 @@ import { gpusByModelOfLines, linesOfAmounts } from "./lines";
 import { autoApprovedHoldings, needsSecondApproval, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
 import { autoApprovedGrantsOf, clusterAllocation, grantsOfProjects, knownGpuResources, loadPools, loadQuotaPolicy, loadRates } from "./store";
 import { previewRequest } from "./view-helpers";
+import { cohortPicture } from "./cohort";
+import { cohortMembersOf } from "./envelope-store";
 
 export interface Assessment {
   /** The extended resource the GPU model is served as (from the node pools), when GPUs are asked for. */
@@ -23,6 +27,8 @@ export interface Assessment {
   autoApproved: AutoApprovedHoldings;
   secondApproval: boolean;
   policy: QuotaPolicy;
+  /** The tenant's cohort on each line the request touches, before and after: guarantees, bursts, what is lent, fair shares. */
+  cohort: ReturnType<typeof cohortPicture>;
 }
 
 export class UnknownGpuModelError extends Error {}
@@ -43,11 +49,13 @@ export async function loadAssessmentBasis(db: Database, settings: ClusterSetting
 }
 
 export async function assessRequest(db: Database, settings: ClusterSettings, projectId: string, amounts: QuotaAmounts, at: Date, basis?: AssessmentBasis): Promise<Assessment> {
-  const [{ pools, rateRows, policy, allocation, gpuResources }, grants, autoGrants] = await Promise.all([
+  const [{ pools, rateRows, policy, allocation, gpuResources }, grants, autoGrants, [project]] = await Promise.all([
     basis ?? loadAssessmentBasis(db, settings, at),
     grantsOfProjects(db, [projectId]),
     autoApprovedGrantsOf(db, [projectId]),
+    db.select({ tenantId: projects.tenantId, slug: projects.slug }).from(projects).where(eq(projects.id, projectId)),
   ]);
+  const members = project ? await cohortMembersOf(db, project.tenantId, settings.defaultProjectQuota, at) : [];
   let gpuResource: string | null = null;
   if (amounts.gpuCount > 0) {
     const pool = pools.find((p) => p.gpuModel === amounts.gpuModel);
@@ -85,6 +93,7 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
 
   // The quota after, per flavour too (what the diff of rendered objects shows): the lines of the grant approval would write, in force now.
   const asGrant: GrantSpan = { ...amounts, gpuResource, startsAt: at, endsAt: null, lines: linesOfAmounts(amounts, gpuResource, amounts.gpuBurst ?? 0) };
+  const cohort = project ? cohortPicture(members, project.slug, asGrant.lines) : [];
   const afterQuota = effectiveQuotaAt(settings.defaultProjectQuota, [...spans, asGrant], at, gpuResources);
 
   return {
@@ -98,5 +107,6 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
     autoApproved,
     secondApproval: needsSecondApproval(preview.estimate.monthly, policy),
     policy,
+    cohort,
   };
 }

@@ -2,9 +2,11 @@ import "server-only";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { projects, tenantQuotaEnvelopes } from "@/db/schema";
-import { grantInForce } from "./effective";
+import type { CohortMember } from "./cohort";
+import { grantInForce, linesAt } from "./effective";
+import { lendLimitsOf } from "./grant-store";
 import { divideEnvelope, type EnvelopeLine, type EnvelopeRow, type ProjectHolding } from "./envelope";
-import { compareLines, sumLines } from "./lines";
+import { compareLines, sumLines, type BaseQuota } from "./lines";
 import { grantsOfProjects, loadPools } from "./store";
 
 /** A tenant's envelope lines, ordered ("default" flavour first); `lock` takes them FOR UPDATE, so moves and approvals on one tenant take turns. */
@@ -53,4 +55,16 @@ export async function tenantEnvelope(db: Database, tenantId: string, at: Date, l
   const envelope = await envelopeOf(db, tenantId, lock);
   const holdings = await holdingsOf(db, tenantId, at);
   return { rows: divideEnvelope(envelope, holdings), holdings };
+}
+
+/** The open projects of a tenant as its Kueue cohort weighs them: weight, and lines in force at `at` (starting quota included) with lend limits. */
+export async function cohortMembersOf(db: Database, tenantId: string, base: BaseQuota, at: Date): Promise<CohortMember[]> {
+  const rows = await db
+    .select({ id: projects.id, slug: projects.slug, name: projects.name, weight: projects.fairShareWeight })
+    .from(projects)
+    .where(and(eq(projects.tenantId, tenantId), isNull(projects.archivedAt)))
+    .orderBy(asc(projects.slug));
+  const ids = rows.map((r) => r.id);
+  const [grants, limits] = await Promise.all([grantsOfProjects(db, ids), lendLimitsOf(db, ids)]);
+  return rows.map((r) => ({ slug: r.slug, name: r.name, weight: Number(r.weight), lines: linesAt(base, grants.get(r.id) ?? [], at, limits.get(r.id)) }));
 }

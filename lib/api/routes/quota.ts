@@ -53,6 +53,7 @@ function detailOut(ctx: CommandContext, detail: RequestDetail) {
           quotaAfter: picture.assessment.after.quota,
           capacity: picture.assessment.capacity.map((l) => ({ ...l, note: fitNote(l) })),
           tenantShares: picture.assessment.shares,
+          cohort: picture.assessment.cohort,
           diff: picture.diff,
         }
       : null,
