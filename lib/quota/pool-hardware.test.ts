@@ -88,8 +88,8 @@ describe("node taints", () => {
 
 describe("GPU sharing and tiers", () => {
   it("reads sharing, empty meaning exclusive", () => {
-    expect(gpuSharingInput.parse("")).toBe("exclusive");
-    expect(gpuSharingInput.parse(undefined)).toBe("exclusive");
+    expect(gpuSharingInput.parse("")).toBeNull();
+    expect(gpuSharingInput.parse(undefined)).toBeNull();
     expect(gpuSharingInput.parse("time_sliced")).toBe("time_sliced");
     expect(gpuSharingInput.safeParse("mps").success).toBe(false);
   });
@@ -99,7 +99,7 @@ describe("GPU sharing and tiers", () => {
     expect(tiersInput.parse(["preemptible"])).toEqual(["preemptible"]);
     expect(tiersInput.parse("")).toBeNull();
     expect(tiersInput.parse(null)).toBeNull();
-    expect(messages(tiersInput.safeParse("serving, batch"))).toEqual(["must be tiers from serving, training, preemptible (not “batch”)"]);
+    expect(messages(tiersInput.safeParse("serving, batch"))).toEqual(["must be tiers from serving, training, preemptible"]);
     expect(tiersInput.safeParse([]).success).toBe(false);
   });
 });

@@ -32,6 +32,8 @@ export const MAX_NODE_TAINTS = 32;
 
 /** A label name, or the name part of a key: up to 63 alphanumerics, '-', '_', '.', starting and ending alphanumeric. */
 const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+/** A label value: empty, or a NAME. */
+const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 /** A DNS subdomain (a key's prefix): lower-case labels joined by dots, at most 253 characters. */
 const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -154,7 +156,11 @@ function fromParsed<T>(parsed: Parsed<T>, ctx: z.RefinementCtx): T {
 export const nodeLabelsInput = z
   .union([
     z.string().max(20_000, "must be at most 20000 characters").describe("key=value lines"),
-    z.record(z.string().max(317), z.string().max(63)).describe("Label key to value"),
+    // An object whose values state their grammar (the keys' is checked below: JSON Schema here cannot say it).
+    z
+      .object({})
+      .catchall(z.string().max(63).regex(LABEL_VALUE, "must be a label value"))
+      .describe("Label key to value"),
     z.null(),
   ])
   .optional()
@@ -165,8 +171,8 @@ export const nodeLabelsInput = z
   .describe("Labels every node of the pool carries (Kubernetes label syntax), as key=value lines or an object");
 
 const taintObject = z.object({
-  key: z.string().max(317),
-  value: z.string().max(63).optional(),
+  key: z.string().min(1).max(317),
+  value: z.string().max(63).regex(LABEL_VALUE, "must be a label value").optional(),
   effect: z.enum(TAINT_EFFECTS, { message: `must be one of ${TAINT_EFFECTS.join(", ")}` }),
 });
 
@@ -180,16 +186,30 @@ export const nodeTaintsInput = z
   })
   .describe(`Taints of the pool's nodes, as key=value:Effect lines or a list (effect one of ${TAINT_EFFECTS.join(", ")})`);
 
+/** GPU sharing as sent; null (absent or empty): as the GPU resource says (sharingFor). */
 export const gpuSharingInput = z
   .union([z.enum(GPU_SHARING, { message: `must be one of ${GPU_SHARING.join(", ")}` }), z.literal(""), z.null()])
   .optional()
-  .transform((v): GpuSharing => (v == null || v === "" ? "exclusive" : v))
-  .describe("How the GPUs are shared: exclusive (whole GPUs), mig (MIG instances), time_sliced (replicas of each GPU); empty: exclusive");
+  .transform((v): GpuSharing | null => (v == null || v === "" ? null : v))
+  .describe(
+    "How the GPUs are shared: exclusive (whole GPUs), mig (MIG instances), time_sliced (replicas of each GPU); empty: as the GPU resource says (mig for nvidia.com/mig-*, time_sliced for nvidia.com/gpu.shared, else exclusive)",
+  );
+
+/** The sharing a pool has when none was sent: what its GPU resource implies. */
+export function sharingFor(sent: GpuSharing | null, gpuResource: string | null): GpuSharing {
+  if (sent !== null) return sent;
+  if (gpuResource?.startsWith("nvidia.com/mig-")) return "mig";
+  return gpuResource === "nvidia.com/gpu.shared" ? "time_sliced" : "exclusive";
+}
 
 /** Workload tiers: a list (API), or names separated by commas or spaces (form). Absent or empty: every tier. */
 export const tiersInput = z
   .union([
-    z.string().max(200).describe(`Tier names separated by commas or spaces (${WORKLOAD_TIERS.join(", ")}); empty: every tier`),
+    z
+      .string()
+      .max(200)
+      .regex(new RegExp(`^[\\s,]*(?:(?:${WORKLOAD_TIERS.join("|")})[\\s,]*)*$`), `must be tiers from ${WORKLOAD_TIERS.join(", ")}`)
+      .describe(`Tier names separated by commas or spaces (${WORKLOAD_TIERS.join(", ")}); empty: every tier`),
     z.array(z.enum(WORKLOAD_TIERS, { message: `must be one of ${WORKLOAD_TIERS.join(", ")}` })).min(1, "must name at least one tier; null allows every tier"),
     z.null(),
   ])
