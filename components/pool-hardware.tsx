@@ -1,9 +1,25 @@
+import { Fragment } from "react";
 import { formatNodeTaint, type NodeTaint } from "@/lib/quota/pool-hardware";
+
+/** Text that may break after "/", "=" and ":" (and anywhere, when a part is still too long). */
+function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[/=:])/);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {part}
+          {i < parts.length - 1 && <wbr />}
+        </Fragment>
+      ))}
+    </>
+  );
+}
 
 /**
  * A pool's hardware facts as small wrapping lines: its node labels, taints and
- * the workload tiers allowed on it. Long label keys break anywhere, so the
- * list stays inside a 390 px wide screen.
+ * the workload tiers allowed on it. Long labels break after "/", "=" and ":"
+ * (anywhere as a last resort), so the list stays inside a 390 px wide screen.
  */
 export function HardwareFacts({ labels, taints, tiers }: { labels: Record<string, string>; taints: readonly NodeTaint[]; tiers: readonly string[] | null }) {
   const keys = Object.keys(labels).sort();
@@ -19,8 +35,8 @@ export function HardwareFacts({ labels, taints, tiers }: { labels: Record<string
           <dd>
             <ul className="font-mono">
               {keys.map((k) => (
-                <li key={k} className="break-all">
-                  {k}={labels[k]}
+                <li key={k} className="[overflow-wrap:anywhere]">
+                  <Breakable text={`${k}=${labels[k]}`} />
                 </li>
               ))}
             </ul>
@@ -35,8 +51,8 @@ export function HardwareFacts({ labels, taints, tiers }: { labels: Record<string
           ) : (
             <ul className="font-mono">
               {taints.map((t) => (
-                <li key={formatNodeTaint(t)} className="break-all">
-                  {formatNodeTaint(t)}
+                <li key={formatNodeTaint(t)} className="[overflow-wrap:anywhere]">
+                  <Breakable text={formatNodeTaint(t)} />
                 </li>
               ))}
             </ul>
