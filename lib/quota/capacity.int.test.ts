@@ -621,6 +621,12 @@ describe(`importing node pools from the cluster (${databaseLabel()})`, () => {
     expect((await expectImportRefused(JSON.stringify([pool, pool]), "validation")).fields).toEqual({ pools: ["name new-pool more than once"] });
     const mig = { ...pool, gpuModel: "H100", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 7 };
     expect(Object.keys((await expectImportRefused(JSON.stringify([mig]), "validation")).fields!)).toEqual(["pools.0.gpuResource"]);
+    // Slices only when time-sliced, labels in Kubernetes syntax, and one model shared one way.
+    expect(Object.keys((await expectImportRefused(JSON.stringify([{ ...pool, gpuSlices: 3 }]), "validation")).fields!)).toEqual(["pools.0.gpuSlices"]);
+    expect(Object.keys((await expectImportRefused(JSON.stringify([{ ...pool, nodeLabels: { "no good": "x" } }]), "validation")).fields!)).toEqual(["pools.0.nodeLabels"]);
+    const sliced = { ...pool, name: "ts-a", gpuModel: "T4 shared", gpuResource: "nvidia.com/gpu", gpusPerNode: 1, gpuSharing: "time_sliced", gpuSlices: 4 };
+    const unlike = await expectImportRefused(JSON.stringify([sliced, { ...sliced, name: "ts-b", gpuSlices: 2 }]), "validation");
+    expect(unlike.fields).toEqual({ "pools.0.gpuSlices": ["must be the same for every pool of T4 shared: ts-b shares its GPUs time_sliced ×2, ts-a time_sliced ×4"] });
   });
 
   it("proposes nothing to someone who may not manage capacity", async () => {

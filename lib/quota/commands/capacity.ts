@@ -465,6 +465,23 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
       [`pools.${index}.gpuResource`]: [`must be ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource}`],
     });
   }
+  const sharing = (p: z.output<typeof importPoolInput>) => `${sharingFor(p.gpuSharing, p.gpuResource)} ×${p.gpuSlices}`;
+  const unlike = all.find((o) => o.gpuModel === pool.gpuModel && sharing(o) !== sharing(pool));
+  if (unlike) {
+    throw new AppError("validation", undefined, {
+      [`pools.${index}.gpuSlices`]: [`must be the same for every pool of ${pool.gpuModel}: ${unlike.name} shares its GPUs ${sharing(unlike)}, ${pool.name} ${sharing(pool)}`],
+    });
+  }
+  const storedUnlike = await tx
+    .select({ name: nodePools.name, gpuSharing: nodePools.gpuSharing, gpuSlices: nodePools.gpuSlices })
+    .from(nodePools)
+    .where(and(eq(nodePools.gpuModel, pool.gpuModel), or(ne(nodePools.gpuSharing, sharingFor(pool.gpuSharing, pool.gpuResource)), ne(nodePools.gpuSlices, pool.gpuSlices))));
+  const otherUnlike = storedUnlike.find((s) => !importing.has(s.name));
+  if (otherUnlike) {
+    throw new AppError("validation", undefined, {
+      [`pools.${index}.gpuSlices`]: [`must match pool ${otherUnlike.name}, which serves ${pool.gpuModel} as ${otherUnlike.gpuSharing} ×${otherUnlike.gpuSlices}`],
+    });
+  }
 }
 
 // ---------------------------------------------------------------- rate card
