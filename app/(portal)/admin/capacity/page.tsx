@@ -87,7 +87,7 @@ function poolFields(data: CapacityOverview, pool?: PoolView): FieldSpec[] {
       defaultValue: pool?.gpuResource ?? "",
       hint: "The extended resource the device plugin advertises: nvidia.com/gpu, or a MIG profile such as nvidia.com/mig-1g.10gb.",
     },
-    { kind: "number", name: "gpusPerNode", label: "GPUs per node", min: "0", defaultValue: String(pool?.gpusPerNode ?? ""), hint: "Of that resource (MIG instances for a MIG profile)." },
+    { kind: "number", name: "gpusPerNode", label: "GPUs per node", min: "0", defaultValue: String(pool?.gpusPerNode ?? ""), hint: "Of that resource: MIG instances for a MIG profile; physical GPUs when time-sliced (their slices are set below)." },
     {
       kind: "number",
       name: "nodeCount",
