@@ -82,11 +82,25 @@ export async function seedDemoData(db: Database, now: Date): Promise<boolean> {
 
     // The demo cluster's node pools, their size history (lib/demo/pools.ts) and rate card (an older H100 price, so the history shows).
     const GiB = 2 ** 30;
+    // Their hardware as GKE and GPU feature discovery label it; GPU nodes carry the GPU operator's usual taint.
+    const GPU_TAINT = { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" as const };
+    const pool = (name: string, gpu: Record<string, string> = {}) => ({ nodeLabels: { "cloud.google.com/gke-nodepool": name, ...gpu }, nodeTaints: Object.keys(gpu).length > 0 ? [GPU_TAINT] : [] });
     const poolRows = await tx.insert(nodePools).values([
-      { name: "h100-pool", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, minNodes: 2, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1843 * GiB, createdAt: now },
-      { name: "a100-mig", gpuModel: "A100 1g.10gb", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 56, nodeCount: 2, cpuPerNode: 96, memoryBytesPerNode: 1152 * GiB, createdAt: now },
-      { name: "cpu-general", gpuModel: null, gpuResource: null, gpusPerNode: 0, nodeCount: 20, cpuPerNode: 64, memoryBytesPerNode: 256 * GiB, createdAt: now },
-      { name: "l4-inference", gpuModel: "L4", gpuResource: "nvidia.com/gpu", gpusPerNode: 4, nodeCount: 6, cpuPerNode: 48, memoryBytesPerNode: 192 * GiB, createdAt: now },
+      { name: "h100-pool", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, minNodes: 2, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1843 * GiB, createdAt: now, ...pool("h100-pool", { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }) },
+      {
+        name: "a100-mig",
+        gpuModel: "A100 1g.10gb",
+        gpuResource: "nvidia.com/mig-1g.10gb",
+        gpusPerNode: 56,
+        gpuSharing: "mig" as const,
+        nodeCount: 2,
+        cpuPerNode: 96,
+        memoryBytesPerNode: 1152 * GiB,
+        createdAt: now,
+        ...pool("a100-mig", { "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "8", "nvidia.com/mig.strategy": "mixed", "nvidia.com/mig.config": "all-1g.10gb" }),
+      },
+      { name: "cpu-general", gpuModel: null, gpuResource: null, gpusPerNode: 0, nodeCount: 20, cpuPerNode: 64, memoryBytesPerNode: 256 * GiB, createdAt: now, ...pool("cpu-general") },
+      { name: "l4-inference", gpuModel: "L4", gpuResource: "nvidia.com/gpu", gpusPerNode: 4, nodeCount: 6, cpuPerNode: 48, memoryBytesPerNode: 192 * GiB, createdAt: now, ...pool("l4-inference", { "nvidia.com/gpu.product": "NVIDIA-L4" }) },
     ]).returning();
     await seedDemoPoolHistory(tx, poolRows, now);
     const rateCardFrom = new Date("2026-01-01T00:00:00.000Z");

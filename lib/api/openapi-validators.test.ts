@@ -39,6 +39,12 @@ const BEYOND_JSON_SCHEMA: Record<string, string> = {
   "POST /api/v1/node-pools gpuResource": "an extended resource name outside kubernetes.io, checked after trimming",
   "PATCH /api/v1/node-pools/{pool} gpuModel": "checked after trimming, where an empty value means none",
   "PATCH /api/v1/node-pools/{pool} gpuResource": "an extended resource name outside kubernetes.io, checked after trimming",
+  "POST /api/v1/node-pools nodeLabels": "as key=value lines, each key and value in Kubernetes label syntax (a key's prefix a DNS subdomain), read line by line; as an object, its keys likewise",
+  "POST /api/v1/node-pools nodeTaints": "as key=value:Effect lines, in Kubernetes syntax with one of three effects, read line by line; as a list, keys likewise",
+  "POST /api/v1/node-pools gpuSharing": "must agree with gpuResource (mig for nvidia.com/mig-*, time_sliced for nvidia.com/gpu.shared) and needs a GPU model unless exclusive",
+  "POST /api/v1/node-pools gpuSlices": "other than 1 only when gpuSharing is time_sliced",
+  "PATCH /api/v1/node-pools/{pool} nodeLabels": "as key=value lines, each key and value in Kubernetes label syntax (a key's prefix a DNS subdomain), read line by line; as an object, its keys likewise",
+  "PATCH /api/v1/node-pools/{pool} nodeTaints": "as key=value:Effect lines, in Kubernetes syntax with one of three effects, read line by line; as a list, keys likewise",
   "POST /api/v1/rates resource": "a built-in resource, gpu:<model> or a custom meter key, checked after trimming",
 };
 const excusedUsed = new Set<string>();

@@ -345,6 +345,54 @@ describe(`node pools (${databaseLabel()})`, () => {
     expectError(await callApi("PATCH", "/api/v1/node-pools/no-such-pool", { token: token.platform, body: { nodeCount: 4, version: 1 } }), 404, "not_found");
   });
 
+  it("takes a pool's hardware facts as JSON, shows them, and changes them by PATCH; bad ones are 400 naming the field", async () => {
+    const name = unique("l4-shared");
+    const taints = [{ key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" }];
+    const body = {
+      name,
+      gpuModel: unique("L4 shared x4"),
+      gpuResource: "nvidia.com/gpu",
+      gpusPerNode: 2,
+      nodeCount: 3,
+      cpuPerNode: 16,
+      memoryPerNode: 64,
+      gpuSharing: "time_sliced",
+      gpuSlices: 4,
+      nodeLabels: { "cloud.google.com/gke-nodepool": name, "nvidia.com/gpu.product": "NVIDIA-L4-SHARED" },
+      nodeTaints: taints,
+      tiers: ["serving"],
+    };
+    const created = await post("/api/v1/node-pools", token.platform, body);
+    expectStatus(created, 201);
+    expect(created.json).toMatchObject({
+      gpusPerNode: 2,
+      gpuSharing: "time_sliced",
+      gpuSlices: 4,
+      schedulableGpusPerNode: 8,
+      physicalGpusPerNode: 2,
+      nodeLabels: body.nodeLabels,
+      nodeTaints: taints,
+      tiers: ["serving"],
+      totals: { gpus: 24, physicalGpus: 6 },
+    });
+    const listed = jsonOf<{ pools: PoolOut[] }>(await get("/api/v1/node-pools", token.member)).pools.find((p) => p.name === name);
+    expect(listed).toMatchObject({ gpuSharing: "time_sliced", gpuSlices: 4, nodeTaints: taints, tiers: ["serving"] });
+
+    // Stopping time-slicing without naming slices goes back to 1; null clears the tiers (every tier).
+    const patched = await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { gpuSharing: "exclusive", tiers: null, nodeTaints: [], version: 1 } });
+    expectStatus(patched, 200);
+    expect(patched.json).toMatchObject({ gpuSharing: "exclusive", gpuSlices: 1, tiers: null, nodeTaints: [], schedulableGpusPerNode: 2, nodeLabels: body.nodeLabels, version: 2 });
+
+    const before = await fingerprint(db, QUOTA_TABLES);
+    const bad = expectError(
+      await post("/api/v1/node-pools", token.platform, { ...body, name: unique("bad"), nodeLabels: { "bad key": "x" }, nodeTaints: [{ key: "a", effect: "Never" }], tiers: ["batch"], gpuSlices: 65 }),
+      400,
+      "validation",
+    );
+    expect(Object.keys(bad.fields!).sort()).toEqual(["gpuSlices", "nodeLabels", "nodeTaints", "tiers"]);
+    expect(await fingerprint(db, QUOTA_TABLES)).toEqual(before);
+  });
+
   it("deletes a pool, at the version given; an unknown pool is 404", async () => {
     const name = await freshPool();
     expect(expectError(await callApi("DELETE", `/api/v1/node-pools/${name}?version=7`, { token: token.platform }), 409, "conflict").message).toMatch(/changed/);

@@ -132,14 +132,26 @@ export const okOut = z.object({ ok: z.literal(true) });
 const moneyOut = z.number().describe("Amount in `currency`: a whole number of the currency's minor unit (cents), rounded half away from zero per line; totals are sums of rounded lines");
 const currencyOut = z.string().describe("ISO 4217 code of every price and cost (ALLOT_CURRENCY)");
 
-const poolTotalsOut = z.object({ gpus: z.number().int(), cpuCores: z.number(), memoryBytes: z.number() });
+const poolTotalsOut = z.object({
+  gpus: z.number().int().describe("Schedulable units of the GPU model: slices for a time-sliced pool (physical GPUs × gpuSlices), MIG instances for a MIG pool"),
+  physicalGpus: z.number().int().nullable().describe("Physical GPUs; null for a MIG pool whose nodes carry no nvidia.com/gpu.count label"),
+  cpuCores: z.number(),
+  memoryBytes: z.number(),
+});
 
 export const nodePoolOut = z.object({
   id: z.string(),
   name: z.string(),
   gpuModel: z.string().nullable().describe("The model people ask for (H100, or a MIG profile such as A100 1g.10gb); null for CPU pools"),
   gpuResource: z.string().nullable().describe("Extended resource the device plugin advertises (nvidia.com/gpu, nvidia.com/mig-1g.10gb)"),
-  gpusPerNode: z.number().int(),
+  gpusPerNode: z.number().int().describe("Physical GPUs per node; MIG instances for a MIG pool"),
+  gpuSharing: z.enum(["exclusive", "mig", "time_sliced"]).describe("exclusive: whole GPUs; mig: MIG instances of the profile; time_sliced: each GPU offered as gpuSlices replicas"),
+  gpuSlices: z.number().int().describe("Time-slicing replicas per physical GPU (1 unless time_sliced)"),
+  schedulableGpusPerNode: z.number().int().describe("What a node offers of the GPU model: gpusPerNode × gpuSlices when time-sliced, else gpusPerNode; what capacity, quota and the rate card count"),
+  physicalGpusPerNode: z.number().int().nullable().describe("Physical GPUs per node; for a MIG pool from its nvidia.com/gpu.count label, null without it"),
+  nodeLabels: z.record(z.string(), z.string()).describe("Labels every node of the pool carries"),
+  nodeTaints: z.array(z.object({ key: z.string(), value: z.string().optional(), effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]) })).describe("Taints of the pool's nodes"),
+  tiers: z.array(z.string()).nullable().describe("Workload tiers allowed on the pool (serving, training, preemptible); null: every tier"),
   nodeCount: z.number().int(),
   minNodes: z.number().int().nullable(),
   maxNodes: z.number().int().nullable(),

@@ -31,7 +31,10 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const START = Date.parse("2026-05-01T00:00:00Z");
 const SPAN_DAYS = 6;
-const RESOURCES = ["gpu:H100", "gpu:A100 1g.10gb", "cpu", "memory", "storage", "inference", "tokens"] as const;
+const RESOURCES = ["gpu:H100", "gpu:A100 1g.10gb", "gpu:L4 shared x4", "cpu", "memory", "storage", "inference", "tokens"] as const;
+/** A time-sliced model: each physical GPU is 4 slices, and its rate is a slice's price. */
+const SLICED = "L4 shared x4";
+const SLICES = 4;
 const GiB = 2 ** 30;
 
 beforeAll(async () => {
@@ -44,7 +47,7 @@ const price = fc.integer({ min: 0, max: 5_000 });
 const scenario = fc.record({
   pools: fc.array(
     fc.record({
-      gpuModel: fc.constantFrom(null, "H100", "A100 1g.10gb"),
+      gpuModel: fc.constantFrom(null, "H100", "A100 1g.10gb", SLICED),
       gpusPerNode: fc.integer({ min: 1, max: 8 }),
       nodeCount: fc.integer({ min: 0, max: 4 }),
       cpuPerNode: fc.integer({ min: 0, max: 64 }),
@@ -97,7 +100,14 @@ describe(`cost conservation to the cent (${databaseLabel()})`, () => {
           const created = START + p.createdHour * HOUR;
           const [pool] = await db
             .insert(nodePools)
-            .values({ name: `pool-${i}`, gpuResource: p.gpuModel === null ? null : p.gpuModel === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb", ...facts, createdAt: new Date(created) })
+            .values({
+              name: `pool-${i}`,
+              gpuResource: p.gpuModel === null ? null : p.gpuModel === "A100 1g.10gb" ? "nvidia.com/mig-1g.10gb" : "nvidia.com/gpu",
+              ...facts,
+              gpuSharing: p.gpuModel === SLICED ? "time_sliced" : p.gpuModel === "A100 1g.10gb" ? "mig" : "exclusive",
+              gpuSlices: p.gpuModel === SLICED ? SLICES : 1,
+              createdAt: new Date(created),
+            })
             .returning();
           await recordPoolSize(db, pool!, new Date(created));
           const resizedAt = p.resize ? created + p.resize.afterHours * HOUR : Infinity;
@@ -147,7 +157,9 @@ describe(`cost conservation to the cent (${databaseLabel()})`, () => {
           const prices = milliInForce(new Date(t));
           for (const p of poolSizes.filter((x) => x.from <= t && t < x.to)) {
             const n = BigInt(p.nodeCount);
-            if (p.gpuModel) capacityMilli += BigInt(p.gpusPerNode) * n * BigInt(prices.get(`gpu:${p.gpuModel}`) ?? 0);
+            // A time-sliced pool offers, and costs, its slices: physical GPUs × slices at the slice's price.
+            const units = p.gpuModel === SLICED ? p.gpusPerNode * SLICES : p.gpusPerNode;
+            if (p.gpuModel) capacityMilli += BigInt(units) * n * BigInt(prices.get(`gpu:${p.gpuModel}`) ?? 0);
             capacityMilli += BigInt(p.cpuPerNode) * n * BigInt(prices.get("cpu") ?? 0) + BigInt(p.memoryGiB) * n * BigInt(prices.get("memory") ?? 0);
           }
         }

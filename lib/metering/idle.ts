@@ -4,6 +4,13 @@ import { gpuRateKey, type RateRow } from "@/lib/quota/cost";
 
 const HOUR_MS = 3_600_000;
 
+/**
+ * A pool as cost counts it. gpusPerNode is what a node offers of the GPU
+ * model, the unit its rate prices (a slice of a time-sliced model, a MIG
+ * instance): the size history records it so (lib/quota/pool-sizes.ts), so a
+ * time-sliced pool costs its slices × the slice's price, and projects' slices
+ * plus idle slices add up to it.
+ */
 export interface PoolForCost {
   gpuModel: string | null;
   gpusPerNode: number;

@@ -96,6 +96,17 @@ describe("gpuUsageKey", () => {
     expect(gpuUsageKey("nvidia_com_gpu", "n", "NVIDIA-H100-PCIe", pools).resource).toBe("gpu:H100");
   });
 
+  it("names a time-sliced GPU by the pool of its slices, never the whole GPU's model", () => {
+    const pools = [...POOLS, { gpuModel: "L4 shared x4", gpuResource: "nvidia.com/gpu" }, { gpuModel: "T4 shared x2", gpuResource: "nvidia.com/gpu.shared" }];
+    expect(gpuUsageKey("nvidia_com_gpu", "n", "NVIDIA-L4-SHARED", pools)).toEqual({ resource: "gpu:L4 shared x4", unmatched: null });
+    expect(gpuUsageKey("nvidia_com_gpu", "n", "NVIDIA-L4", pools)).toEqual({ resource: "gpu:L4", unmatched: null });
+    expect(gpuUsageKey("nvidia_com_gpu_shared", "n", "Tesla-T4", pools)).toEqual({ resource: "gpu:T4 shared x2", unmatched: null });
+    // No pool of L4 slices: counted under a key of its own, not at the whole L4's rate.
+    const orphan = gpuUsageKey("nvidia_com_gpu", "n7", "NVIDIA-L4-SHARED", POOLS);
+    expect(orphan.resource).toBe("gpu:L4 shared");
+    expect(orphan.unmatched).toMatch(/no node pool has this model/);
+  });
+
   it("names a MIG slice by the pool offering that profile, checked against the node's product when there is one", () => {
     expect(gpuUsageKey("nvidia_com_mig_1g_10gb", "n", "NVIDIA-A100-SXM4-80GB", POOLS)).toEqual({ resource: "gpu:A100 1g.10gb", unmatched: null });
     expect(gpuUsageKey("nvidia_com_mig_1g_10gb", "n", undefined, POOLS)).toEqual({ resource: "gpu:A100 1g.10gb", unmatched: null });

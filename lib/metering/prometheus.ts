@@ -160,12 +160,17 @@ export function gpuUsageKey(resourceLabel: string, node: string, product: string
     const why = candidates.length === 0 ? "no node pool offers it" : `node has no ${GPU_PRODUCT_LABEL} label to choose among ${candidates.length} pools`;
     return { resource, unmatched: `${resourceName} on node ${node || "(unknown)"}: ${why}; counted as ${resource}` };
   }
-  const named = gpuModelName(product, resourceName);
+  // A time-sliced node (product ending in -SHARED, or the renamed resource) matches pools named for its slices ("L4 shared x4"), never the
+  // whole-GPU model, and a slice no pool names keeps "shared" in its key, so it is never priced at the whole GPU's rate.
+  const shared = /-SHARED$/i.test(product) || resourceName === "nvidia.com/gpu.shared";
+  const plain = gpuModelName(product, resourceName);
+  const named = shared && !/ shared x\d+$/.test(plain) ? `${plain} shared` : plain;
   const nodeWords = new Set(words(named));
   const exact = candidates.find((p) => p.gpuModel.toLowerCase() === named.toLowerCase());
+  const poolWords = (model: string) => words(model).filter((w) => !/^x\d+$/.test(w));
   const byWords = candidates
-    .filter((p) => words(p.gpuModel).every((w) => nodeWords.has(w)))
-    .sort((a, b) => words(b.gpuModel).length - words(a.gpuModel).length || (a.gpuModel < b.gpuModel ? -1 : 1))[0];
+    .filter((p) => poolWords(p.gpuModel).every((w) => nodeWords.has(w)) && (!shared || poolWords(p.gpuModel).includes("shared")))
+    .sort((a, b) => poolWords(b.gpuModel).length - poolWords(a.gpuModel).length || (a.gpuModel < b.gpuModel ? -1 : 1))[0];
   const pool = exact ?? byWords;
   if (pool) return { resource: keyOf(pool.gpuModel), unmatched: null };
   const resource = keyOf(named);

@@ -11,6 +11,7 @@ import { RATE_UNITS } from "./cost";
 import { importPoolInput } from "./commands/capacity";
 import { compareWithExisting, nodeFactsOf, proposePools, type ImportItem, type NodeFacts } from "./import-pools";
 import type { QuotaPolicy } from "./policy";
+import { physicalGpusPerNode, schedulableGpusPerNode } from "./pool-hardware";
 import { recentPoolSizes, type PoolSizeSpan } from "./pool-sizes";
 import { clusterAllocation, loadQuotaPolicy } from "./store";
 
@@ -36,16 +37,30 @@ export interface PoolView extends PoolRow {
 }
 
 export interface PoolTotals {
+  /** Schedulable units of the GPU model (slices of a time-sliced pool, MIG instances): what capacity counts. */
   gpus: number;
+  /** Physical GPUs; null for a MIG pool without a GPU count label. */
+  physicalGpus: number | null;
   cpuCores: number;
   memoryBytes: number;
 }
 
-export const poolTotalsAt = (p: Pick<PoolRow, "gpuModel" | "gpusPerNode" | "cpuPerNode" | "memoryBytesPerNode">, nodes: number): PoolTotals => ({
-  gpus: p.gpuModel ? nodes * p.gpusPerNode : 0,
-  cpuCores: Math.round(nodes * p.cpuPerNode * 1000) / 1000,
-  memoryBytes: nodes * p.memoryBytesPerNode,
-});
+type TotalsFacts = Pick<PoolRow, "gpuModel" | "gpusPerNode" | "cpuPerNode" | "memoryBytesPerNode"> & Partial<Pick<PoolRow, "gpuSharing" | "gpuSlices" | "nodeLabels">>;
+
+/**
+ * What a pool holds at `nodes` nodes, before overcommit. A span of the size
+ * history has no sharing facts: its gpusPerNode already counts schedulable
+ * units (recordPoolSize), so its physical GPUs read as those units.
+ */
+export const poolTotalsAt = (p: TotalsFacts, nodes: number): PoolTotals => {
+  const physical = physicalGpusPerNode(p);
+  return {
+    gpus: p.gpuModel ? nodes * schedulableGpusPerNode(p) : 0,
+    physicalGpus: !p.gpuModel ? 0 : physical === null ? null : nodes * physical,
+    cpuCores: Math.round(nodes * p.cpuPerNode * 1000) / 1000,
+    memoryBytes: nodes * p.memoryBytesPerNode,
+  };
+};
 
 export interface ResourceCapacity {
   key: CapacityKey;

@@ -1,7 +1,7 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { auditEvents, instanceSettings, nodePools } from "@/db/schema";
+import { auditEvents, instanceSettings, nodePools, nodePoolSizes } from "@/db/schema";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { kubeClientFromConfig, kubeConfigFor, type ClusterClient } from "@/lib/cluster/kube-client";
@@ -9,6 +9,7 @@ import { parseConfig } from "@/lib/config";
 import { databaseLabel } from "@/test/database";
 import { appErrorOf, contextOf, type PersonaKey } from "@/test/fixtures";
 import { CLUSTER_PERMISSIONS } from "@/lib/cluster/permissions";
+import { migMixedLabels, node as standInNode, timeSlicedLabels } from "@/test/kube-api/nodes";
 import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
 import { fingerprint, outcomeOf, seededDatabase } from "@/test/tenancy";
 import { capacityOverview, nodePoolImportProposal } from "./capacity-queries";
@@ -220,6 +221,82 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
       expect(await poolByName("cpu-highmem")).toBeUndefined();
       expect(await lastAudit()).toMatchObject({ action: "node_pool.deleted", targetId: pool.id, before: { name: "cpu-highmem" }, after: null });
       await expectRefused(() => executeCommand(deleteNodePool, admin, { id: pool.id }), "not_found", []);
+    });
+  });
+
+  describe("hardware facts of a pool", () => {
+    const l4Shared = {
+      ...b200,
+      name: "l4-shared",
+      gpuModel: "L4 shared x4",
+      gpuResource: "nvidia.com/gpu",
+      gpusPerNode: "2",
+      nodeCount: "3",
+      gpuSharing: "time_sliced",
+      gpuSlices: "4",
+      nodeLabels: "cloud.google.com/gke-nodepool=l4-shared\nnvidia.com/gpu.product=NVIDIA-L4-SHARED\n",
+      nodeTaints: "nvidia.com/gpu=present:NoSchedule\nspot:PreferNoSchedule",
+      tiers: "serving, preemptible",
+    };
+
+    it("creates a time-sliced pool with labels, taints and tiers from the form's text, audited; capacity and the size history count its slices", async () => {
+      const pool = await executeCommand(createNodePool, admin, l4Shared);
+      expect(pool).toMatchObject({
+        gpusPerNode: 2,
+        gpuSharing: "time_sliced",
+        gpuSlices: 4,
+        nodeLabels: { "cloud.google.com/gke-nodepool": "l4-shared", "nvidia.com/gpu.product": "NVIDIA-L4-SHARED" },
+        nodeTaints: [
+          { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" },
+          { key: "spot", effect: "PreferNoSchedule" },
+        ],
+        tiers: ["serving", "preemptible"],
+      });
+      expect((await lastAudit()).after).toMatchObject({ gpuSharing: "time_sliced", gpuSlices: 4, tiers: ["serving", "preemptible"], nodeTaints: pool.nodeTaints, nodeLabels: pool.nodeLabels });
+      const [span] = await db.select().from(nodePoolSizes).where(and(eq(nodePoolSizes.poolId, pool.id), isNull(nodePoolSizes.validTo)));
+      // What a node offers of "L4 shared x4", the unit its rate prices: 2 GPUs × 4 slices.
+      expect(span).toMatchObject({ gpuModel: "L4 shared x4", gpusPerNode: 8, nodeCount: 3 });
+      const overview = (await capacityOverview(admin, settings))!;
+      expect(overview.resources.find((r) => r.key === "gpu:L4 shared x4")).toMatchObject({ physical: 24, capacity: 24 });
+      expect(overview.pools.find((p) => p.name === "l4-shared")).toMatchObject({ totals: { gpus: 24, physicalGpus: 6 } });
+    });
+
+    it("refuses bad labels, taints, sharing, slices and tiers, each on its field, writing nothing", async () => {
+      const cases: [Record<string, string>, string[]][] = [
+        [{ nodeLabels: "no equals sign" }, ["nodeLabels"]],
+        [{ nodeLabels: "Bad_Prefix.com/x=1" }, ["nodeLabels"]],
+        [{ nodeLabels: `k=${"v".repeat(64)}` }, ["nodeLabels"]],
+        [{ nodeTaints: "gpu=yes:Sometimes" }, ["nodeTaints"]],
+        [{ nodeTaints: "gpu=yes" }, ["nodeTaints"]],
+        [{ gpuSharing: "shared" }, ["gpuSharing"]],
+        [{ gpuSlices: "65" }, ["gpuSlices"]],
+        [{ gpuSlices: "0" }, ["gpuSlices"]],
+        [{ gpuSlices: "2.5" }, ["gpuSlices"]],
+        [{ gpuSharing: "exclusive", gpuSlices: "4" }, ["gpuSlices"]],
+        [{ gpuSharing: "exclusive", gpuResource: "nvidia.com/mig-1g.10gb", gpuSlices: "" }, ["gpuSharing"]],
+        [{ gpuModel: "", gpuResource: "", gpusPerNode: "", gpuSlices: "" }, ["gpuSharing"]],
+        [{ tiers: "serving, batch" }, ["tiers"]],
+      ];
+      for (const [change, fields] of cases) {
+        const error = await expectRefused(() => executeCommand(createNodePool, admin, { ...l4Shared, name: "refused", ...change }), "validation", fields);
+        expect(error.fields![fields[0]!]!.join(" ")).toMatch(/\S/);
+      }
+      // A second pool may not serve the same model with other slices: one rate card unit per model.
+      const unlike = await expectRefused(() => executeCommand(createNodePool, admin, { ...l4Shared, name: "l4-shared-8", gpuSlices: "8" }), "validation", ["gpuSlices"]);
+      expect(unlike.fields!.gpuSlices![0]).toMatch(/must be 4: pool l4-shared already serves L4 shared x4 so/);
+    });
+
+    it("updates the facts, audited with before and after; a MIG resource makes the pool MIG when no sharing is sent", async () => {
+      const pool = (await poolByName("l4-shared"))!;
+      const updated = await executeCommand(updateNodePool, admin, { ...l4Shared, id: pool.id, version: String(pool.version), nodeTaints: "", tiers: "", nodeLabels: "pool=l4" });
+      expect(updated).toMatchObject({ nodeTaints: [], tiers: null, nodeLabels: { pool: "l4" }, version: pool.version + 1 });
+      expect(await lastAudit()).toMatchObject({
+        action: "node_pool.updated",
+        before: { nodeTaints: pool.nodeTaints, tiers: ["serving", "preemptible"], nodeLabels: pool.nodeLabels, gpuSlices: 4 },
+        after: { nodeTaints: [], tiers: null, nodeLabels: { pool: "l4" }, gpuSlices: 4 },
+      });
+      const mig = await executeCommand(createNodePool, admin, { ...b200, name: "h200-mig", gpuModel: "H200 1g.18gb", gpuResource: "nvidia.com/mig-1g.18gb", gpusPerNode: "56" });
+      expect(mig).toMatchObject({ gpuSharing: "mig", gpuSlices: 1, nodeLabels: {}, nodeTaints: [], tiers: null });
     });
   });
 
@@ -445,9 +522,18 @@ describe(`importing node pools from the cluster (${databaseLabel()})`, () => {
     const h100 = proposal.items[0]!;
     // The admin's model name and autoscaling bounds stay; the cluster says 5 nodes now.
     expect(h100.pool).toMatchObject({ gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 5, minNodes: 2, maxNodes: 6, version: 1 });
-    expect(h100.changes).toEqual([{ field: "nodeCount", from: 4, to: 5 }]);
+    // These nodes also carry an instance type label, and not the seeded pool's GPU taint.
+    expect(h100.changes).toEqual([
+      { field: "nodeCount", from: 4, to: 5 },
+      {
+        field: "nodeLabels",
+        from: "cloud.google.com/gke-nodepool=h100-pool, nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3",
+        to: "cloud.google.com/gke-nodepool=h100-pool, node.kubernetes.io/instance-type=a3-highgpu-8g, nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3",
+      },
+      { field: "nodeTaints", from: "nvidia.com/gpu=present:NoSchedule", to: "none" },
+    ]);
     expect(proposal.items[1]!.pool).toMatchObject({ gpuModel: "Tesla T4", gpusPerNode: 1, nodeCount: 2, cpuPerNode: 15.89, memoryBytesPerNode: 57 * GiB, version: null });
-    expect(proposal.notOnCluster).toEqual(["a100-mig", "b200-pool", "cpu-general", "l4-inference"]);
+    expect(proposal.notOnCluster).toEqual(["a100-mig", "b200-pool", "cpu-general", "h200-mig", "l4-inference", "l4-shared"]);
 
     const payload = JSON.stringify(proposal.items.map((i) => i.pool));
     const result = await executeCommand(importNodePools, admin, { pools: payload });
@@ -472,6 +558,52 @@ describe(`importing node pools from the cluster (${databaseLabel()})`, () => {
     expect(after.items.map((i) => i.status)).toEqual(["unchanged", "unchanged"]);
   });
 
+  it("imports a time-sliced, tainted pool and a MIG pool with their hardware facts, and keeps the admin's tiers", async () => {
+    const gpuTaint = { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" as const };
+    for (const name of ["gke-l4s-0", "gke-l4s-1"]) {
+      api.put(
+        standInNode({
+          name,
+          labels: { "cloud.google.com/gke-nodepool": "l4-ts", ...timeSlicedLabels("NVIDIA-L4", 2, 4) },
+          taints: [gpuTaint, { key: "node.kubernetes.io/not-ready", effect: "NoExecute" }],
+          allocatable: { cpu: "15", memory: "56Gi", "nvidia.com/gpu": "8" },
+        }),
+      );
+    }
+    api.put(
+      standInNode({
+        name: "gke-a100m-0",
+        labels: { "cloud.google.com/gke-nodepool": "a100-mixed", ...migMixedLabels("NVIDIA-A100-SXM4-40GB", 8, "all-1g.5gb") },
+        taints: [gpuTaint],
+        allocatable: { cpu: "90", memory: "1000Gi", "nvidia.com/mig-1g.5gb": "56" },
+      }),
+    );
+    const proposal = (await nodePoolImportProposal(admin, client))!;
+    const l4 = proposal.items.find((i) => i.pool.name === "l4-ts")!;
+    expect(l4.problem).toBeNull();
+    expect(l4.pool).toMatchObject({
+      gpuModel: "L4 shared x4",
+      gpusPerNode: 2,
+      gpuSharing: "time_sliced",
+      gpuSlices: 4,
+      nodeTaints: [gpuTaint],
+      nodeLabels: { "cloud.google.com/gke-nodepool": "l4-ts", "nvidia.com/gpu.count": "2", "nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing" },
+    });
+    const a100 = proposal.items.find((i) => i.pool.name === "a100-mixed")!;
+    expect(a100.pool).toMatchObject({ gpuModel: "A100 SXM4 40GB 1g.5gb", gpuResource: "nvidia.com/mig-1g.5gb", gpusPerNode: 56, gpuSharing: "mig", gpuSlices: 1 });
+    expect(a100.pool.nodeLabels).toMatchObject({ "nvidia.com/mig.strategy": "mixed", "nvidia.com/mig.config": "all-1g.5gb" });
+
+    await executeCommand(importNodePools, admin, { pools: JSON.stringify([l4.pool, a100.pool]) });
+    const stored = (await poolByName("l4-ts"))!;
+    expect(stored).toMatchObject({ gpuSharing: "time_sliced", gpuSlices: 4, gpusPerNode: 2, nodeTaints: [gpuTaint], tiers: null });
+    expect(await lastAudit()).toMatchObject({ action: "node_pool.imported", after: { name: "a100-mixed", gpuSharing: "mig", nodeTaints: [gpuTaint] } });
+
+    // The admin narrows the tiers; importing again keeps them and changes nothing else.
+    await db.update(nodePools).set({ tiers: ["serving"] }).where(eq(nodePools.id, stored.id));
+    const again = (await nodePoolImportProposal(admin, client))!.items.find((i) => i.pool.name === "l4-ts")!;
+    expect(again).toMatchObject({ status: "unchanged", pool: { tiers: ["serving"] } });
+  });
+
   async function expectImportRefused(pools: unknown, code: string) {
     const before = await fingerprint(db, TABLES);
     const error = await appErrorOf(executeCommand(importNodePools, admin, { pools }));
@@ -489,6 +621,12 @@ describe(`importing node pools from the cluster (${databaseLabel()})`, () => {
     expect((await expectImportRefused(JSON.stringify([pool, pool]), "validation")).fields).toEqual({ pools: ["name new-pool more than once"] });
     const mig = { ...pool, gpuModel: "H100", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 7 };
     expect(Object.keys((await expectImportRefused(JSON.stringify([mig]), "validation")).fields!)).toEqual(["pools.0.gpuResource"]);
+    // Slices only when time-sliced, labels in Kubernetes syntax, and one model shared one way.
+    expect(Object.keys((await expectImportRefused(JSON.stringify([{ ...pool, gpuSlices: 3 }]), "validation")).fields!)).toEqual(["pools.0.gpuSlices"]);
+    expect(Object.keys((await expectImportRefused(JSON.stringify([{ ...pool, nodeLabels: { "no good": "x" } }]), "validation")).fields!)).toEqual(["pools.0.nodeLabels"]);
+    const sliced = { ...pool, name: "ts-a", gpuModel: "T4 shared", gpuResource: "nvidia.com/gpu", gpusPerNode: 1, gpuSharing: "time_sliced", gpuSlices: 4 };
+    const unlike = await expectImportRefused(JSON.stringify([sliced, { ...sliced, name: "ts-b", gpuSlices: 2 }]), "validation");
+    expect(unlike.fields).toEqual({ "pools.0.gpuSlices": ["must be the same for every pool of T4 shared: ts-b shares its GPUs time_sliced ×2, ts-a time_sliced ×4"] });
   });
 
   it("proposes nothing to someone who may not manage capacity", async () => {

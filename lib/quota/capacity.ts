@@ -1,12 +1,20 @@
 import { GiB } from "./amounts";
+import { schedulableGpusPerNode, type GpuSharing } from "./pool-hardware";
 
 export interface PoolCapacityInput {
   name: string;
   gpuModel: string | null;
   gpuResource: string | null;
+  /** Physical GPUs per node (MIG instances for a MIG pool); what the pool offers is schedulableGpusPerNode. */
   gpusPerNode: number;
+  /** Absent: exclusive. */
+  gpuSharing?: GpuSharing;
+  /** Time-slicing replicas per GPU; absent: 1. */
+  gpuSlices?: number;
   /** The nodes present now: what capacity counts. */
   nodeCount: number;
+  /** The autoscaler's minimum; null or absent: the nodes present. */
+  minNodes?: number | null;
   /** The autoscaler's maximum; null: the pool does not autoscale. */
   maxNodes: number | null;
   cpuPerNode: number;
@@ -28,7 +36,10 @@ export const capacityPoolOf = (p: PoolCapacityInput): PoolCapacityInput => ({
   gpuModel: p.gpuModel,
   gpuResource: p.gpuResource,
   gpusPerNode: p.gpusPerNode,
+  gpuSharing: p.gpuSharing ?? "exclusive",
+  gpuSlices: p.gpuSlices ?? 1,
   nodeCount: p.nodeCount,
+  minNodes: p.minNodes ?? null,
   maxNodes: p.maxNodes,
   cpuPerNode: p.cpuPerNode,
   memoryBytesPerNode: p.memoryBytesPerNode,
@@ -37,11 +48,18 @@ export const capacityPoolOf = (p: PoolCapacityInput): PoolCapacityInput => ({
 /** The most nodes a pool can have: its autoscaler maximum, never fewer than it has now. */
 export const maxNodesOf = (p: Pick<PoolCapacityInput, "nodeCount" | "maxNodes">) => Math.max(p.maxNodes ?? p.nodeCount, p.nodeCount);
 
-/** What one pool adds to a resource at `nodes` nodes, overcommit included (GPUs whole, rounded down per pool). */
+/** The fewest nodes the autoscaler may leave: its minimum, never more than the nodes present (the cautious reading). */
+export const minNodesOf = (p: Pick<PoolCapacityInput, "nodeCount" | "minNodes">) => Math.min(p.minNodes ?? p.nodeCount, p.nodeCount);
+
+/**
+ * What one pool adds to a resource at `nodes` nodes, overcommit included (GPUs
+ * whole, rounded down per pool). GPUs count what the pool offers of its model
+ * (schedulableGpusPerNode): a time-sliced pool's slices, a MIG pool's instances.
+ */
 function poolAmount(p: PoolCapacityInput, key: CapacityKey, nodes: number, overcommit: Overcommit): number {
   if (key === "cpu") return nodes * p.cpuPerNode * overcommit.cpu;
   if (key === "memory") return nodes * p.memoryBytesPerNode * overcommit.memory;
-  return p.gpuModel && p.gpusPerNode > 0 && key === `gpu:${p.gpuModel}` ? Math.floor(nodes * p.gpusPerNode * overcommit.gpu) : 0;
+  return p.gpuModel && p.gpusPerNode > 0 && key === `gpu:${p.gpuModel}` ? Math.floor(nodes * schedulableGpusPerNode(p) * overcommit.gpu) : 0;
 }
 
 const keysOf = (p: PoolCapacityInput): CapacityKey[] => ["cpu", "memory", ...(p.gpuModel && p.gpusPerNode > 0 ? [`gpu:${p.gpuModel}`] : [])];
@@ -60,6 +78,60 @@ export function clusterCapacity(pools: readonly PoolCapacityInput[], overcommit:
     for (const key of keysOf(p)) cap.set(key, (cap.get(key) ?? 0) + poolAmount(p, key, nodes, overcommit));
   }
   return cap;
+}
+
+/** What one pool holds of one resource at its autoscaler minimum, now and at its maximum (overcommit included). */
+export interface PoolSizeRange {
+  pool: string;
+  nodes: { atMin: number; now: number; atMax: number };
+  atMin: number;
+  now: number;
+  atMax: number;
+}
+
+/** What the pools hold of one resource (a flavour: "gpu:<model>", or "cpu" / "memory") at three sizes, and each pool's part. */
+export interface CapacityRange {
+  resource: CapacityKey;
+  label: string;
+  /** Every pool at its autoscaler minimum (no minimum: the nodes present; never more than present). */
+  atMin: number;
+  /** The nodes present: what approvals are checked against today. */
+  now: number;
+  /** Every pool at its autoscaler maximum (no maximum: the nodes present). */
+  atMax: number;
+  /** The pools holding it, by name, with their node counts: the arithmetic behind the sums. */
+  pools: PoolSizeRange[];
+}
+
+/**
+ * Capacity per flavour at the pools' autoscaler minimum, now and at their
+ * maximum, after the configured overcommit (QuotaPolicy.overcommit): per GPU
+ * model the schedulable units (time-sliced slices, MIG instances; GPUs
+ * rounded down per pool), CPU in cores and memory in bytes. `atMin` is what
+ * stays however far the autoscaler shrinks the pools: guarantees across all
+ * tenants should fit in it. Resources in CapacityKey order (CPU, memory, then
+ * GPU models by name); pools by name.
+ */
+export function capacityAtMinNowMax(pools: readonly PoolCapacityInput[], overcommit: Overcommit): CapacityRange[] {
+  const byKey = new Map<CapacityKey, PoolSizeRange[]>();
+  for (const p of [...pools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const nodes = { atMin: minNodesOf(p), now: p.nodeCount, atMax: maxNodesOf(p) };
+    for (const key of keysOf(p)) {
+      const part: PoolSizeRange = {
+        pool: p.name,
+        nodes,
+        atMin: poolAmount(p, key, nodes.atMin, overcommit),
+        now: poolAmount(p, key, nodes.now, overcommit),
+        atMax: poolAmount(p, key, nodes.atMax, overcommit),
+      };
+      byKey.set(key, [...(byKey.get(key) ?? []), part]);
+    }
+  }
+  const sum = (parts: PoolSizeRange[], at: "atMin" | "now" | "atMax") => parts.reduce((s, x) => s + x[at], 0);
+  return [...byKey.keys()].sort(byCapacityOrder).map((resource) => {
+    const parts = byKey.get(resource)!;
+    return { resource, label: capacityLabel(resource), atMin: sum(parts, "atMin"), now: sum(parts, "now"), atMax: sum(parts, "atMax"), pools: parts };
+  });
 }
 
 /** One pool the autoscaler would have to grow for a request to fit. */

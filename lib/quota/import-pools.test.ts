@@ -7,12 +7,8 @@ function node(name: string, labels: Record<string, string>, allocatable: Record<
   return { name, labels, allocatable };
 }
 
-const gkeH100 = (name: string, extra: Record<string, string> = {}) =>
-  node(
-    name,
-    { "cloud.google.com/gke-nodepool": "h100-pool", "node.kubernetes.io/instance-type": "a3-highgpu-8g", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" },
-    { cpu: "207600m", memory: "1870000Mi", "nvidia.com/gpu": "8", pods: "110", ...extra },
-  );
+const H100_LABELS = { "cloud.google.com/gke-nodepool": "h100-pool", "node.kubernetes.io/instance-type": "a3-highgpu-8g", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" };
+const gkeH100 = (name: string, extra: Record<string, string> = {}) => node(name, H100_LABELS, { cpu: "207600m", memory: "1870000Mi", "nvidia.com/gpu": "8", pods: "110", ...extra });
 
 describe("gpuModelName", () => {
   it("drops the vendor prefix and reads hyphens as spaces", () => {
@@ -25,6 +21,12 @@ describe("gpuModelName", () => {
     expect(gpuModelName("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "nvidia.com/gpu")).toBe("A100 SXM4 40GB 1g.5gb");
     expect(gpuModelName("NVIDIA-A100-SXM4-80GB", "nvidia.com/mig-1g.10gb")).toBe("A100 SXM4 80GB 1g.10gb");
   });
+
+  it("names a time-sliced GPU as a model of its own, without the device plugin's -SHARED suffix", () => {
+    expect(gpuModelName("NVIDIA-L4-SHARED", "nvidia.com/gpu", 4)).toBe("L4 shared x4");
+    expect(gpuModelName("NVIDIA-L4", "nvidia.com/gpu.shared", 8)).toBe("L4 shared x8");
+    expect(gpuModelName("Tesla-T4-SHARED", "nvidia.com/gpu", 1)).toBe("Tesla T4");
+  });
 });
 
 describe("nodeFactsOf", () => {
@@ -35,13 +37,32 @@ describe("nodeFactsOf", () => {
       metadata: { name: "n1", labels: { a: "b", weird: 3 } },
       status: { allocatable: { cpu: "4", memory: "16Gi" }, capacity: { cpu: "8" } },
     });
-    expect(facts).toEqual({ name: "n1", labels: { a: "b" }, allocatable: { cpu: "4", memory: "16Gi" } });
+    expect(facts).toEqual({ name: "n1", labels: { a: "b" }, allocatable: { cpu: "4", memory: "16Gi" }, taints: [] });
   });
 
   it("gives null for something that is not a named object, and empty maps for a node without status", () => {
     expect(nodeFactsOf(null)).toBeNull();
     expect(nodeFactsOf({ metadata: {} })).toBeNull();
-    expect(nodeFactsOf({ metadata: { name: "bare" } })).toEqual({ name: "bare", labels: {}, allocatable: {} });
+    expect(nodeFactsOf({ metadata: { name: "bare" } })).toEqual({ name: "bare", labels: {}, allocatable: {}, taints: [] });
+  });
+
+  it("reads spec.taints, dropping entries without a key or a known effect, and empty values", () => {
+    const facts = nodeFactsOf({
+      metadata: { name: "t" },
+      spec: {
+        taints: [
+          { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" },
+          { key: "dedicated", value: "", effect: "NoExecute", timeAdded: "2026-01-01T00:00:00Z" },
+          { key: "odd", effect: "Sometimes" },
+          { effect: "NoSchedule" },
+          "junk",
+        ],
+      },
+    });
+    expect(facts!.taints).toEqual([
+      { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" },
+      { key: "dedicated", effect: "NoExecute" },
+    ]);
   });
 });
 
@@ -58,8 +79,12 @@ describe("proposePools", () => {
         gpuModel: "H100 80GB HBM3",
         gpuResource: "nvidia.com/gpu",
         gpusPerNode: 8,
+        gpuSharing: "exclusive",
+        gpuSlices: 1,
         cpuPerNode: 207.6,
         memoryBytesPerNode: 1870000 * 2 ** 20,
+        nodeLabels: H100_LABELS,
+        nodeTaints: [],
         warnings: [],
       },
     ]);
@@ -138,6 +163,57 @@ describe("proposePools", () => {
     ]);
   });
 
+  it("reads time-slicing from the labels GPU feature discovery sets: physical GPUs, replicas, -SHARED product", () => {
+    const labels = {
+      "cloud.google.com/gke-nodepool": "l4-shared",
+      "nvidia.com/gpu.product": "NVIDIA-L4-SHARED",
+      "nvidia.com/gpu.count": "2",
+      "nvidia.com/gpu.replicas": "4",
+      "nvidia.com/gpu.sharing-strategy": "time-slicing",
+      "nvidia.com/gpu.memory": "23034",
+    };
+    const { pools } = proposePools([node("l4-a", labels, { cpu: "16", memory: "60Gi", "nvidia.com/gpu": "8" }), node("l4-b", labels, { cpu: "16", memory: "60Gi", "nvidia.com/gpu": "8" })]);
+    expect(pools[0]).toMatchObject({ gpuModel: "L4 shared x4", gpuResource: "nvidia.com/gpu", gpusPerNode: 2, gpuSharing: "time_sliced", gpuSlices: 4, warnings: [] });
+    // The pool label and the hardware labels, not the memory (not an identifying label).
+    expect(pools[0]!.nodeLabels).toEqual({
+      "cloud.google.com/gke-nodepool": "l4-shared",
+      "nvidia.com/gpu.count": "2",
+      "nvidia.com/gpu.product": "NVIDIA-L4-SHARED",
+      "nvidia.com/gpu.replicas": "4",
+      "nvidia.com/gpu.sharing-strategy": "time-slicing",
+    });
+  });
+
+  it("reads time-slicing renamed to nvidia.com/gpu.shared, and says when the count does not add up", () => {
+    const labels = { "karpenter.sh/nodepool": "t4", "nvidia.com/gpu.product": "Tesla-T4", "nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.count": "1" };
+    const { pools } = proposePools([node("t4-a", labels, { cpu: "8", memory: "30Gi", "nvidia.com/gpu.shared": "4" })]);
+    expect(pools[0]).toMatchObject({ gpuModel: "Tesla T4 shared x4", gpuResource: "nvidia.com/gpu.shared", gpusPerNode: 1, gpuSharing: "time_sliced", gpuSlices: 4, warnings: [] });
+    const odd = proposePools([node("t4-b", labels, { cpu: "8", memory: "30Gi", "nvidia.com/gpu.shared": "6" })]).pools[0]!;
+    expect(odd.warnings).toEqual(["advertises 6 × nvidia.com/gpu.shared, not 1 GPUs × 4 replicas: 4 are counted"]);
+  });
+
+  it("reads MIG single strategy from the product label, counting MIG instances", () => {
+    const labels = { "eks.amazonaws.com/nodegroup": "a100-single", "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "nvidia.com/mig.strategy": "single", "nvidia.com/mig.config": "all-1g.5gb", "nvidia.com/gpu.count": "8" };
+    const { pools } = proposePools([node("a", labels, { cpu: "90", memory: "1000Gi", "nvidia.com/gpu": "56" })]);
+    expect(pools[0]).toMatchObject({ gpuModel: "A100 SXM4 40GB 1g.5gb", gpuResource: "nvidia.com/gpu", gpusPerNode: 56, gpuSharing: "mig", gpuSlices: 1 });
+    expect(pools[0]!.nodeLabels).toMatchObject({ "nvidia.com/mig.strategy": "single", "nvidia.com/mig.config": "all-1g.5gb", "nvidia.com/gpu.count": "8" });
+  });
+
+  it("records the taints every node carries, not the control plane's, and names those on some nodes only", () => {
+    const gpuTaint = { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" as const };
+    const { pools } = proposePools([
+      { ...gkeH100("a"), taints: [gpuTaint, { key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" }] },
+      { ...gkeH100("b"), taints: [{ key: "spot", effect: "NoExecute" }, gpuTaint] },
+    ]);
+    expect(pools[0]!.nodeTaints).toEqual([gpuTaint]);
+    expect(pools[0]!.warnings).toEqual(["only some nodes carry the taint spot:NoExecute: not recorded"]);
+  });
+
+  it("records only the labels every node carries alike", () => {
+    const { pools } = proposePools([gkeH100("a"), node("b", { ...H100_LABELS, "node.kubernetes.io/instance-type": "a3-megagpu-8g" }, { cpu: "207600m", memory: "1870000Mi", "nvidia.com/gpu": "8" })]);
+    expect(pools[0]!.nodeLabels).toEqual({ "cloud.google.com/gke-nodepool": "h100-pool", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" });
+  });
+
   it("proposes nothing for an empty cluster", () => {
     expect(proposePools([])).toEqual({ pools: [], skipped: [] });
   });
@@ -154,6 +230,11 @@ describe("compareWithExisting", () => {
     maxNodes: 6,
     cpuPerNode: 207.6,
     memoryBytesPerNode: 1870000 * 2 ** 20,
+    nodeLabels: H100_LABELS,
+    nodeTaints: [],
+    gpuSharing: "exclusive",
+    gpuSlices: 1,
+    tiers: ["training"],
     version: 3,
   };
 
@@ -189,6 +270,22 @@ describe("compareWithExisting", () => {
     const migNodes = [node("m", { "cloud.google.com/gke-nodepool": "h100-pool", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }, { cpu: "207600m", memory: "1870000Mi", "nvidia.com/mig-1g.10gb": "56" })];
     const [item] = compareWithExisting(proposePools(migNodes).pools, [stored]);
     expect(item!.pool).toMatchObject({ gpuModel: "H100 80GB HBM3 1g.10gb", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 56 });
-    expect(item!.changes.map((c) => c.field)).toEqual(["gpuModel", "gpuResource", "gpusPerNode", "nodeCount", "minNodes"]);
+    expect(item!.changes.map((c) => c.field)).toEqual(["gpuModel", "gpuResource", "gpusPerNode", "gpuSharing", "nodeCount", "minNodes", "nodeLabels"]);
+    expect(item!.changes.at(-1)).toEqual({
+      field: "nodeLabels",
+      from: "cloud.google.com/gke-nodepool=h100-pool, node.kubernetes.io/instance-type=a3-highgpu-8g, nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3",
+      to: "cloud.google.com/gke-nodepool=h100-pool, nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3",
+    });
+    // The tiers are the admin's: the cluster does not say.
+    expect(item!.pool.tiers).toEqual(["training"]);
+  });
+
+  it("takes the cluster's model name when the pool turns time-sliced, and shows taints as lines", () => {
+    const shared = { ...H100_LABELS, "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-SHARED", "nvidia.com/gpu.replicas": "2", "nvidia.com/gpu.count": "8" };
+    const nodes = Array.from({ length: 4 }, (_, i) => ({ ...node(`s${i}`, shared, { cpu: "207600m", memory: "1870000Mi", "nvidia.com/gpu": "16" }), taints: [{ key: "gpu", effect: "NoSchedule" as const }] }));
+    const [item] = compareWithExisting(proposePools(nodes).pools, [stored]);
+    expect(item!.pool).toMatchObject({ gpuModel: "H100 80GB HBM3 shared x2", gpusPerNode: 8, gpuSharing: "time_sliced", gpuSlices: 2 });
+    expect(item!.changes.find((c) => c.field === "nodeTaints")).toEqual({ field: "nodeTaints", from: "none", to: "gpu:NoSchedule" });
+    expect(item!.changes.find((c) => c.field === "gpuSlices")).toEqual({ field: "gpuSlices", from: 1, to: 2 });
   });
 });

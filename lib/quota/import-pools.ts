@@ -1,10 +1,20 @@
 import { parseQuantity } from "@/lib/cluster/quantity";
+import { formatNodeLabels, formatNodeTaints, TAINT_EFFECTS, type GpuSharing, type NodeTaint } from "./pool-hardware";
 
 /**
  * Proposing node pools from a cluster's Node objects (pure: the caller lists
  * the nodes). Nodes are grouped by the first pool label they carry, the GPU
  * model comes from the GPU feature discovery label, and per-node amounts from
  * `status.allocatable` (what pods can actually be given, not raw capacity).
+ * How the GPUs are shared is read from what GPU feature discovery and the
+ * NVIDIA device plugin publish: MIG mixed strategy advertises
+ * nvidia.com/mig-<profile>; MIG single strategy advertises nvidia.com/gpu with
+ * a product label ending in -MIG-<profile>; time-slicing advertises
+ * nvidia.com/gpu (or nvidia.com/gpu.shared with renameByDefault) as GPUs ×
+ * replicas, with nvidia.com/gpu.replicas, nvidia.com/gpu.count (physical
+ * GPUs), nvidia.com/gpu.sharing-strategy=time-slicing and, unless renamed, a
+ * product label ending in -SHARED. Autoscaler bounds are not on Nodes (no
+ * documented label or annotation carries them): importing keeps the stored ones.
  */
 
 /** Labels naming a node's pool, most specific first; the instance type is the last resort. */
@@ -17,6 +27,28 @@ export const POOL_LABELS = [
 ] as const;
 
 export const GPU_PRODUCT_LABEL = "nvidia.com/gpu.product";
+export const GPU_COUNT_LABEL = "nvidia.com/gpu.count";
+export const GPU_REPLICAS_LABEL = "nvidia.com/gpu.replicas";
+export const GPU_SHARING_STRATEGY_LABEL = "nvidia.com/gpu.sharing-strategy";
+export const MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy";
+
+/**
+ * Labels that identify a node's hardware, recorded on the pool when every node
+ * carries the same value (with the pool label itself): what a Kueue
+ * ResourceFlavor can select the pool's nodes by.
+ */
+export const HARDWARE_LABELS = [
+  GPU_PRODUCT_LABEL,
+  GPU_COUNT_LABEL,
+  MIG_STRATEGY_LABEL,
+  "nvidia.com/mig.config",
+  GPU_REPLICAS_LABEL,
+  GPU_SHARING_STRATEGY_LABEL,
+  "node.kubernetes.io/instance-type",
+] as const;
+
+/** Taints the control plane and autoscalers put on and take off nodes: not facts of the pool. */
+const TRANSIENT_TAINT = /^(node\.kubernetes\.io\/|node\.cloudprovider\.kubernetes\.io\/|ToBeDeletedByClusterAutoscaler$|DeletionCandidateOfClusterAutoscaler$)/;
 const CONTROL_PLANE_LABELS = ["node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"];
 /** Name of the group of nodes that carry none of POOL_LABELS. */
 export const UNGROUPED = "ungrouped";
@@ -26,13 +58,24 @@ export interface NodeFacts {
   name: string;
   labels: Record<string, string>;
   allocatable: Record<string, string>;
+  /** spec.taints (absent in facts built by hand: none). */
+  taints?: NodeTaint[];
 }
 
 /** The facts of a Node as the API server returns it (plain JSON); null when it is not a Node with a name. */
 export function nodeFactsOf(object: unknown): NodeFacts | null {
   if (!isRecord(object) || !isRecord(object.metadata) || typeof object.metadata.name !== "string") return null;
   const status = isRecord(object.status) ? object.status : {};
-  return { name: object.metadata.name, labels: stringRecord(object.metadata.labels), allocatable: stringRecord(status.allocatable) };
+  const spec = isRecord(object.spec) ? object.spec : {};
+  return { name: object.metadata.name, labels: stringRecord(object.metadata.labels), allocatable: stringRecord(status.allocatable), taints: taintsOf(spec.taints) };
+}
+
+function taintsOf(v: unknown): NodeTaint[] {
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((t): NodeTaint[] => {
+    if (!isRecord(t) || typeof t.key !== "string" || !(TAINT_EFFECTS as readonly unknown[]).includes(t.effect)) return [];
+    return [{ key: t.key, ...(typeof t.value === "string" && t.value !== "" ? { value: t.value } : {}), effect: t.effect as NodeTaint["effect"] }];
+  });
 }
 
 export interface PoolProposal {
@@ -43,9 +86,17 @@ export interface PoolProposal {
   nodeCount: number;
   gpuModel: string | null;
   gpuResource: string | null;
+  /** Physical GPUs for exclusive and time-sliced pools; MIG instances for MIG pools. */
   gpusPerNode: number;
+  gpuSharing: GpuSharing;
+  /** Time-slicing replicas per GPU (1 unless time-sliced). */
+  gpuSlices: number;
   cpuPerNode: number;
   memoryBytesPerNode: number;
+  /** The pool label and the hardware labels (HARDWARE_LABELS) every node carries alike. */
+  nodeLabels: Record<string, string>;
+  /** The taints every node carries alike (not the transient ones of the control plane and autoscalers). */
+  nodeTaints: NodeTaint[];
   /** What the admin should know before importing: nodes that differ, GPU resources left out, missing labels. */
   warnings: string[];
 }
@@ -61,6 +112,8 @@ interface NodeShape {
   gpuModel: string | null;
   gpuResource: string | null;
   gpusPerNode: number;
+  gpuSharing: GpuSharing;
+  gpuSlices: number;
   cpuPerNode: number;
   memoryBytesPerNode: number;
   notes: string[];
@@ -68,13 +121,16 @@ interface NodeShape {
 
 const MIG_RESOURCE = /^nvidia\.com\/mig-(.+)$/;
 
-/** The GPU resource a node offers: nvidia.com/gpu, else its most plentiful MIG profile. */
+const SHARED_RESOURCE = "nvidia.com/gpu.shared";
+const rank = (resource: string) => (resource === "nvidia.com/gpu" ? 0 : resource === SHARED_RESOURCE ? 1 : 2);
+
+/** The GPU resource a node offers: nvidia.com/gpu, else nvidia.com/gpu.shared (time-slicing renamed), else its most plentiful MIG profile. */
 function gpuOf(allocatable: Record<string, string>): { resource: string; count: number; others: string[] } | null {
   const offered = Object.entries(allocatable)
-    .filter(([k]) => k === "nvidia.com/gpu" || MIG_RESOURCE.test(k))
+    .filter(([k]) => k === "nvidia.com/gpu" || k === SHARED_RESOURCE || MIG_RESOURCE.test(k))
     .map(([k, v]) => ({ resource: k, count: Math.floor(parseQuantity(v) ?? 0) }))
     .filter((g) => g.count > 0)
-    .sort((a, b) => (a.resource === "nvidia.com/gpu" ? -1 : b.resource === "nvidia.com/gpu" ? 1 : b.count - a.count || (a.resource < b.resource ? -1 : 1)));
+    .sort((a, b) => rank(a.resource) - rank(b.resource) || b.count - a.count || (a.resource < b.resource ? -1 : 1));
   const [first, ...rest] = offered;
   return first ? { resource: first.resource, count: first.count, others: rest.map((g) => `${g.resource} ×${g.count}`) } : null;
 }
@@ -83,10 +139,15 @@ function gpuOf(allocatable: Record<string, string>): { resource: string; count: 
  * A model name people can ask for, from the product label: "NVIDIA-H100-80GB-HBM3"
  * -> "H100 80GB HBM3"; a MIG profile is appended ("A100 SXM4 40GB 1g.5gb"),
  * from the label (single strategy: "...-MIG-1g.5gb") or the resource name
- * (mixed strategy: nvidia.com/mig-1g.5gb).
+ * (mixed strategy: nvidia.com/mig-1g.5gb). A time-sliced GPU is a model of
+ * its own, "L4 shared x4" (the -SHARED suffix device plugin adds is dropped):
+ * quota and the rate card count its slices, not whole L4s.
  */
-export function gpuModelName(product: string, resource: string): string {
-  let base = product.trim().replace(/^NVIDIA[- ]/i, "");
+export function gpuModelName(product: string, resource: string, slices = 1): string {
+  let base = product
+    .trim()
+    .replace(/^NVIDIA[- ]/i, "")
+    .replace(/-SHARED$/i, "");
   let profile: string | null = null;
   const single = /^(.*?)-MIG-(.+)$/i.exec(base);
   if (single) {
@@ -96,18 +157,45 @@ export function gpuModelName(product: string, resource: string): string {
   const mixed = MIG_RESOURCE.exec(resource);
   if (!profile && mixed) profile = mixed[1]!;
   const name = base.replace(/[-_]+/g, " ").trim();
-  return profile ? `${name} ${profile}` : name;
+  if (profile) return `${name} ${profile}`;
+  return slices > 1 || resource === SHARED_RESOURCE ? `${name} shared x${slices}` : name;
+}
+
+const wholeLabel = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : null);
+
+/**
+ * How a node shares the GPU resource it offers, and how many physical GPUs
+ * (or MIG instances) stand behind the count advertised.
+ */
+function sharingOf(labels: Record<string, string>, gpu: { resource: string; count: number }, notes: string[]): { sharing: GpuSharing; slices: number; perNode: number } {
+  const product = labels[GPU_PRODUCT_LABEL] ?? "";
+  if (MIG_RESOURCE.test(gpu.resource) || (labels[MIG_STRATEGY_LABEL] === "single" && /-MIG-/i.test(product))) return { sharing: "mig", slices: 1, perNode: gpu.count };
+  const strategy = labels[GPU_SHARING_STRATEGY_LABEL];
+  const replicas = wholeLabel(labels[GPU_REPLICAS_LABEL]);
+  const shared = gpu.resource === SHARED_RESOURCE || strategy === "time-slicing" || strategy === "mps" || (replicas !== null && replicas > 1) || /-SHARED$/i.test(product);
+  if (!shared) return { sharing: "exclusive", slices: 1, perNode: gpu.count };
+  if (strategy === "mps") notes.push("shares its GPUs through MPS: counted as time-sliced replicas");
+  const physical = wholeLabel(labels[GPU_COUNT_LABEL]);
+  const slices = replicas ?? (physical ? gpu.count / physical : null);
+  if (slices === null || !Number.isInteger(slices) || slices < 1) {
+    notes.push(`time-sliced GPUs without a ${GPU_REPLICAS_LABEL} label: each advertised GPU is counted as one slice of its own GPU`);
+    return { sharing: "time_sliced", slices: 1, perNode: gpu.count };
+  }
+  const perNode = physical ?? Math.floor(gpu.count / slices);
+  if (perNode * slices !== gpu.count) notes.push(`advertises ${gpu.count} × ${gpu.resource}, not ${perNode} GPUs × ${slices} replicas: ${perNode * slices} are counted`);
+  return { sharing: "time_sliced", slices, perNode };
 }
 
 function shapeOf(node: NodeFacts): NodeShape {
   const notes: string[] = [];
   const gpu = gpuOf(node.allocatable);
   let gpuModel: string | null = null;
+  const sharing = gpu ? sharingOf(node.labels, gpu, notes) : { sharing: "exclusive" as const, slices: 1, perNode: 0 };
   if (gpu) {
     const product = node.labels[GPU_PRODUCT_LABEL];
-    if (product) gpuModel = gpuModelName(product, gpu.resource);
+    if (product) gpuModel = gpuModelName(product, gpu.resource, sharing.slices);
     else {
-      gpuModel = gpu.resource === "nvidia.com/gpu" ? "unknown GPU" : gpuModelName("unknown GPU", gpu.resource);
+      gpuModel = gpu.resource === "nvidia.com/gpu" && sharing.slices === 1 ? "unknown GPU" : gpuModelName("unknown GPU", gpu.resource, sharing.slices);
       notes.push(`no ${GPU_PRODUCT_LABEL} label: the GPU model is called “${gpuModel}”; rename it after importing`);
     }
     if (gpu.others.length > 0) notes.push(`also offers ${gpu.others.join(", ")}, not counted: a pool holds one GPU resource`);
@@ -120,7 +208,9 @@ function shapeOf(node: NodeFacts): NodeShape {
     name: node.name,
     gpuModel,
     gpuResource: gpu?.resource ?? null,
-    gpusPerNode: gpu?.count ?? 0,
+    gpusPerNode: sharing.perNode,
+    gpuSharing: sharing.sharing,
+    gpuSlices: sharing.slices,
     // Millicores, as the cluster counts them.
     cpuPerNode: Math.round((cpu ?? 0) * 1000) / 1000,
     memoryBytesPerNode: Math.round(memory ?? 0),
@@ -145,13 +235,37 @@ const GiB = 2 ** 30;
 const fmt = {
   cpu: (v: number) => `${v} cores`,
   memory: (v: number) => `${Math.round((v / GiB) * 10) / 10} GiB`,
-  gpu: (v: { gpuModel: string | null; gpuResource: string | null; gpusPerNode: number }) => (v.gpuResource ? `${v.gpusPerNode} × ${v.gpuResource} (${v.gpuModel})` : "no GPUs"),
+  gpu: (v: { gpuModel: string | null; gpuResource: string | null; gpusPerNode: number; gpuSlices: number }) =>
+    v.gpuResource ? `${v.gpusPerNode}${v.gpuSlices > 1 ? ` × ${v.gpuSlices} replicas` : ""} × ${v.gpuResource} (${v.gpuModel})` : "no GPUs",
 };
+
+/** The labels worth recording (the pool label and HARDWARE_LABELS) that every node carries with the same value. */
+function commonLabels(nodes: readonly NodeFacts[], groupedBy: string | null): Record<string, string> {
+  const keys = [...new Set([...(groupedBy ? [groupedBy] : []), ...HARDWARE_LABELS])].sort();
+  const out: Record<string, string> = {};
+  for (const key of keys) {
+    const value = nodes[0]?.labels[key];
+    if (value !== undefined && nodes.every((n) => n.labels[key] === value)) out[key] = value;
+  }
+  return out;
+}
+
+const taintId = (t: NodeTaint) => `${t.key}=${t.value ?? ""}:${t.effect}`;
+
+/** The taints every node carries alike; those on some nodes only are named in a warning. */
+function commonTaints(nodes: readonly NodeFacts[], warnings: string[]): NodeTaint[] {
+  const lasting = nodes.map((n) => (n.taints ?? []).filter((t) => !TRANSIENT_TAINT.test(t.key)));
+  const all = new Map(lasting.flat().map((t) => [taintId(t), t]));
+  const common = [...all.values()].filter((t) => lasting.every((ts) => ts.some((x) => taintId(x) === taintId(t))));
+  const some = [...all.values()].filter((t) => !common.includes(t));
+  if (some.length > 0) warnings.push(`only some nodes carry the taint${some.length > 1 ? "s" : ""} ${formatNodeTaints(some).replace(/\n/g, ", ")}: not recorded`);
+  return common.sort((a, b) => (taintId(a) < taintId(b) ? -1 : 1));
+}
 
 /** Group the nodes into pools. Per-node amounts are the most common among the pool's nodes; differences are reported. */
 export function proposePools(nodes: readonly NodeFacts[]): PoolProposals {
   const skipped: PoolProposals["skipped"] = [];
-  const groups = new Map<string, { groupedBy: string | null; shapes: NodeShape[] }>();
+  const groups = new Map<string, { groupedBy: string | null; shapes: NodeShape[]; nodes: NodeFacts[] }>();
   for (const node of [...nodes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (CONTROL_PLANE_LABELS.some((l) => l in node.labels)) {
       skipped.push({ name: node.name, reason: "control-plane node" });
@@ -159,18 +273,19 @@ export function proposePools(nodes: readonly NodeFacts[]): PoolProposals {
     }
     const groupedBy = POOL_LABELS.find((l) => node.labels[l]) ?? null;
     const name = groupedBy ? node.labels[groupedBy]! : UNGROUPED;
-    const group = groups.get(name) ?? { groupedBy, shapes: [] };
+    const group = groups.get(name) ?? { groupedBy, shapes: [], nodes: [] };
     group.shapes.push(shapeOf(node));
+    group.nodes.push(node);
     groups.set(name, group);
   }
 
   const pools = [...groups]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, { groupedBy, shapes }]): PoolProposal => {
+    .map(([name, { groupedBy, shapes, nodes: members }]): PoolProposal => {
       const warnings: string[] = [];
       const gpu = mostCommon(
         shapes,
-        (s) => `${s.gpuResource ?? ""}|${s.gpuModel ?? ""}|${s.gpusPerNode}`,
+        (s) => `${s.gpuResource ?? ""}|${s.gpuModel ?? ""}|${s.gpusPerNode}|${s.gpuSharing}|${s.gpuSlices}`,
         (a, b) => a.gpusPerNode < b.gpusPerNode,
       );
       const cpu = mostCommon(
@@ -202,6 +317,7 @@ export function proposePools(nodes: readonly NodeFacts[]): PoolProposals {
       );
       if (!groupedBy) warnings.push(`these nodes carry none of the pool labels (${POOL_LABELS.join(", ")})`);
       for (const note of new Set(shapes.flatMap((s) => s.notes))) warnings.push(note);
+      const nodeTaints = commonTaints(members, warnings);
       return {
         name,
         groupedBy,
@@ -210,8 +326,12 @@ export function proposePools(nodes: readonly NodeFacts[]): PoolProposals {
         gpuModel: gpu.gpuModel,
         gpuResource: gpu.gpuResource,
         gpusPerNode: gpu.gpusPerNode,
+        gpuSharing: gpu.gpuSharing,
+        gpuSlices: gpu.gpuSlices,
         cpuPerNode: cpu,
         memoryBytesPerNode: memory,
+        nodeLabels: commonLabels(members, groupedBy),
+        nodeTaints,
         warnings,
       };
     });
@@ -229,6 +349,12 @@ export interface ExistingPool {
   maxNodes: number | null;
   cpuPerNode: number;
   memoryBytesPerNode: number;
+  nodeLabels: Record<string, string>;
+  nodeTaints: NodeTaint[];
+  gpuSharing: GpuSharing;
+  gpuSlices: number;
+  /** The admin's choice (WorkloadTier names); the cluster does not tell, importing keeps it. */
+  tiers: string[] | null;
   version: number;
 }
 
@@ -238,7 +364,19 @@ export type ImportPool = Omit<ExistingPool, "version"> & {
   version: number | null;
 };
 
-export type PoolField = "gpuModel" | "gpuResource" | "gpusPerNode" | "nodeCount" | "minNodes" | "maxNodes" | "cpuPerNode" | "memoryBytesPerNode";
+export type PoolField =
+  | "gpuModel"
+  | "gpuResource"
+  | "gpusPerNode"
+  | "gpuSharing"
+  | "gpuSlices"
+  | "nodeCount"
+  | "minNodes"
+  | "maxNodes"
+  | "cpuPerNode"
+  | "memoryBytesPerNode"
+  | "nodeLabels"
+  | "nodeTaints";
 
 export interface ImportItem {
   proposal: PoolProposal;
@@ -247,19 +385,33 @@ export interface ImportItem {
   pool: ImportPool;
 }
 
-const COMPARED: PoolField[] = ["gpuModel", "gpuResource", "gpusPerNode", "nodeCount", "minNodes", "maxNodes", "cpuPerNode", "memoryBytesPerNode"];
+const COMPARED: PoolField[] = ["gpuModel", "gpuResource", "gpusPerNode", "gpuSharing", "gpuSlices", "nodeCount", "minNodes", "maxNodes", "cpuPerNode", "memoryBytesPerNode", "nodeLabels", "nodeTaints"];
+
+/** A field's value as the import page shows a change: labels and taints as their lines joined by ", " ("none" when empty). */
+function shown(pool: Omit<ImportPool, "version">, field: PoolField): string | number | null {
+  if (field === "nodeLabels") return formatNodeLabels(pool.nodeLabels).replace(/\n/g, ", ") || "none";
+  if (field === "nodeTaints") return formatNodeTaints(pool.nodeTaints).replace(/\n/g, ", ") || "none";
+  return pool[field];
+}
 
 /**
  * Each proposal against the stored pool of the same name. What the admin
  * chose and the cluster cannot say is kept: the GPU model's name while the
- * GPU resource is the same (rates and requests use it), and the autoscaling
- * bounds, widened only to include the node count found.
+ * GPU resource and sharing are the same (rates and requests use it), the
+ * autoscaling bounds, widened only to include the node count found, and the
+ * workload tiers.
  */
 export function compareWithExisting(proposals: readonly PoolProposal[], existing: readonly ExistingPool[]): ImportItem[] {
   const byName = new Map(existing.map((p) => [p.name, p]));
   return proposals.map((proposal) => {
     const stored = byName.get(proposal.name);
-    const keepModel = stored && stored.gpuModel !== null && stored.gpuResource === proposal.gpuResource && proposal.gpuResource !== null;
+    const keepModel =
+      stored &&
+      stored.gpuModel !== null &&
+      stored.gpuResource === proposal.gpuResource &&
+      proposal.gpuResource !== null &&
+      stored.gpuSharing === proposal.gpuSharing &&
+      stored.gpuSlices === proposal.gpuSlices;
     const pool: ImportPool = {
       name: proposal.name,
       gpuModel: keepModel ? stored.gpuModel : proposal.gpuModel,
@@ -270,10 +422,15 @@ export function compareWithExisting(proposals: readonly PoolProposal[], existing
       maxNodes: stored?.maxNodes == null ? null : Math.max(stored.maxNodes, proposal.nodeCount),
       cpuPerNode: proposal.cpuPerNode,
       memoryBytesPerNode: proposal.memoryBytesPerNode,
+      nodeLabels: proposal.nodeLabels,
+      nodeTaints: proposal.nodeTaints,
+      gpuSharing: proposal.gpuSharing,
+      gpuSlices: proposal.gpuSlices,
+      tiers: stored?.tiers ?? null,
       version: stored?.version ?? null,
     };
     if (!stored) return { proposal, status: "new", changes: [], pool };
-    const changes = COMPARED.filter((f) => stored[f] !== pool[f]).map((field) => ({ field, from: stored[field], to: pool[field] }));
+    const changes = COMPARED.filter((f) => shown(stored, f) !== shown(pool, f)).map((field) => ({ field, from: shown(stored, field), to: shown(pool, field) }));
     return { proposal, status: changes.length > 0 ? "changed" : "unchanged", changes, pool };
   });
 }

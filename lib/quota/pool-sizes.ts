@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, isNull, lt, or } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { nodePoolSizes } from "@/db/schema";
+import { schedulableGpusPerNode, type GpuSharingFacts } from "./pool-hardware";
 
 /**
  * The pool size history (node_pool_sizes): what each pool held from when to
@@ -9,7 +10,12 @@ import { nodePoolSizes } from "@/db/schema";
  * endPoolSize) inside its own transaction, at the instant it writes the pool.
  */
 
-/** The facts of a pool that decide its capacity, and so its cost. */
+/**
+ * The facts of a pool that decide its capacity, and so its cost. In the
+ * history, gpusPerNode counts what a node offers of the GPU model, the unit
+ * the rate card prices (schedulableGpusPerNode: a time-sliced pool's GPUs ×
+ * slices), so a span prices without knowing how the pool shared its GPUs.
+ */
 export interface PoolSizeFacts {
   gpuModel: string | null;
   gpusPerNode: number;
@@ -44,7 +50,8 @@ const factsOf = (p: PoolSizeFacts): PoolSizeFacts => ({
  * instant (or, with a clock that went back, before the open span began)
  * replaces the open span's facts instead of leaving a span of no length.
  */
-export async function recordPoolSize(tx: Database, pool: PoolSizeFacts & { id: string; name: string }, at: Date): Promise<void> {
+export async function recordPoolSize(tx: Database, row: PoolSizeFacts & GpuSharingFacts & { id: string; name: string }, at: Date): Promise<void> {
+  const pool = { ...row, gpusPerNode: schedulableGpusPerNode(row) };
   const [open] = await tx
     .select()
     .from(nodePoolSizes)

@@ -12,6 +12,7 @@ import { GiB } from "@/lib/quota/amounts";
 import { versionInput } from "@/lib/tenancy/inputs";
 import { addRate, createNodePool, deleteNodePool, nodePoolInput, updateNodePool } from "@/lib/quota/commands/capacity";
 import { maxNodesOf } from "@/lib/quota/capacity";
+import { physicalGpusPerNode, schedulableGpusPerNode } from "@/lib/quota/pool-hardware";
 import { capacityOverview, poolTotalsAt, rateUnit } from "@/lib/quota/capacity-queries";
 import { apiRoute } from "../route";
 import { nodePoolOut, okOut, rateCardLineOut, rateOut, resourceCapacityOut } from "../schemas";
@@ -36,6 +37,8 @@ function poolOut(ctx: CommandContext, row: PoolRow, dedicatedSlug: string | null
     capacityNodes: row.nodeCount,
     totals: poolTotalsAt(row, row.nodeCount),
     atMax: { nodes: maxNodesOf(row), totals: poolTotalsAt(row, maxNodesOf(row)) },
+    schedulableGpusPerNode: schedulableGpusPerNode(row),
+    physicalGpusPerNode: physicalGpusPerNode(row),
   };
 }
 
@@ -99,7 +102,8 @@ const poolPatch = z
 export const updateNodePoolRoute = apiRoute({
   method: "PATCH",
   path: "/api/v1/node-pools/{pool}",
-  summary: "Change a node pool (platform admins): send the facts to change and the version you read; null clears minNodes, maxNodes or dedicatedTenant",
+  summary:
+    "Change a node pool (platform admins): send the facts to change and the version you read; null clears minNodes, maxNodes, dedicatedTenant, nodeLabels, nodeTaints or tiers (every tier); gpuSharing other than time_sliced sets gpuSlices to 1 unless sent",
   tag: TAG,
   params: poolParams,
   body: poolPatch,
@@ -121,6 +125,13 @@ export const updateNodePoolRoute = apiRoute({
       // Plain numbers are GiB; bytes / 2^30 is exact in binary floating point.
       memoryPerNode: current.memoryBytesPerNode / GiB,
       dedicatedTenant: await tenantSlugOf(ctx, current.dedicatedTenantId),
+      nodeLabels: current.nodeLabels,
+      nodeTaints: current.nodeTaints,
+      // Exclusive, or a new resource without a sharing: as the resource says (mig for a MIG profile).
+      gpuSharing: current.gpuSharing === "exclusive" || body.gpuResource !== undefined ? null : current.gpuSharing,
+      // Slices belong to time-slicing: a body that stops it without naming slices goes back to 1.
+      gpuSlices: body.gpuSharing !== undefined && body.gpuSharing !== "time_sliced" ? 1 : current.gpuSlices,
+      tiers: current.tiers,
     };
     const row = await executeCommand(updateNodePool, ctx, { ...stored, ...body, id: current.id });
     return poolOut(ctx, row, await tenantSlugOf(ctx, row.dedicatedTenantId));

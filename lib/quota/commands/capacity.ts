@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, ne, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db/client";
 import { instanceSettings, nodePools, rates, tenants } from "@/db/schema";
@@ -15,6 +15,7 @@ import { instantInput } from "@/lib/input/instants";
 import { uuidInput } from "@/lib/tenancy/inputs";
 import { GiB } from "../amounts";
 import { quotaPolicySchema, type QuotaPolicy } from "../policy";
+import { gpuSharingInput, MAX_GPU_SLICES, nodeLabelsInput, nodeTaintsInput, sharingFor, tiersInput, type GpuSharing } from "../pool-hardware";
 import { endPoolSize, recordPoolSize } from "../pool-sizes";
 import { loadQuotaPolicy, QUOTA_POLICY_KEY } from "../store";
 
@@ -78,6 +79,9 @@ const MAX_GPUS_PER_NODE = 1024;
 const cpuPerNodeInput = perNodeAmount("CPU cores per node", 1, 100_000, "a number of cores such as 64 or 7910m", (v) => Math.round(v * 1000) / 1000);
 const memoryPerNodeInput = perNodeAmount("Memory per node (GiB)", GiB, 2 ** 50, "GiB such as 256, or a quantity such as 1.8Ti", (v) => Math.round(v));
 
+/** Time-slicing replicas per physical GPU; empty: 1 (not time-sliced). */
+const gpuSlicesInput = wholeNumber("GPU slices (time-slicing replicas per GPU)", { min: 1, max: MAX_GPU_SLICES, empty: 1 });
+
 const dedicatedTenantInput = z
   .union([z.string(), z.null()])
   .optional()
@@ -97,6 +101,11 @@ const poolFields = z.object({
   memoryPerNode: memoryPerNodeInput,
   /** A tenant slug; empty: shared by everyone. */
   dedicatedTenant: dedicatedTenantInput,
+  nodeLabels: nodeLabelsInput,
+  nodeTaints: nodeTaintsInput,
+  gpuSharing: gpuSharingInput,
+  gpuSlices: gpuSlicesInput,
+  tiers: tiersInput,
 });
 
 interface PoolShape {
@@ -106,7 +115,12 @@ interface PoolShape {
   nodeCount: number | null;
   minNodes: number | null;
   maxNodes: number | null;
+  /** null: as the resource says. */
+  gpuSharing: GpuSharing | null;
+  gpuSlices: number | null;
 }
+
+const MIG_RESOURCE = /^nvidia\.com\/mig-/;
 
 /** Rules across fields, each reported on the field to fix. */
 function poolProblems(v: PoolShape, ctx: z.RefinementCtx, prefix: (string | number)[] = []) {
@@ -115,6 +129,11 @@ function poolProblems(v: PoolShape, ctx: z.RefinementCtx, prefix: (string | numb
   if (v.gpuResource && !v.gpuModel) issue("gpuModel", "is required with a GPU resource (the name people ask for, e.g. H100)");
   if (v.gpuModel && v.gpuResource && v.gpusPerNode === 0) issue("gpusPerNode", "must be at least 1 in a GPU pool");
   if (!v.gpuModel && !v.gpuResource && (v.gpusPerNode ?? 0) > 0) issue("gpuModel", "is required when the nodes have GPUs");
+  const sharing = sharingFor(v.gpuSharing, v.gpuResource);
+  if (sharing !== "exclusive" && !v.gpuModel && !v.gpuResource) issue("gpuSharing", "must be exclusive for a pool without GPUs");
+  else if (v.gpuResource && MIG_RESOURCE.test(v.gpuResource) && sharing !== "mig") issue("gpuSharing", `must be mig: ${v.gpuResource} is a MIG profile`);
+  else if (v.gpuResource === "nvidia.com/gpu.shared" && sharing !== "time_sliced") issue("gpuSharing", "must be time_sliced: nvidia.com/gpu.shared is what the device plugin calls time-sliced GPUs");
+  if (v.gpuSlices !== null && v.gpuSlices !== 1 && sharing !== "time_sliced") issue("gpuSlices", "must be 1 unless the GPUs are time-sliced");
   if (v.minNodes !== null && v.maxNodes !== null && v.minNodes > v.maxNodes) issue("maxNodes", "must be at least the minimum nodes");
   else if (v.nodeCount !== null) {
     if (v.maxNodes !== null && v.nodeCount > v.maxNodes) issue("nodeCount", `must be at most the maximum nodes (${v.maxNodes})`);
@@ -137,8 +156,10 @@ async function dedicatedTenantId(db: Database, slug: string | null): Promise<str
  * One GPU model is one extended resource everywhere: a request for "H100"
  * must turn into the same ResourceQuota key whichever pool serves it.
  */
-async function assertModelConsistent(db: Database, pool: { name: string; gpuModel: string | null; gpuResource: string | null }) {
-  if (!pool.gpuModel) return;
+async function assertModelConsistent(db: Database, input: { name: string; gpuModel: string | null; gpuResource: string | null; gpuSharing: GpuSharing | null; gpuSlices: number }) {
+  const model = input.gpuModel;
+  if (!model) return;
+  const pool = { ...input, gpuModel: model, gpuSharing: sharingFor(input.gpuSharing, input.gpuResource) };
   const [other] = await db
     .select({ name: nodePools.name, gpuResource: nodePools.gpuResource })
     .from(nodePools)
@@ -147,6 +168,18 @@ async function assertModelConsistent(db: Database, pool: { name: string; gpuMode
   if (other) {
     throw new AppError("validation", undefined, {
       gpuResource: [`must be ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource} (use another model name for a different resource)`],
+    });
+  }
+  // One model is one unit on the rate card: a slice of "L4 shared x4" is the same in every pool.
+  const [unlike] = await db
+    .select({ name: nodePools.name, gpuSharing: nodePools.gpuSharing, gpuSlices: nodePools.gpuSlices })
+    .from(nodePools)
+    .where(and(eq(nodePools.gpuModel, pool.gpuModel), ne(nodePools.name, pool.name), or(ne(nodePools.gpuSharing, pool.gpuSharing), ne(nodePools.gpuSlices, pool.gpuSlices))))
+    .limit(1);
+  if (unlike) {
+    const field = unlike.gpuSharing === pool.gpuSharing ? "gpuSlices" : "gpuSharing";
+    throw new AppError("validation", undefined, {
+      [field]: [`must be ${field === "gpuSlices" ? unlike.gpuSlices : unlike.gpuSharing}: pool ${unlike.name} already serves ${pool.gpuModel} so (use another model name, e.g. “${pool.gpuModel} x${pool.gpuSlices}”)`],
     });
   }
 }
@@ -163,6 +196,11 @@ const poolFacts = (p: PoolRow) => ({
   cpuPerNode: p.cpuPerNode,
   memoryBytesPerNode: p.memoryBytesPerNode,
   dedicatedTenantId: p.dedicatedTenantId,
+  nodeLabels: p.nodeLabels,
+  nodeTaints: p.nodeTaints,
+  gpuSharing: p.gpuSharing,
+  gpuSlices: p.gpuSlices,
+  tiers: p.tiers,
 });
 
 const nameTaken = () => new AppError("conflict", "Another node pool already has this name.", { name: ["is already used by another pool"] });
@@ -200,6 +238,11 @@ function poolColumns(input: z.output<typeof poolFields>, dedicatedTenantId: stri
     cpuPerNode: input.cpuPerNode,
     memoryBytesPerNode: input.memoryPerNode,
     dedicatedTenantId,
+    nodeLabels: input.nodeLabels,
+    nodeTaints: input.nodeTaints,
+    gpuSharing: input.gpuModel ? sharingFor(input.gpuSharing, input.gpuResource) : ("exclusive" as const),
+    gpuSlices: input.gpuModel && sharingFor(input.gpuSharing, input.gpuResource) === "time_sliced" ? input.gpuSlices : 1,
+    tiers: input.tiers,
   };
 }
 
@@ -309,6 +352,11 @@ export const importPoolInput = z
     maxNodes: z.number().int().min(0).max(MAX_NODES).nullable().default(null),
     cpuPerNode: z.number({ message: "must be a number" }).positive("must be more than 0").max(100_000),
     memoryBytesPerNode: z.number({ message: "must be a number" }).int("must be whole bytes").positive("must be more than 0").max(2 ** 50),
+    nodeLabels: nodeLabelsInput,
+    nodeTaints: nodeTaintsInput,
+    gpuSharing: gpuSharingInput,
+    gpuSlices: z.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(MAX_GPU_SLICES, `must be at most ${MAX_GPU_SLICES}`).default(1),
+    tiers: tiersInput,
     /** The stored pool's version the proposal was compared with; null: the pool is new. */
     version: z.number().int().min(1).nullable(),
   })
@@ -364,6 +412,11 @@ export const importNodePools = defineCommand({
             maxNodes: p.maxNodes,
             cpuPerNode: p.cpuPerNode,
             memoryBytesPerNode: p.memoryBytesPerNode,
+            nodeLabels: p.nodeLabels,
+            nodeTaints: p.nodeTaints,
+            gpuSharing: p.gpuModel ? sharingFor(p.gpuSharing, p.gpuResource) : ("exclusive" as const),
+            gpuSlices: p.gpuModel && sharingFor(p.gpuSharing, p.gpuResource) === "time_sliced" ? p.gpuSlices : 1,
+            tiers: p.tiers,
           };
           const [after] = before
             ? await tx
@@ -410,6 +463,23 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
   if (other) {
     throw new AppError("validation", undefined, {
       [`pools.${index}.gpuResource`]: [`must be ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource}`],
+    });
+  }
+  const sharing = (p: z.output<typeof importPoolInput>) => `${sharingFor(p.gpuSharing, p.gpuResource)} ×${p.gpuSlices}`;
+  const unlike = all.find((o) => o.gpuModel === pool.gpuModel && sharing(o) !== sharing(pool));
+  if (unlike) {
+    throw new AppError("validation", undefined, {
+      [`pools.${index}.gpuSlices`]: [`must be the same for every pool of ${pool.gpuModel}: ${unlike.name} shares its GPUs ${sharing(unlike)}, ${pool.name} ${sharing(pool)}`],
+    });
+  }
+  const storedUnlike = await tx
+    .select({ name: nodePools.name, gpuSharing: nodePools.gpuSharing, gpuSlices: nodePools.gpuSlices })
+    .from(nodePools)
+    .where(and(eq(nodePools.gpuModel, pool.gpuModel), or(ne(nodePools.gpuSharing, sharingFor(pool.gpuSharing, pool.gpuResource)), ne(nodePools.gpuSlices, pool.gpuSlices))));
+  const otherUnlike = storedUnlike.find((s) => !importing.has(s.name));
+  if (otherUnlike) {
+    throw new AppError("validation", undefined, {
+      [`pools.${index}.gpuSlices`]: [`must match pool ${otherUnlike.name}, which serves ${pool.gpuModel} as ${otherUnlike.gpuSharing} ×${otherUnlike.gpuSlices}`],
     });
   }
 }

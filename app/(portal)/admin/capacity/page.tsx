@@ -3,6 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
 import { plural } from "@/components/cluster-status";
+import { HardwareFacts } from "@/components/pool-hardware";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, formatDateTime, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
@@ -11,6 +12,7 @@ import { bytesQuantity } from "@/lib/cluster/quantity";
 import { clusterRuntime } from "@/lib/cluster/runtime";
 import { config } from "@/lib/config";
 import { capacityOverview, poolTotalsAt, rateLabel, SIZE_HISTORY_ROWS, type CapacityOverview, type PoolView, type RateRowView, type ResourceCapacity } from "@/lib/quota/capacity-queries";
+import { formatNodeLabels, formatNodeTaints, MAX_GPU_SLICES, schedulableGpusPerNode, sharingLabel, WORKLOAD_TIERS } from "@/lib/quota/pool-hardware";
 import type { QuotaPolicy } from "@/lib/quota/policy";
 import { addRateAction, createNodePoolAction, deleteNodePoolAction, setQuotaPolicyAction, updateNodePoolAction } from "./actions";
 
@@ -85,7 +87,7 @@ function poolFields(data: CapacityOverview, pool?: PoolView): FieldSpec[] {
       defaultValue: pool?.gpuResource ?? "",
       hint: "The extended resource the device plugin advertises: nvidia.com/gpu, or a MIG profile such as nvidia.com/mig-1g.10gb.",
     },
-    { kind: "number", name: "gpusPerNode", label: "GPUs per node", min: "0", defaultValue: String(pool?.gpusPerNode ?? ""), hint: "Of that resource (MIG instances for a MIG profile)." },
+    { kind: "number", name: "gpusPerNode", label: "GPUs per node", min: "0", defaultValue: String(pool?.gpusPerNode ?? ""), hint: "Of that resource: MIG instances for a MIG profile; physical GPUs when time-sliced (their slices are set below)." },
     {
       kind: "number",
       name: "nodeCount",
@@ -119,6 +121,52 @@ function poolFields(data: CapacityOverview, pool?: PoolView): FieldSpec[] {
       defaultValue: pool?.dedicatedTenant?.slug ?? "",
       options: [{ value: "", label: "No tenant: shared" }, ...data.tenants.map((t) => ({ value: t.slug, label: `${t.name}${t.isolationTier === "dedicated" ? "" : " (shared tier)"}` }))],
     },
+    {
+      kind: "select",
+      name: "gpuSharing",
+      label: "GPU sharing",
+      defaultValue: pool?.gpuSharing ?? "",
+      options: [
+        { value: "", label: "As the GPU resource says (MIG profile: MIG, else whole GPUs)" },
+        { value: "exclusive", label: "Whole GPUs" },
+        { value: "mig", label: "MIG instances" },
+        { value: "time_sliced", label: "Time-sliced" },
+      ],
+      hint: "Time-sliced: each GPU is offered as several slices; name the model after the slice (e.g. L4 shared x4), its price is a slice's.",
+    },
+    {
+      kind: "number",
+      name: "gpuSlices",
+      label: "Slices per GPU (time-slicing)",
+      min: "1",
+      max: String(MAX_GPU_SLICES),
+      defaultValue: pool ? String(pool.gpuSlices) : "",
+      hint: `The device plugin's replicas per GPU (nvidia.com/gpu.replicas), 1 to ${MAX_GPU_SLICES}; empty or 1 unless time-sliced. GPUs per node stay physical GPUs.`,
+    },
+    {
+      kind: "textarea",
+      name: "nodeLabels",
+      label: "Node labels",
+      placeholder: "cloud.google.com/gke-nodepool=h100-pool\nnvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3",
+      defaultValue: pool ? formatNodeLabels(pool.nodeLabels) : "",
+      hint: "Labels every node of the pool carries, one key=value a line: how the pool's nodes are selected.",
+    },
+    {
+      kind: "textarea",
+      name: "nodeTaints",
+      label: "Node taints",
+      placeholder: "nvidia.com/gpu=present:NoSchedule",
+      defaultValue: pool ? formatNodeTaints(pool.nodeTaints) : "",
+      hint: "One key=value:Effect (or key:Effect) a line; Effect is NoSchedule, PreferNoSchedule or NoExecute.",
+    },
+    {
+      kind: "text",
+      name: "tiers",
+      label: "Workload tiers allowed",
+      placeholder: "serving, training",
+      defaultValue: pool?.tiers?.join(", ") ?? "",
+      hint: `Any of ${WORKLOAD_TIERS.join(", ")}, separated by commas. Empty: every tier.`,
+    },
   ];
 }
 
@@ -151,7 +199,10 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
         <DataTable caption="Node pools" columns={["Pool", "GPUs", "Nodes", "Per node", "Pool total", "Dedicated to", ""]}>
           {data.pools.map((p) => (
             <tr key={p.id}>
-              <Cell className="whitespace-nowrap font-medium text-slate-900">{p.name}</Cell>
+              <Cell className="min-w-52 max-w-72">
+                <span className="block whitespace-nowrap font-medium text-slate-900">{p.name}</span>
+                <HardwareFacts labels={p.nodeLabels} taints={p.nodeTaints} tiers={p.tiers} />
+              </Cell>
               <Cell>
                 {p.gpuModel ? (
                   <>
@@ -159,6 +210,10 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
                       {p.gpusPerNode} × {p.gpuModel}
                     </span>
                     <span className="block font-mono text-xs text-slate-500">{p.gpuResource}</span>
+                    <span className="block whitespace-nowrap text-xs text-slate-500">
+                      {sharingLabel(p)}
+                      {p.gpuSharing === "time_sliced" && `: ${schedulableGpusPerNode(p)} slices a node`}
+                    </span>
                   </>
                 ) : (
                   <span className="text-slate-400">none</span>
@@ -177,7 +232,12 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
                 <span className="block text-xs text-slate-500">{fmtGiB(p.memoryBytesPerNode)} GiB</span>
               </Cell>
               <Cell className="whitespace-nowrap tabular-nums">
-                {p.totals.gpus > 0 && <span className="block">{number.format(p.totals.gpus)} GPUs</span>}
+                {p.totals.gpus > 0 && (
+                  <span className="block">
+                    {number.format(p.totals.gpus)} {p.gpuSharing === "time_sliced" ? "slices" : p.gpuSharing === "mig" ? "instances" : "GPUs"}
+                    {p.gpuSharing === "time_sliced" && p.totals.physicalGpus !== null && <span className="block text-xs text-slate-500">of {number.format(p.totals.physicalGpus)} GPUs</span>}
+                  </span>
+                )}
                 <span className="block">{fmtCores(p.totals.cpuCores)} cores</span>
                 <span className="block text-xs text-slate-500">{fmtGiB(p.totals.memoryBytes)} GiB</span>
                 {p.atMax.nodes > p.nodeCount && (

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
 import { plural } from "@/components/cluster-status";
+import { HardwareFacts } from "@/components/pool-hardware";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
@@ -10,6 +11,7 @@ import { clusterRuntime } from "@/lib/cluster/runtime";
 import { config } from "@/lib/config";
 import { nodePoolImportProposal, type ImportProposal } from "@/lib/quota/capacity-queries";
 import type { PoolField } from "@/lib/quota/import-pools";
+import { sharingLabel } from "@/lib/quota/pool-hardware";
 import { importNodePoolsAction } from "../actions";
 
 export const metadata = { title: "Import node pools" };
@@ -23,11 +25,15 @@ const FIELD_LABELS: Record<PoolField, string> = {
   gpuModel: "GPU model",
   gpuResource: "GPU resource",
   gpusPerNode: "GPUs per node",
+  gpuSharing: "GPU sharing",
+  gpuSlices: "slices per GPU",
   nodeCount: "nodes",
   minNodes: "minimum nodes",
   maxNodes: "maximum nodes",
   cpuPerNode: "cores per node",
   memoryBytesPerNode: "memory per node",
+  nodeLabels: "node labels",
+  nodeTaints: "node taints",
 };
 
 function show(field: PoolField, value: string | number | null): string {
@@ -128,6 +134,7 @@ function Proposal({ proposal, server }: { proposal: ImportProposal; server: stri
                         {item.pool.gpusPerNode} × {item.pool.gpuModel}
                       </span>
                       <span className="block font-mono text-xs text-slate-500">{item.pool.gpuResource}</span>
+                      {item.pool.gpuSharing !== "exclusive" && <span className="block text-xs text-slate-500">{sharingLabel(item.pool)}</span>}
                     </>
                   ) : (
                     <span className="text-slate-400">none</span>
@@ -157,6 +164,7 @@ function Proposal({ proposal, server }: { proposal: ImportProposal; server: stri
                       ))}
                     </ul>
                   )}
+                  <HardwareFacts labels={item.pool.nodeLabels} taints={item.pool.nodeTaints} tiers={item.pool.tiers} />
                   {item.dedicatedTenant && <p className="mt-1 text-xs text-slate-500">stays dedicated to {item.dedicatedTenant}</p>}
                   {item.proposal.warnings.length > 0 && (
                     <ul className="mt-1 list-disc pl-4 text-xs text-amber-800">

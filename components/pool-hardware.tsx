@@ -1,0 +1,64 @@
+import { Fragment } from "react";
+import { formatNodeTaint, type NodeTaint } from "@/lib/quota/pool-hardware";
+
+/** Text that may break after "/", "=" and ":" (and anywhere, when a part is still too long). */
+function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[/=:])/);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {part}
+          {i < parts.length - 1 && <wbr />}
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
+/**
+ * A pool's hardware facts as small wrapping lines: its node labels, taints and
+ * the workload tiers allowed on it. Long labels break after "/", "=" and ":"
+ * (anywhere as a last resort), so the list stays inside a 390 px wide screen.
+ */
+export function HardwareFacts({ labels, taints, tiers }: { labels: Record<string, string>; taints: readonly NodeTaint[]; tiers: readonly string[] | null }) {
+  const keys = Object.keys(labels).sort();
+  return (
+    <dl className="mt-1 space-y-1 text-xs text-slate-600">
+      <div>
+        <dt className="inline font-medium text-slate-700">Tiers: </dt>
+        <dd className="inline">{tiers === null ? "every tier" : tiers.join(", ")}</dd>
+      </div>
+      {keys.length > 0 && (
+        <div>
+          <dt className="font-medium text-slate-700">Node labels</dt>
+          <dd>
+            <ul className="font-mono">
+              {keys.map((k) => (
+                <li key={k} className="[overflow-wrap:anywhere]">
+                  <Breakable text={`${k}=${labels[k]}`} />
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </div>
+      )}
+      <div>
+        <dt className={taints.length > 0 ? "font-medium text-slate-700" : "inline font-medium text-slate-700"}>Taints{taints.length > 0 ? "" : ": "}</dt>
+        <dd className={taints.length > 0 ? "" : "inline"}>
+          {taints.length === 0 ? (
+            "none"
+          ) : (
+            <ul className="font-mono">
+              {taints.map((t) => (
+                <li key={formatNodeTaint(t)} className="[overflow-wrap:anywhere]">
+                  <Breakable text={formatNodeTaint(t)} />
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+      </div>
+    </dl>
+  );
+}
