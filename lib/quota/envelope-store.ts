@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { projects, tenantQuotaEnvelopes } from "@/db/schema";
+import { projects, tenantQuotaEnvelopes, tenants } from "@/db/schema";
 import type { CohortMember } from "./cohort";
 import { grantInForce, linesAt } from "./effective";
 import { lendLimitsOf } from "./grant-store";
@@ -67,4 +67,35 @@ export async function cohortMembersOf(db: Database, tenantId: string, base: Base
   const ids = rows.map((r) => r.id);
   const [grants, limits] = await Promise.all([grantsOfProjects(db, ids), lendLimitsOf(db, ids)]);
   return rows.map((r) => ({ slug: r.slug, name: r.name, weight: Number(r.weight), lines: linesAt(base, grants.get(r.id) ?? [], at, limits.get(r.id)) }));
+}
+
+/**
+ * What all tenants are guaranteed of one GPU line, counting each tenant's
+ * envelope where it has one for the line, else what its open projects hold
+ * from grants: the sum that must fit in the pools at their autoscaler
+ * minimum. `override` replaces one tenant's envelope (the value being set).
+ */
+export async function guaranteedAcrossTenants(db: Database, line: { flavor: string; resource: string }, at: Date, override: { tenantId: string; guarantee: number }): Promise<number> {
+  const envelopes = await db
+    .select({ tenantId: tenantQuotaEnvelopes.tenantId, guarantee: tenantQuotaEnvelopes.guarantee })
+    .from(tenantQuotaEnvelopes)
+    .where(and(eq(tenantQuotaEnvelopes.flavor, line.flavor), eq(tenantQuotaEnvelopes.resource, line.resource)));
+  const withEnvelope = new Map(envelopes.map((e) => [e.tenantId, Number(e.guarantee)]));
+  withEnvelope.set(override.tenantId, override.guarantee);
+  const rows = await db
+    .select({ id: projects.id, tenantId: projects.tenantId })
+    .from(projects)
+    .innerJoin(tenants, eq(tenants.id, projects.tenantId))
+    .where(and(isNull(projects.archivedAt), eq(tenants.status, "active")));
+  const others = rows.filter((r) => !withEnvelope.has(r.tenantId));
+  const grants = await grantsOfProjects(
+    db,
+    others.map((r) => r.id),
+  );
+  let held = 0;
+  for (const r of others) {
+    const lines = sumLines((grants.get(r.id) ?? []).filter((g) => grantInForce(g, at)).flatMap((g) => g.lines));
+    held += Math.max(0, lines.find((l) => l.flavor === line.flavor && l.resource === line.resource)?.guarantee ?? 0);
+  }
+  return [...withEnvelope.values()].reduce((s, n) => s + n, held);
 }

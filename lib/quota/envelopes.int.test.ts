@@ -66,6 +66,9 @@ describe(`quota envelopes and moves (${databaseLabel()})`, () => {
     expect(await outcomeOf(executeCommand(setTenantEnvelope, await as("vision-admin"), { tenant: "vision-lab", quota: "gpu:H100", guarantee: "64" }))).toBe("forbidden");
     expect(await outcomeOf(executeCommand(setTenantEnvelope, await as("language-admin"), { tenant: "vision-lab", quota: "gpu:H100", guarantee: "64" }))).toMatch(/forbidden|not_found/);
 
+    // Guarantees across all tenants must fit the pools at their autoscaler minimum.
+    const beyondMinimum = await appErrorOf(executeCommand(setTenantEnvelope, await as("platform-admin"), { tenant: "vision-lab", quota: "gpu:H100", guarantee: "1000" }));
+    expect(beyondMinimum.fields?.guarantee?.[0]).toMatch(/autoscaler minimum/);
     await executeCommand(setTenantEnvelope, await as("platform-admin"), { tenant: "vision-lab", quota: "gpu:H100", guarantee: String(held + 4), burst: "8" });
     const row = await envelopeRow();
     expect(row.line).toMatchObject({ guarantee: held + 4, burst: 8 });

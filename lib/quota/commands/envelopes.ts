@@ -12,7 +12,10 @@ import { AppError } from "@/lib/errors";
 import { assertTenantActive, tenantBySlug } from "@/lib/tenancy/lookup";
 import { onTenant, tenantAddress } from "@/lib/tenancy/targets";
 import { amountText, divideEnvelope, envelopeProblem, keyOfLine, lineOfKey, moveLines, moveProblem, parseLineAmount, quotaKeyInput, type QuotaKey } from "../envelope";
-import { gpuResourcesByModel, tenantEnvelope } from "../envelope-store";
+import { capacityAtMinNowMax } from "../capacity";
+import { gpuResourcesByModel, guaranteedAcrossTenants, tenantEnvelope } from "../envelope-store";
+import { DEFAULT_FLAVOR } from "../lines";
+import { loadPools, loadQuotaPolicy } from "../store";
 import { insertGrant } from "../grant-store";
 import type { QuotaLine } from "../lines";
 
@@ -60,6 +63,17 @@ export const setTenantEnvelope = defineCommand({
       const [held] = divideEnvelope([{ ...line, guarantee, burst }], holdings);
       const problem = envelopeProblem(held, guarantee, burst);
       if (problem) throw new AppError("validation", undefined, { [problem.field]: [problem.message] });
+      // GPUs promised to tenants must exist even when the autoscaler shrinks the pools: guarantees across all tenants fit the pools at their minimum.
+      if (line.flavor !== DEFAULT_FLAVOR && guarantee > (row?.line.guarantee ?? 0)) {
+        const [pools, policy] = await Promise.all([loadPools(tx), loadQuotaPolicy(tx)]);
+        const atMin = capacityAtMinNowMax(pools, policy.overcommit).find((c) => c.resource === input.quota)?.atMin ?? 0;
+        const total = await guaranteedAcrossTenants(tx, line, ctx.now, { tenantId, guarantee });
+        if (total > atMin) {
+          throw new AppError("validation", undefined, {
+            guarantee: [`would guarantee ${total} ${line.flavor} across all tenants, more than the pools hold at their autoscaler minimum (${atMin})`],
+          });
+        }
+      }
       const before = row ? { guarantee: row.line.guarantee, burst: row.line.burst } : null;
       if (guarantee === 0 && burst === 0) {
         await tx.delete(tenantQuotaEnvelopes).where(and(eq(tenantQuotaEnvelopes.tenantId, tenantId), eq(tenantQuotaEnvelopes.flavor, line.flavor), eq(tenantQuotaEnvelopes.resource, line.resource)));
