@@ -86,13 +86,16 @@ export async function seedDemoData(db: Database, now: Date): Promise<boolean> {
     const GPU_TAINT = { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" as const };
     const pool = (name: string, gpu: Record<string, string> = {}) => ({ nodeLabels: { "cloud.google.com/gke-nodepool": name, ...gpu }, nodeTaints: Object.keys(gpu).length > 0 ? [GPU_TAINT] : [] });
     const poolRows = await tx.insert(nodePools).values([
-      { name: "h100-pool", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, minNodes: 2, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1843 * GiB, createdAt: now, ...pool("h100-pool", { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }) },
+      // The autoscaler keeps at least 3 H100 nodes: the 24 GPUs the tenants' envelopes guarantee (lib/demo/quota.ts). Training and preemptible work only: serving runs on MIG slices.
+      { name: "h100-pool", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, minNodes: 3, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1843 * GiB, tiers: ["training", "preemptible"], createdAt: now, ...pool("h100-pool", { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }) },
       {
         name: "a100-mig",
         gpuModel: "A100 1g.10gb",
         gpuResource: "nvidia.com/mig-1g.10gb",
         gpusPerNode: 56,
         gpuSharing: "mig" as const,
+        // Serving is pinned to MIG slices; training keeps whole GPUs.
+        tiers: ["serving"],
         nodeCount: 2,
         cpuPerNode: 96,
         memoryBytesPerNode: 1152 * GiB,

@@ -1,6 +1,6 @@
 import { eq, inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { nodePools, principals, quotaRequestEvents, quotaRequests, users } from "@/db/schema";
+import { nodePools, principals, projectQuotaSettings, projects, quotaRequestEvents, quotaRequests, tenantQuotaEnvelopes, tenants, users } from "@/db/schema";
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
 import { GiB } from "@/lib/quota/amounts";
 import type { DemoProjectRef, DemoProjectSlug } from "./usage";
@@ -33,6 +33,8 @@ export interface DemoGrantSpec {
   requestedBy: string;
   gpuModel: string;
   gpuCount: number;
+  /** GPUs it may borrow beyond the guarantee for preemptible work (with Kueue); none when left out. */
+  gpuBurst?: number;
   cpuCores: number;
   memoryGiB: number;
   storageGiB: number;
@@ -60,10 +62,12 @@ export const DEMO_GRANTS: readonly DemoGrantSpec[] = [
     requestedBy: "dana@vision.allot.demo",
     gpuModel: "H100",
     gpuCount: 8,
+    // Hyper-parameter sweeps borrow the pretraining GPUs that pretraining lends, and are reclaimed first.
+    gpuBurst: 8,
     cpuCores: 88,
     memoryGiB: 672,
     storageGiB: 6_500,
-    justification: "one H100 node for weekday detector training runs and the camera datasets.",
+    justification: "one H100 node for weekday detector training runs and the camera datasets, and up to 8 more borrowed for preemptible sweeps.",
   },
   {
     slug: "segmentation-research",
@@ -88,6 +92,21 @@ export const DEMO_GRANTS: readonly DemoGrantSpec[] = [
 ];
 
 /**
+ * The tenants' envelopes: exactly what their projects hold, so the demo's
+ * GPU guarantees (24 H100) are what the H100 pool holds at its autoscaler
+ * minimum (3 nodes), with burst for Vision Lab's preemptible sweeps.
+ */
+export const DEMO_ENVELOPES: readonly { tenant: string; gpuModel: string; guarantee: number; burst: number }[] = [
+  { tenant: "vision-lab", gpuModel: "H100", guarantee: 8, burst: 8 },
+  { tenant: "vision-lab", gpuModel: "L4", guarantee: 4, burst: 0 },
+  { tenant: "language-models", gpuModel: "H100", guarantee: 16, burst: 0 },
+  { tenant: "language-models", gpuModel: "A100 1g.10gb", guarantee: 14, burst: 0 },
+];
+
+/** How the demo projects share: pretraining keeps 8 of its 16 H100 for restarts (lends the rest) and weighs twice in its cohort. */
+export const DEMO_SHARING: readonly { slug: DemoProjectSlug; fairShareWeight: number; lend?: { gpuModel: string; limit: number } }[] = [{ slug: "pretraining", fairShareWeight: 2, lend: { gpuModel: "H100", limit: 8 } }];
+
+/**
  * Write the demo requests (approved: in record-only mode nothing is marked
  * applied) and their grants, from `startsAt` on, in the caller's transaction,
  * and queue each project's cluster change so its ResourceQuota follows.
@@ -106,7 +125,7 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
     const ref = refs.find((r) => r.slug === spec.slug);
     const gpuResource = pools.find((p) => p.gpuModel === spec.gpuModel)?.gpuResource;
     if (!ref || !gpuResource) continue;
-    const amounts = { gpuModel: spec.gpuModel, gpuCount: spec.gpuCount, cpuCores: spec.cpuCores, memoryBytes: spec.memoryGiB * GiB, storageBytes: spec.storageGiB * GiB };
+    const amounts = { gpuModel: spec.gpuModel, gpuCount: spec.gpuCount, cpuCores: spec.cpuCores, memoryBytes: spec.memoryGiB * GiB, storageBytes: spec.storageGiB * GiB, ...(spec.gpuBurst ? { gpuBurst: spec.gpuBurst } : {}) };
     const requester = principalOf(spec.requestedBy);
     const [request] = await tx
       .insert(quotaRequests)
@@ -114,7 +133,11 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
         tenantId: ref.tenantId,
         projectId: ref.projectId,
         requestedBy: requester,
-        ...amounts,
+        gpuModel: amounts.gpuModel,
+        gpuCount: amounts.gpuCount,
+        cpuCores: amounts.cpuCores,
+        memoryBytes: amounts.memoryBytes,
+        storageBytes: amounts.storageBytes,
         endsAt: null,
         justification: `${DEMO_REQUEST_PREFIX}${spec.justification}`,
         status: "approved",
@@ -128,11 +151,25 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
       { requestId: request!.id, at: askedAt, actorPrincipalId: requester, actorLabel: spec.requestedBy, kind: "created" },
       { requestId: request!.id, at: decidedAt, actorPrincipalId: decidedBy, actorLabel: DECIDED_BY, kind: "approved", detail: { note: "Demo data, seeded with the demo usage." } },
     ]);
-    const lines = linesOfAmounts(amounts, gpuResource);
+    const lines = linesOfAmounts(amounts, gpuResource, spec.gpuBurst ?? 0);
     await insertRequestLines(tx, request!.id, lines);
     await insertGrant(tx, { projectId: ref.projectId, requestId: request!.id, lines, startsAt, endsAt: null, source: "demo", createdAt: now });
     await enqueueProjectChange(tx, { tenantId: ref.tenantId, projectId: ref.projectId, reason: "demo quota seeded", at: now });
     written += 1;
+  }
+  const tenantIds = new Map((await tx.select({ id: tenants.id, slug: tenants.slug }).from(tenants)).map((t) => [t.slug, t.id]));
+  for (const e of DEMO_ENVELOPES) {
+    const tenantId = tenantIds.get(e.tenant);
+    const resource = pools.find((p) => p.gpuModel === e.gpuModel)?.gpuResource;
+    if (!tenantId || !resource) continue;
+    await tx.insert(tenantQuotaEnvelopes).values({ tenantId, flavor: e.gpuModel, resource, guarantee: String(e.guarantee), burst: String(e.burst), updatedBy: decidedBy, updatedAt: decidedAt });
+  }
+  for (const s of DEMO_SHARING) {
+    const ref = refs.find((r) => r.slug === s.slug);
+    if (!ref) continue;
+    await tx.update(projects).set({ fairShareWeight: String(s.fairShareWeight) }).where(eq(projects.id, ref.projectId));
+    const resource = s.lend && pools.find((p) => p.gpuModel === s.lend!.gpuModel)?.gpuResource;
+    if (s.lend && resource) await tx.insert(projectQuotaSettings).values({ projectId: ref.projectId, flavor: s.lend.gpuModel, resource, lendLimit: String(s.lend.limit), updatedBy: decidedBy, updatedAt: decidedAt });
   }
   return written;
 }

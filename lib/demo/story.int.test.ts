@@ -1,9 +1,12 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { config } from "@/lib/config";
+import { config, parseConfig } from "@/lib/config";
 import { effectiveQuotaAt, gpusByModelAt, grantInForce } from "@/lib/quota/effective";
-import { clusterAllocation, grantsOfProjects, loadPools } from "@/lib/quota/store";
+import { clusterAllocation, grantsOfProjects, loadPools, loadQuotaPolicy } from "@/lib/quota/store";
+import { capacityAtMinNowMax } from "@/lib/quota/capacity";
+import { tenantEnvelope } from "@/lib/quota/envelope-store";
+import { loadDesiredTenant } from "@/lib/cluster/desired-from-db";
 import { databaseLabel } from "@/test/database";
 import { rowsOf } from "@/test/fixtures";
 import { seededDatabase } from "@/test/tenancy";
@@ -94,6 +97,33 @@ describe(`the demo story (${databaseLabel()})`, () => {
     for (const [model, n] of Object.entries(total.gpusByModel)) expect(n, model).toBeLessThanOrEqual(present[model] ?? 0);
     expect(total.cpuCores).toBeLessThanOrEqual(cpuPresent);
     expect(total.memoryBytes).toBeLessThanOrEqual(memoryPresent);
+  });
+
+  it("the envelopes hold exactly what their projects are guaranteed, and all guarantees fit the pools at their autoscaler minimum; burst, lend limit and weight tell the sweeps-borrow-pretraining story", async () => {
+    const [pools, policy] = await Promise.all([loadPools(db), loadQuotaPolicy(db)]);
+    const atMin = capacityAtMinNowMax(pools, policy.overcommit);
+    const guaranteedByModel: Record<string, number> = {};
+    for (const slug of Object.keys(seeded.tenantId)) {
+      const { rows } = await tenantEnvelope(db, seeded.tenantId[slug]!, NOW);
+      for (const r of rows) {
+        expect(r.allocated, `${slug} ${r.line.flavor}`).toBe(r.line.guarantee);
+        expect(r.burstAllocated, `${slug} ${r.line.flavor} burst`).toBeLessThanOrEqual(r.line.burst);
+        guaranteedByModel[r.line.flavor] = (guaranteedByModel[r.line.flavor] ?? 0) + r.line.guarantee;
+      }
+    }
+    expect(guaranteedByModel).toEqual({ H100: 24, L4: 4, "A100 1g.10gb": 14 });
+    for (const [model, n] of Object.entries(guaranteedByModel)) expect(n, model).toBeLessThanOrEqual(atMin.find((c) => c.resource === `gpu:${model}`)!.atMin);
+
+    const kueue = parseConfig({ ALLOT_KUEUE: "1" }).cluster;
+    const vision = (await loadDesiredTenant(db, seeded.tenantId["vision-lab"]!, kueue, NOW))!;
+    const language = (await loadDesiredTenant(db, seeded.tenantId["language-models"]!, kueue, NOW))!;
+    const detector = vision.projects.find((p) => p.slug === "detector-training")!;
+    const pretraining = language.projects.find((p) => p.slug === "pretraining")!;
+    expect(detector.quota.flavors!.find((f) => f.flavor === "H100")).toMatchObject({ guarantee: 8, burst: 8, lendLimit: null });
+    expect(pretraining.quota.flavors!.find((f) => f.flavor === "H100")).toMatchObject({ guarantee: 16, burst: 0, lendLimit: 8 });
+    expect(pretraining.fairShareWeight).toBe(2);
+    // What detector-training may borrow is there to borrow: pretraining lends 8.
+    expect(detector.quota.burst!.gpus["nvidia.com/gpu"]).toBeLessThanOrEqual(8);
   });
 
   it("the pools' size history covers the usage window, the H100 pool grew from 3 to 4 nodes in it, and every hour's GPU usage fits the pools as they were then", async () => {
