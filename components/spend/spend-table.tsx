@@ -76,8 +76,10 @@ export function CostOverTimeTable({ table, currency, caption, windowTotal, unpri
 export function CostDriversTable({ data, caption }: { data: SpendData; caption: string }) {
   const rows = data.byResource.filter((r) => r.cost > 0 || r.quantity > 0);
   const digits = minorDigits(data.currency);
+  // Borrowed GPU use is shown only where some was borrowed: without burst every GPU-hour is within the guarantee.
+  const anyBorrowed = rows.some((r) => (r.borrowed?.quantity ?? 0) > 0);
   return (
-    <DataTable caption={caption} columns={["Resource", "Used", "Cost", "Share", "GPU utilisation"]}>
+    <DataTable caption={caption} columns={["Resource", "Used", "Cost", "Share", "GPU utilisation", ...(anyBorrowed ? ["Borrowed beyond guarantee"] : [])]}>
       {rows.map((r) => (
         <tr key={r.resource}>
           <Cell className="whitespace-nowrap font-medium text-slate-900">
@@ -94,6 +96,18 @@ export function CostDriversTable({ data, caption }: { data: SpendData; caption: 
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">
             {r.resource.startsWith("gpu:") ? r.gpuUtilization === null ? <span className="text-slate-500">not measured</span> : <Utilisation ratio={r.gpuUtilization} /> : <span className="text-slate-400">—</span>}
           </Cell>
+          {anyBorrowed && (
+            <Cell className="whitespace-nowrap tabular-nums text-slate-700">
+              {r.borrowed && r.borrowed.quantity > 0 ? (
+                <>
+                  {quantity(r.borrowed.quantity, r.resource)} · {money(r.borrowed.cost, data.currency)}
+                  <span className="block text-xs text-slate-500">within guarantee {money(subtractMoney(r.cost, r.borrowed.cost, digits), data.currency)}</span>
+                </>
+              ) : (
+                <span className="text-slate-400">—</span>
+              )}
+            </Cell>
+          )}
         </tr>
       ))}
     </DataTable>

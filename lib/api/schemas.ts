@@ -354,6 +354,10 @@ export const spendPointOut = z.object({
 
 export const resourceTotalOut = spendPointOut.omit({ period: true }).extend({
   gpuUtilization: z.number().nullable().describe("GPU resources: the busy share of the allocated GPU-hours where measured; null when not measured"),
+  borrowed: z
+    .object({ quantity: z.number().describe("GPU-hours used beyond the project's guarantee"), cost: z.number().describe("Their cost; cost less this is use within the guarantee") })
+    .optional()
+    .describe("GPU resources: the part used beyond the guarantee, borrowed from the cohort"),
 });
 
 export const budgetStatusOut = z.object({

@@ -7,6 +7,7 @@ import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { shareOf, sumMoney } from "@/lib/money";
 import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
+import { borrowedByResource } from "./borrowed";
 import { forecastMonth, monthStartOf, nextMonthStartOf, type MonthForecast } from "./forecast";
 import { moneyDigits, moneyFromSql } from "./money-sql";
 import {
@@ -75,11 +76,14 @@ export function totalsOf(byResource: readonly ResourceTotal[], digits: number): 
 }
 
 async function commonParts(db: Database, scope: SpendScope, window: ResolvedWindow) {
-  const [series, byResource, demo] = await Promise.all([
+  const [series, totals, demo, borrowed] = await Promise.all([
     spendSeries(db, scope, window, window.granularity),
     spendByResource(db, scope, window),
     windowHasDemoData(db, scope, window),
+    borrowedByResource(db, scope, window),
   ]);
+  // GPU rows say how much of them was borrowed beyond the guarantee (none: all within it).
+  const byResource = totals.map((r) => (r.resource.startsWith("gpu:") ? { ...r, borrowed: borrowed.get(r.resource) ?? { quantity: 0, cost: 0 } } : r));
   return { series, byResource, demo, ...totalsOf(byResource, moneyDigits()) };
 }
 

@@ -117,6 +117,8 @@ export interface ResourceTotal {
   unpricedQuantity: number;
   /** GPU rows only: the share of the allocated GPU-hours the GPUs were busy, where measured (DCGM). */
   gpuUtilization: number | null;
+  /** GPU rows only: the part used beyond the guarantee, borrowed from the cohort (lib/metering/borrowed.ts); the rest of cost is within it. */
+  borrowed?: { quantity: number; cost: number };
 }
 
 /** Totals per resource over a window, most expensive first: a project's cost drivers. */
