@@ -7,6 +7,23 @@ export type TenantObject = ResourceFlavor | ClusterQueue;
 
 const kueueApiVersion = (config: RenderConfig) => `kueue.x-k8s.io/${config.kueue.apiVersion}` as const;
 
+/** The tenant's Kueue cohort: its projects' queues lend and borrow there first, then under the platform cohort. */
+export const tenantCohortName = (tenant: Pick<DesiredTenant, "slug">) => `tenant-${tenant.slug}`;
+
+/**
+ * A project's two ClusterQueues. The guaranteed one holds its guarantee and
+ * never borrows (non-preemptible work fits inside it; LocalQueue "default");
+ * the burst one holds nothing and borrows up to the burst limit, for
+ * preemptible work only (LocalQueue "preemptible"). Namespaces are unique and
+ * hold no dots, so neither name can meet another project's.
+ */
+export const guaranteedQueueName = (project: Pick<DesiredProject, "namespace">) => project.namespace;
+export const burstQueueName = (project: Pick<DesiredProject, "namespace">) => `${project.namespace}.burst`;
+/** The LocalQueues in a project namespace that workloads name (`kueue.x-k8s.io/queue-name`). */
+export const GUARANTEED_LOCAL_QUEUE = "default";
+export const BURST_LOCAL_QUEUE = "preemptible";
+
+/** Before per-project queues, each tenant had one ClusterQueue of this name; kept for the record of what it replaced. */
 export const clusterQueueName = (tenant: DesiredTenant) => `tenant-${tenant.slug}`;
 
 /** Flavours are named per tenant, so each is owned by exactly one tenant and deleted with it. */
