@@ -6,7 +6,8 @@ import type { ClusterSettings } from "@/lib/config";
 import { effectiveQuotaAt } from "@/lib/quota/effective";
 import { lendLimitsOf } from "@/lib/quota/grant-store";
 import { grantsOfProjects, knownGpuResources } from "@/lib/quota/store";
-import type { DesiredBinding, DesiredProject, DesiredTenant, NodePool } from "./desired-state";
+import { loadPoolFlavors } from "@/lib/quota/pool-flavors";
+import type { DesiredBinding, DesiredProject, DesiredTenant, NodePool, PoolFlavor } from "./desired-state";
 
 /** A project as rendered, with the row it came from. */
 export interface LoadedProject extends DesiredProject {
@@ -19,6 +20,8 @@ export interface LoadedTenant {
   id: string;
   tenant: DesiredTenant;
   projects: LoadedProject[];
+  /** The flavours the node pools offer (platform facts, read in the same snapshot): Kueue flavours carry their labels and taints. */
+  flavors: PoolFlavor[];
 }
 
 /**
@@ -152,5 +155,5 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
     return { ...(closed ? closedProject(desired, settings) : desired), id: p.id, closed };
   });
 
-  return { id: row.id, tenant, projects: loaded };
+  return { id: row.id, tenant, projects: loaded, flavors: await loadPoolFlavors(db) };
 }

@@ -137,7 +137,12 @@ export interface RenderConfig {
   monitoringNamespace?: string;
   kubeDnsSelector: Record<string, string>;
   highPriorityClasses: string[];
-  kueue: { enabled: boolean; apiVersion: "v1beta1" | "v1beta2"; cohort: string };
+  /**
+   * cohort: the platform cohort every tenant's cohort sits under. cohortObjects:
+   * whether the served Kueue has Cohort objects (0.13+; absent: yes); without
+   * them each project queue joins the platform cohort directly.
+   */
+  kueue: { enabled: boolean; apiVersion: "v1beta1" | "v1beta2"; cohort: string; cohortObjects?: boolean };
   /** Human-friendly flavour names and node labels per GPU resource name (the GPU model of its node pool). */
   gpuModels?: Record<GpuResourceName, { flavor: string; nodeLabels: Record<string, string> }>;
   /**

@@ -50,7 +50,7 @@ describe.each([
 
   it("covers every kind", () => {
     expect(new Set(objects.map((o) => o.kind))).toEqual(
-      new Set(["ResourceFlavor", "ClusterQueue", "Namespace", "ResourceQuota", "LimitRange", "NetworkPolicy", "ServiceAccount", "RoleBinding", "LocalQueue"]),
+      new Set(["WorkloadPriorityClass", "ResourceFlavor", "Cohort", "ClusterQueue", "Namespace", "ResourceQuota", "LimitRange", "NetworkPolicy", "ServiceAccount", "RoleBinding", "LocalQueue"]),
     );
   });
 
@@ -151,7 +151,7 @@ describe("apply", () => {
   it("uses the configured field manager", async () => {
     await clientFor({ fieldManager: "allot-test" }).apply(objects[0] as KubernetesObject);
     expect(server.requests.find((r) => r.method === "PATCH")?.query.fieldManager).toBe("allot-test");
-    expect(server.objects().find((o) => o.kind === "ResourceFlavor")?.metadata.managedFields?.map((m) => m.manager)).toEqual(["allot-test"]);
+    expect(server.objects().find((o) => o.kind === objects[0]!.kind)?.metadata.managedFields?.map((m) => m.manager)).toEqual(["allot-test"]);
   });
 
   it("fails, not retryably, on a namespaced object whose namespace does not exist", async () => {

@@ -253,20 +253,26 @@ describe(`worker, live against the stand-in API server (${databaseLabel()})`, ()
     expect(api.get("v1", "LimitRange", ns, "container-defaults")).toBeDefined();
   });
 
-  it("with Kueue on, applies the tenant's ClusterQueue and flavours and a LocalQueue per project", async () => {
+  it("with Kueue on, applies the tenant's cohort, tiers, flavours and its projects' queues, and a LocalQueue per project", async () => {
     const o = worker({ settings: kueueSettings });
     await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, reason: "kueue on", at: NOW });
     await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, projectId: await projectIdOf(db, "vision-lab", "tracking"), reason: "kueue on", at: NOW });
     await drain(o);
-    expect(api.get("kueue.x-k8s.io/v1beta2", "ClusterQueue", undefined, "tenant-vision-lab")).toBeDefined();
-    expect(api.get("kueue.x-k8s.io/v1beta2", "LocalQueue", "vision-lab--tracking", "default")).toBeDefined();
+    expect(api.get("kueue.x-k8s.io/v1beta2", "Cohort", undefined, "tenant-vision-lab")).toMatchObject({ spec: { parentName: "allot" } });
+    expect(api.get("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass", undefined, "vision-lab-preemptible")).toMatchObject({ value: 100 });
+    expect(api.get("kueue.x-k8s.io/v1beta2", "ResourceFlavor", undefined, "vision-lab-default")).toBeDefined();
+    expect(api.get("kueue.x-k8s.io/v1beta2", "ClusterQueue", undefined, "vision-lab--tracking")).toMatchObject({
+      spec: { cohortName: "tenant-vision-lab", namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vision-lab--tracking" } } },
+    });
+    expect(api.get("kueue.x-k8s.io/v1beta2", "LocalQueue", "vision-lab--tracking", "default")).toMatchObject({ spec: { clusterQueue: "vision-lab--tracking" } });
     expect((await lastChange(tenantTarget(seeded.tenantId["vision-lab"]!))).status).toBe("applied");
 
     // Kueue off again: the tenant's queue objects are pruned by their labels.
     await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, reason: "kueue off", at: NOW });
     await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, projectId: await projectIdOf(db, "vision-lab", "tracking"), reason: "kueue off", at: NOW });
     await drain();
-    expect(api.get("kueue.x-k8s.io/v1beta2", "ClusterQueue", undefined, "tenant-vision-lab")).toBeUndefined();
+    for (const [kind, name] of [["ClusterQueue", "vision-lab--tracking"], ["Cohort", "tenant-vision-lab"], ["ResourceFlavor", "vision-lab-default"], ["WorkloadPriorityClass", "vision-lab-preemptible"]] as const)
+      expect(api.get("kueue.x-k8s.io/v1beta2", kind, undefined, name), `${kind} ${name}`).toBeUndefined();
     expect(api.get("kueue.x-k8s.io/v1beta2", "LocalQueue", "vision-lab--tracking", "default")).toBeUndefined();
   });
 });

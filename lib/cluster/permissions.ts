@@ -60,8 +60,10 @@ export const CLUSTER_PERMISSIONS: readonly ClusterPermission[] = [
     why: "the RoleBindings above reference these built-in ClusterRoles; Kubernetes refuses a binding to a role whose permissions the creator lacks unless it may `bind` that role",
   },
   { apiGroup: KUEUE, resource: "resourceflavors", kind: "ResourceFlavor", verbs: OWNED, why: "Kueue (ALLOT_KUEUE=1): each tenant's flavours" },
-  { apiGroup: KUEUE, resource: "clusterqueues", kind: "ClusterQueue", verbs: OWNED, why: "Kueue (ALLOT_KUEUE=1): each tenant's ClusterQueue" },
-  { apiGroup: KUEUE, resource: "localqueues", kind: "LocalQueue", verbs: OWNED, why: "Kueue (ALLOT_KUEUE=1): each project's default LocalQueue" },
+  { apiGroup: KUEUE, resource: "workloadpriorityclasses", kind: "WorkloadPriorityClass", verbs: OWNED, why: "Kueue (ALLOT_KUEUE=1): each tenant's workload tiers (serving, training, preemptible)" },
+  { apiGroup: KUEUE, resource: "cohorts", kind: "Cohort", verbs: OWNED, why: "Kueue (ALLOT_KUEUE=1): each tenant's cohort under the platform cohort (Kueue 0.13+)" },
+  { apiGroup: KUEUE, resource: "clusterqueues", kind: "ClusterQueue", verbs: OWNED, why: "Kueue (ALLOT_KUEUE=1): each project's guaranteed and burst ClusterQueues" },
+  { apiGroup: KUEUE, resource: "localqueues", kind: "LocalQueue", verbs: OWNED, why: "Kueue (ALLOT_KUEUE=1): each project's LocalQueues default and preemptible" },
   { apiGroup: "", resource: "nodes", kind: "Node", verbs: ["list"], why: "Admin > Capacity > Import reads the nodes to propose node pools" },
 ];
 

@@ -3,7 +3,7 @@ import type { Database } from "@/db/client";
 import { clusterChangeAttempts, clusterChanges, clusterObjects, projects, tenants } from "@/db/schema";
 
 /** Apply order of the kinds we render, for listing objects the way they are applied. */
-const KIND_ORDER = ["ResourceFlavor", "ClusterQueue", "Namespace", "ResourceQuota", "LimitRange", "NetworkPolicy", "ServiceAccount", "RoleBinding", "LocalQueue"];
+const KIND_ORDER = ["WorkloadPriorityClass", "ResourceFlavor", "Cohort", "ClusterQueue", "Namespace", "ResourceQuota", "LimitRange", "NetworkPolicy", "ServiceAccount", "RoleBinding", "LocalQueue"];
 const kindRank = sql<number>`array_position(array[${sql.join(
   KIND_ORDER.map((k) => sql`${k}`),
   sql`, `,

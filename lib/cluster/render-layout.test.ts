@@ -32,7 +32,7 @@ describe("the layout of allot render", () => {
     expect(walked.filter((o) => o.kind === "ClusterQueue")).toHaveLength(2);
     expect(lastNamespace).toBeLessThan(walked.findIndex((o) => o.kind === "ClusterQueue"));
     expect(lastClusterScoped).toBeLessThan(firstNamespaced);
-    expect(manifests).toEqual(expect.arrayContaining(["00-namespaces/vision--training.yaml", "10-cluster/clusterqueue-tenant-vision.yaml", "20-vision--training/resourcequota-project-quota.yaml"]));
+    expect(manifests).toEqual(expect.arrayContaining(["00-namespaces/vision--training.yaml", "10-cluster/clusterqueue-vision--training.yaml", "20-vision--training/resourcequota-project-quota.yaml"]));
   });
 
   it("writes one object per file and a Kustomization listing every file once, in the same order", () => {

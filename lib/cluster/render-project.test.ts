@@ -113,10 +113,10 @@ describe.each(shapes)("renderProjectObjects: $name", ({ tenant, project, config 
     for (const sa of ofKind<IServiceAccount>(objects, "ServiceAccount")) expect(sa.secrets).toBeUndefined();
   });
 
-  it("adds a default LocalQueue exactly when Kueue is on", () => {
+  it("adds a default LocalQueue on the project's guaranteed ClusterQueue exactly when Kueue is on (no burst: no preemptible queue)", () => {
     const queues = objects.filter((o) => o.kind === "LocalQueue");
     expect(queues.length).toBe(config.kueue.enabled ? 1 : 0);
-    if (config.kueue.enabled) expect(queues[0]).toMatchObject({ metadata: { name: "default" }, spec: { clusterQueue: `tenant-${tenant.slug}` } });
+    if (config.kueue.enabled) expect(queues[0]).toMatchObject({ metadata: { name: "default" }, spec: { clusterQueue: project.namespace } });
   });
 });
 

@@ -10,7 +10,7 @@ import { renderRoleBindings, renderServiceAccounts } from "./render-access";
 import { renderNamespace } from "./render-namespace";
 import { renderNetworkPolicies } from "./render-network";
 import { renderLimitRange, renderPriorityQuotas, renderResourceQuota } from "./render-quota";
-import { renderLocalQueue, renderTenantObjects, type TenantObject } from "./render-tenant";
+import { renderLocalQueues, renderTenantObjects, type TenantObject } from "./render-tenant";
 
 export type ProjectObject = INamespace | IResourceQuota | ILimitRange | INetworkPolicy | IServiceAccount | IRoleBinding | LocalQueue;
 export type ClusterObject = ProjectObject | TenantObject;
@@ -18,7 +18,7 @@ export type ClusterObject = ProjectObject | TenantObject;
 /**
  * Everything one project becomes on the cluster, in apply order: the
  * namespace first, then its limits and network fence before anything that
- * lets a principal in, and the Kueue queue last (its ClusterQueue comes from
+ * lets a principal in, and the Kueue queues last (their ClusterQueues come from
  * renderTenantObjects, applied before the tenant's projects).
  */
 export function renderProjectObjects(tenant: DesiredTenant, project: DesiredProject, config: RenderConfig): ProjectObject[] {
@@ -31,7 +31,7 @@ export function renderProjectObjects(tenant: DesiredTenant, project: DesiredProj
     ...renderServiceAccounts(tenant, project, config),
     ...renderRoleBindings(tenant, project, config),
   ];
-  if (config.kueue.enabled) objects.push(renderLocalQueue(tenant, project, config));
+  if (config.kueue.enabled) objects.push(...renderLocalQueues(tenant, project, config));
   return objects;
 }
 

@@ -4,23 +4,35 @@ import type { DesiredProject, DesiredTenant, EffectiveQuota, RenderConfig } from
 import { projectMeta } from "./meta";
 import { bytesQuantity, countQuantity, cpuQuantity, sortedEntries } from "./quantity";
 
-/** CPU, memory and GPUs: what a pod consumes, and what the priority-scoped quota gates. */
-function computeHard(quota: EffectiveQuota): Record<string, string> {
+/**
+ * CPU, memory and GPUs: what a pod consumes, and what the priority-scoped
+ * quota gates. With Kueue the hard cap is the guarantee plus the burst: Kueue
+ * admits borrowed work up to the burst, and pods that bypass Kueue still stop
+ * there. Without Kueue nothing borrows, so the cap is the guarantee.
+ * Every GPU resource the pools advertise is named (0 when not held), since a
+ * quota that does not name a resource does not limit it.
+ */
+function computeHard(quota: EffectiveQuota, config: RenderConfig): Record<string, string> {
+  const burst = config.kueue.enabled ? quota.burst : undefined;
+  const cpu = quota.cpuCores + (burst?.cpuCores ?? 0);
+  const memory = quota.memoryBytes + (burst?.memoryBytes ?? 0);
   const hard: Record<string, string> = {
-    "requests.cpu": cpuQuantity(quota.cpuCores),
-    "limits.cpu": cpuQuantity(quota.cpuCores),
-    "requests.memory": bytesQuantity(quota.memoryBytes),
-    "limits.memory": bytesQuantity(quota.memoryBytes),
+    "requests.cpu": cpuQuantity(cpu),
+    "limits.cpu": cpuQuantity(cpu),
+    "requests.memory": bytesQuantity(memory),
+    "limits.memory": bytesQuantity(memory),
   };
+  const gpus: Record<string, number> = { ...quota.gpus };
+  for (const [name, n] of Object.entries(burst?.gpus ?? {})) gpus[name] = (gpus[name] ?? 0) + n;
   // Extended resources cannot be overcommitted, so quota knows them only as requests.
-  for (const [name, count] of sortedEntries(quota.gpus)) hard[`requests.${name}`] = countQuantity(count);
+  for (const [name, count] of sortedEntries(gpus)) hard[`requests.${name}`] = countQuantity(count);
   return hard;
 }
 
 export function renderResourceQuota(tenant: DesiredTenant, project: DesiredProject, config: RenderConfig): IResourceQuota {
   const q = project.quota;
   const hard: Record<string, string> = {
-    ...computeHard(q),
+    ...computeHard(q, config),
     "requests.storage": bytesQuantity(q.storageBytes),
     persistentvolumeclaims: countQuantity(q.pvcCount),
   };
@@ -49,10 +61,10 @@ export function renderPriorityQuotas(tenant: DesiredTenant, project: DesiredProj
 
   const out: IResourceQuota[] = [];
   if (denied.length > 0) {
-    const zero = Object.fromEntries(Object.keys(computeHard(project.quota)).map((k) => [k, "0"]));
+    const zero = Object.fromEntries(Object.keys(computeHard(project.quota, config)).map((k) => [k, "0"]));
     out.push(scoped("high-priority-denied", denied, { pods: "0", ...zero }));
   }
-  if (granted.length > 0) out.push(scoped("high-priority-granted", granted, computeHard(project.quota)));
+  if (granted.length > 0) out.push(scoped("high-priority-granted", granted, computeHard(project.quota, config)));
   return out;
 }
 

@@ -1,37 +1,167 @@
 import { describe, expect, it } from "vitest";
-import { renderConfig } from "./desired-state";
+import { renderConfig, type FlavorQuota, type PoolFlavor, type RenderConfig } from "./desired-state";
 import { dedicatedTenant, fullConfig, migProject, noGpuProject, project, sharedTenant } from "./fixtures";
-import type { ClusterQueue, ResourceFlavor } from "./kueue";
-import { renderTenant } from "./render-project";
+import type { ClusterQueue, Cohort, LocalQueue, ResourceFlavor, WorkloadPriorityClass } from "./kueue";
+import { renderProjectObjects, renderTenant } from "./render-project";
 import { renderTenantObjects } from "./render-tenant";
 import { validateObjects } from "./validate";
 
-const inference = project({ slug: "inference", namespace: "vision--inference", quota: { cpuCores: 16, memoryBytes: 64 * 2 ** 30, gpus: { "nvidia.com/gpu": 2 }, storageBytes: 0, pvcCount: 0 } });
+const GiB = 2 ** 30;
+const GPU_TAINT = { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" as const };
+
+/** The pools of a platform with every kind of GPU sharing: whole H100s for training and preemptible work, MIG slices for serving, time-sliced L4s. */
+const POOL_FLAVORS: PoolFlavor[] = [
+  { key: "default", resource: null, sharing: "exclusive", nodeLabels: {}, nodeTaints: [] },
+  { key: "A100 1g.10gb", resource: "nvidia.com/mig-1g.10gb", sharing: "mig", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/mig.config": "all-1g.10gb" }, nodeTaints: [GPU_TAINT], tiers: ["serving"] },
+  { key: "H100", resource: "nvidia.com/gpu", sharing: "exclusive", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }, nodeTaints: [GPU_TAINT], tiers: ["preemptible", "training"] },
+  { key: "L4", resource: "nvidia.com/gpu", sharing: "exclusive", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-L4" }, nodeTaints: [] },
+  { key: "L4 shared x4", resource: "nvidia.com/gpu.shared", sharing: "time_sliced", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-L4-SHARED", "nvidia.com/gpu.replicas": "4" }, nodeTaints: [GPU_TAINT] },
+];
+
+const line = (flavor: string, resource: string, guarantee: number, burst = 0, lendLimit: number | null = null): FlavorQuota => ({ flavor, resource, guarantee, burst, lendLimit });
+
+/** A project holding lines of every sharing kind, with burst on H100 (preemptible allowed) and on MIG (serving only: no burst queue there). */
+const pretraining = project({
+  slug: "pretraining",
+  namespace: "vision--pretraining",
+  fairShareWeight: 2,
+  quota: {
+    cpuCores: 64,
+    memoryBytes: 512 * GiB,
+    gpus: { "nvidia.com/gpu": 16, "nvidia.com/mig-1g.10gb": 4, "nvidia.com/gpu.shared": 8 },
+    storageBytes: 0,
+    pvcCount: 0,
+    burst: { cpuCores: 32, memoryBytes: 128 * GiB, gpus: { "nvidia.com/gpu": 8, "nvidia.com/mig-1g.10gb": 2, "nvidia.com/gpu.shared": 0 } },
+    flavors: [
+      line("default", "cpu", 64, 32),
+      line("default", "memory", 512 * GiB, 128 * GiB),
+      line("H100", "nvidia.com/gpu", 16, 8, 8),
+      line("A100 1g.10gb", "nvidia.com/mig-1g.10gb", 4, 2),
+      line("L4 shared x4", "nvidia.com/gpu.shared", 8),
+    ],
+  },
+});
+const inference = project({
+  slug: "inference",
+  namespace: "vision--inference",
+  quota: { cpuCores: 16, memoryBytes: 64 * GiB, gpus: { "nvidia.com/gpu": 2 }, storageBytes: 0, pvcCount: 0, flavors: [line("default", "cpu", 16), line("default", "memory", 64 * GiB), line("L4", "nvidia.com/gpu", 2)] },
+});
+
+const config = (apiVersion: "v1beta1" | "v1beta2", extra: Partial<RenderConfig["kueue"]> = {}): RenderConfig => ({ ...fullConfig, flavors: POOL_FLAVORS, kueue: { enabled: true, apiVersion, cohort: "allot", ...extra } });
+const ofKind = <T>(objects: { kind: string }[], kind: string) => objects.filter((o) => o.kind === kind) as T[];
+const queue = (objects: { kind: string }[], name: string) => ofKind<ClusterQueue>(objects, "ClusterQueue").find((q) => q.metadata.name === name);
 
 describe("renderTenantObjects", () => {
-  it("renders nothing cluster-wide when Kueue is off", () => {
-    expect(renderTenantObjects(dedicatedTenant, [migProject], renderConfig())).toEqual([]);
+  it("renders nothing cluster-wide when Kueue is off, and the namespace quota alone caps the project", () => {
+    expect(renderTenantObjects(dedicatedTenant, [pretraining], renderConfig({ flavors: POOL_FLAVORS }))).toEqual([]);
+    expect(renderProjectObjects(dedicatedTenant, pretraining, renderConfig({ flavors: POOL_FLAVORS })).some((o) => o.apiVersion.startsWith("kueue"))).toBe(false);
   });
 
-  it("sums the projects into the ClusterQueue's nominal quota, one flavour per GPU resource, in the cohort", async () => {
-    const objects = renderTenantObjects(dedicatedTenant, [migProject, inference], fullConfig);
+  for (const apiVersion of ["v1beta1", "v1beta2"] as const) {
+    describe(`Kueue ${apiVersion}`, () => {
+      const objects = renderTenantObjects(sharedTenant, [pretraining, inference], config(apiVersion));
+
+      it("passes the Kueue and Kubernetes checks, in apply order: tiers, flavours, the cohort, then queues", async () => {
+        await validateObjects(objects);
+        expect(objects.every((o) => o.apiVersion === `kueue.x-k8s.io/${apiVersion}`)).toBe(true);
+        expect(objects.map((o) => o.kind)).toEqual([
+          ...Array(3).fill("WorkloadPriorityClass"),
+          ...Array(5).fill("ResourceFlavor"),
+          "Cohort",
+          "ClusterQueue",
+          "ClusterQueue",
+          "ClusterQueue",
+        ]);
+      });
+
+      it("puts the tenant's cohort under the platform's, and every project queue in the tenant's cohort", () => {
+        const [cohort] = ofKind<Cohort>(objects, "Cohort");
+        expect(cohort).toMatchObject({ metadata: { name: "tenant-acme" }, spec: { parentName: "allot" } });
+        for (const q of ofKind<ClusterQueue>(objects, "ClusterQueue")) {
+          if (apiVersion === "v1beta1") expect(q.spec).toMatchObject({ cohort: "tenant-acme" });
+          else expect(q.spec).toMatchObject({ cohortName: "tenant-acme" });
+          expect(q.spec.cohort ?? q.spec.cohortName).toBe("tenant-acme");
+        }
+      });
+
+      it("gives a project's guaranteed queue its guarantee (nominal), no borrowing, its lend limit, weight and reclaim policy", () => {
+        const q = queue(objects, "vision--pretraining")!;
+        expect(q.spec.namespaceSelector).toEqual({ matchLabels: { "kubernetes.io/metadata.name": "vision--pretraining" } });
+        expect(q.spec.fairSharing).toEqual({ weight: "2" });
+        expect(q.spec.preemption).toEqual({ reclaimWithinCohort: "Any", withinClusterQueue: "LowerPriority" });
+        expect(q.spec.resourceGroups).toEqual([
+          {
+            coveredResources: ["cpu", "memory"],
+            flavors: [{ name: "acme-default", resources: [{ name: "cpu", nominalQuota: "64", borrowingLimit: "0" }, { name: "memory", nominalQuota: "512Gi", borrowingLimit: "0" }] }],
+          },
+          { coveredResources: ["nvidia.com/gpu"], flavors: [{ name: "acme-h100", resources: [{ name: "nvidia.com/gpu", nominalQuota: "16", borrowingLimit: "0", lendingLimit: "8" }] }] },
+          { coveredResources: ["nvidia.com/gpu.shared"], flavors: [{ name: "acme-l4-shared-x4", resources: [{ name: "nvidia.com/gpu.shared", nominalQuota: "8", borrowingLimit: "0" }] }] },
+          { coveredResources: ["nvidia.com/mig-1g.10gb"], flavors: [{ name: "acme-a100-1g-10gb", resources: [{ name: "nvidia.com/mig-1g.10gb", nominalQuota: "4", borrowingLimit: "0" }] }] },
+        ]);
+      });
+
+      it("gives burst a queue of its own that holds nothing and borrows up to the burst, only on pools that admit preemptible work", () => {
+        const q = queue(objects, "vision--pretraining.burst")!;
+        expect(q.spec.preemption).toEqual({ reclaimWithinCohort: "LowerPriority", borrowWithinCohort: { policy: "LowerPriority", maxPriorityThreshold: 100 }, withinClusterQueue: "LowerPriority" });
+        // The MIG pool is serving only: its 2 burst slices are not offered to preemptible work.
+        expect(q.spec.resourceGroups).toEqual([
+          {
+            coveredResources: ["cpu", "memory"],
+            flavors: [{ name: "acme-default", resources: [{ name: "cpu", nominalQuota: "0", borrowingLimit: "32" }, { name: "memory", nominalQuota: "0", borrowingLimit: "128Gi" }] }],
+          },
+          { coveredResources: ["nvidia.com/gpu"], flavors: [{ name: "acme-h100", resources: [{ name: "nvidia.com/gpu", nominalQuota: "0", borrowingLimit: "8" }] }] },
+        ]);
+        expect(queue(objects, "vision--inference.burst")).toBeUndefined();
+      });
+
+      it("gives each flavour its pools' labels and taints and tolerates the taints, so admitted work lands there", () => {
+        const flavors = ofKind<ResourceFlavor>(objects, "ResourceFlavor");
+        expect(flavors.map((f) => f.metadata.name)).toEqual(["acme-default", "acme-a100-1g-10gb", "acme-h100", "acme-l4", "acme-l4-shared-x4"]);
+        expect(flavors[0]!.spec).toEqual({});
+        expect(flavors.find((f) => f.metadata.name === "acme-h100")!.spec).toEqual({
+          nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" },
+          nodeTaints: [GPU_TAINT],
+          tolerations: [{ key: "nvidia.com/gpu", operator: "Equal", value: "present", effect: "NoSchedule" }],
+        });
+        expect(flavors.find((f) => f.metadata.name === "acme-l4-shared-x4")!.spec.nodeLabels).toEqual({ "nvidia.com/gpu.product": "NVIDIA-L4-SHARED", "nvidia.com/gpu.replicas": "4" });
+        expect(flavors.find((f) => f.metadata.name === "acme-l4")!.spec).toEqual({ nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-L4" } });
+      });
+
+      it("lists every flavour of one GPU resource in one resource group (two models both advertise nvidia.com/gpu)", async () => {
+        const both = project({
+          slug: "both",
+          namespace: "vision--both",
+          quota: { cpuCores: 8, memoryBytes: 8 * GiB, gpus: { "nvidia.com/gpu": 6 }, storageBytes: 0, pvcCount: 0, flavors: [line("default", "cpu", 8), line("default", "memory", 8 * GiB), line("L4", "nvidia.com/gpu", 2), line("H100", "nvidia.com/gpu", 4)] },
+        });
+        const rendered = renderTenantObjects(sharedTenant, [both], config(apiVersion));
+        await validateObjects(rendered);
+        expect(queue(rendered, "vision--both")!.spec.resourceGroups[1]).toEqual({
+          coveredResources: ["nvidia.com/gpu"],
+          flavors: [
+            { name: "acme-h100", resources: [{ name: "nvidia.com/gpu", nominalQuota: "4", borrowingLimit: "0" }] },
+            { name: "acme-l4", resources: [{ name: "nvidia.com/gpu", nominalQuota: "2", borrowingLimit: "0" }] },
+          ],
+        });
+      });
+
+      it("renders the tiers as WorkloadPriorityClasses, serving above training above preemptible", () => {
+        expect(ofKind<WorkloadPriorityClass>(objects, "WorkloadPriorityClass").map((c) => [c.metadata.name, c.value])).toEqual([
+          ["acme-serving", 1000],
+          ["acme-training", 500],
+          ["acme-preemptible", 100],
+        ]);
+      });
+    });
+  }
+
+  it("without Cohort objects (Kueue before 0.13), puts project queues straight into the platform cohort", async () => {
+    const objects = renderTenantObjects(sharedTenant, [pretraining], config("v1beta1", { cohortObjects: false }));
     await validateObjects(objects);
-    const queue = objects.find((o): o is ClusterQueue => o.kind === "ClusterQueue")!;
-    expect(queue.metadata.name).toBe("tenant-vision");
-    expect(queue.spec.cohortName).toBe("allot");
-    expect(queue.spec.cohort).toBeUndefined();
-    expect(queue.spec.namespaceSelector.matchLabels).toEqual({ "allot.dev/tenant": "vision", "app.kubernetes.io/managed-by": "allot" });
-    expect(queue.spec.resourceGroups).toEqual([
-      {
-        coveredResources: ["cpu", "memory"],
-        flavors: [{ name: "vision-default", resources: [{ name: "cpu", nominalQuota: "80" }, { name: "memory", nominalQuota: "576Gi" }] }],
-      },
-      { coveredResources: ["nvidia.com/gpu"], flavors: [{ name: "vision-a100-80gb", resources: [{ name: "nvidia.com/gpu", nominalQuota: "6" }] }] },
-      { coveredResources: ["nvidia.com/mig-1g.10gb"], flavors: [{ name: "vision-nvidia-com-mig-1g-10gb", resources: [{ name: "nvidia.com/mig-1g.10gb", nominalQuota: "2" }] }] },
-    ]);
+    expect(ofKind(objects, "Cohort")).toEqual([]);
+    for (const q of ofKind<ClusterQueue>(objects, "ClusterQueue")) expect(q.spec.cohort).toBe("allot");
   });
 
-  it("puts a dedicated tenant's node pool and GPU model on its flavours", () => {
+  it("puts a dedicated tenant's node pool and toleration on its flavours as well as the GPU's", () => {
     const flavors = renderTenantObjects(dedicatedTenant, [migProject], fullConfig).filter((o): o is ResourceFlavor => o.kind === "ResourceFlavor");
     const a100 = flavors.find((f) => f.metadata.name === "vision-a100-80gb")!;
     expect(a100.spec).toEqual({
@@ -41,21 +171,45 @@ describe("renderTenantObjects", () => {
     for (const f of flavors) expect(f.spec.nodeLabels).toMatchObject({ "allot.dev/pool": "vision-a100" });
   });
 
-  it("leaves a shared tenant's flavours off any pool, and uses `cohort` for v1beta1", async () => {
-    const objects = renderTenantObjects(sharedTenant, [noGpuProject], { ...fullConfig, kueue: { enabled: true, apiVersion: "v1beta1", cohort: "ml" } });
+  it("keeps at most Kueue's 8 node labels on a flavour, those that pick the GPU first", async () => {
+    const many: PoolFlavor = { key: "H100", resource: "nvidia.com/gpu", sharing: "exclusive", nodeTaints: [], nodeLabels: Object.fromEntries([...Array(12).keys()].map((i) => [`example.com/l${i}`, "x"]).concat([["nvidia.com/gpu.product", "H100"]])) };
+    const objects = renderTenantObjects(sharedTenant, [pretraining], { ...config("v1beta2"), flavors: [POOL_FLAVORS[0]!, many] });
     await validateObjects(objects);
-    expect(objects.map((o) => [o.apiVersion, o.kind, o.metadata.name])).toEqual([
-      ["kueue.x-k8s.io/v1beta1", "ResourceFlavor", "acme-default"],
-      ["kueue.x-k8s.io/v1beta1", "ClusterQueue", "tenant-acme"],
-    ]);
-    expect(objects[0]!.spec).toEqual({});
-    expect((objects[1] as ClusterQueue).spec).toMatchObject({ cohort: "ml" });
+    const h100 = ofKind<ResourceFlavor>(objects, "ResourceFlavor").find((f) => f.metadata.name === "acme-h100")!;
+    expect(Object.keys(h100.spec.nodeLabels!)).toHaveLength(8);
+    expect(h100.spec.nodeLabels).toMatchObject({ "nvidia.com/gpu.product": "H100" });
   });
 
   it("labels tenant objects with managed-by and tenant (they belong to no project)", () => {
     for (const o of renderTenantObjects(dedicatedTenant, [migProject], fullConfig)) {
       expect(o.metadata.labels).toEqual({ "app.kubernetes.io/managed-by": "allot", "allot.dev/tenant": "vision" });
     }
+  });
+
+  it("renders a project with CPU only: a guaranteed queue with the default flavour and no burst queue", async () => {
+    const objects = renderTenantObjects(sharedTenant, [noGpuProject], config("v1beta2"));
+    await validateObjects(objects);
+    expect(ofKind<ClusterQueue>(objects, "ClusterQueue").map((q) => q.metadata.name)).toEqual([noGpuProject.namespace]);
+  });
+});
+
+describe("project objects with Kueue", () => {
+  it("adds a preemptible LocalQueue on the burst queue only when the project may burst, and caps the namespace at guarantee plus burst for every pool GPU", async () => {
+    const objects = renderProjectObjects(sharedTenant, pretraining, config("v1beta2"));
+    await validateObjects(objects);
+    expect(ofKind<LocalQueue>(objects, "LocalQueue").map((q) => [q.metadata.name, q.spec.clusterQueue])).toEqual([
+      ["default", "vision--pretraining"],
+      ["preemptible", "vision--pretraining.burst"],
+    ]);
+    const rq = objects.find((o) => o.kind === "ResourceQuota" && o.metadata?.name === "project-quota") as { spec: { hard: Record<string, string> } };
+    expect(rq.spec.hard).toMatchObject({
+      "requests.cpu": "96",
+      "limits.memory": "640Gi",
+      "requests.nvidia.com/gpu": "24",
+      "requests.nvidia.com/mig-1g.10gb": "6",
+      "requests.nvidia.com/gpu.shared": "8",
+    });
+    expect(ofKind<LocalQueue>(renderProjectObjects(sharedTenant, inference, config("v1beta2")), "LocalQueue").map((q) => q.metadata.name)).toEqual(["default"]);
   });
 });
 

@@ -18,7 +18,7 @@ import { reconcileDue, type ReconcilerOptions } from "./worker";
 /**
  * Expiry is never lost: a time-bound quota grant schedules, in its own
  * transaction, a change for every target it touches (the project's namespace
- * and, with Kueue on, the tenant's ClusterQueue), and the worker's recovery
+ * and, with Kueue on, the project's ClusterQueue, which the tenant's target renders), and the worker's recovery
  * scan enqueues them when due, from the database alone. Live mode against the
  * stand-in API server, with Kueue on.
  */
@@ -26,7 +26,7 @@ const SEEDED_AT = new Date("2026-12-01T08:00:00.000Z");
 const NOW = new Date("2026-12-02T12:00:00.000Z");
 
 // The commands read Kueue from the process configuration (the outbox decides
-// there whether the tenant's ClusterQueue follows a project): switch it on for
+// there whether the tenant's queues follow a project): switch it on for
 // this file, before the seed runs, and put back what was there after.
 const globalConfig = globalThis as unknown as { allotConfig?: AllotConfig };
 let previousConfig: AllotConfig | undefined;
@@ -65,9 +65,10 @@ const pass = async (o = worker()) => {
 
 const projectGpus = (namespace: string) => Number((api.get("v1", "ResourceQuota", namespace, "project-quota") as unknown as { spec: { hard: Record<string, string> } }).spec.hard["requests.nvidia.com/gpu"] ?? 0);
 type Queue = { spec: { resourceGroups: { coveredResources: string[]; flavors: { resources: { name: string; nominalQuota: string | number }[] }[] }[] } };
-const tenantGpus = (tenant: string) => {
-  const queue = api.get("kueue.x-k8s.io/v1beta2", "ClusterQueue", undefined, `tenant-${tenant}`) as unknown as Queue | undefined;
-  if (!queue) throw new Error(`no ClusterQueue for ${tenant}`);
+/** The guaranteed H100s of a project's ClusterQueue (named after its namespace). */
+const queueGpus = (namespace: string) => {
+  const queue = api.get("kueue.x-k8s.io/v1beta2", "ClusterQueue", undefined, namespace) as unknown as Queue | undefined;
+  if (!queue) throw new Error(`no ClusterQueue for ${namespace}`);
   const group = queue.spec.resourceGroups.find((g) => g.coveredResources.includes("nvidia.com/gpu"));
   return (group?.flavors ?? []).reduce((sum, f) => sum + Number(f.resources.find((r) => r.name === "nvidia.com/gpu")?.nominalQuota ?? 0), 0);
 };
@@ -89,18 +90,19 @@ async function grantFourH100(project: string, endsAt: Date) {
 }
 
 describe(`scheduled changes: expiry with Kueue on (${databaseLabel()})`, () => {
-  it("the seed's changes apply, the tenant's ClusterQueue among them; nothing waits in the outbox for a future instant", async () => {
+  it("the seed's changes apply, the tenant's cohort and its projects' ClusterQueues among them; nothing waits in the outbox for a future instant", async () => {
     await pass();
     const waiting = await db.select().from(clusterChanges).where(eq(clusterChanges.status, "pending"));
     expect(waiting).toEqual([]);
-    expect(api.get("kueue.x-k8s.io/v1beta2", "ClusterQueue", undefined, "tenant-vision-lab")).toBeDefined();
+    expect(api.get("kueue.x-k8s.io/v1beta2", "Cohort", undefined, "tenant-vision-lab")).toBeDefined();
+    expect(api.get("kueue.x-k8s.io/v1beta2", "ClusterQueue", undefined, "vision-lab--detector-training")).toBeDefined();
   });
 
-  it("a time-bound grant drops from the project's ResourceQuota and from the tenant's ClusterQueue at its end", async () => {
+  it("a time-bound grant drops from the project's ResourceQuota and from its ClusterQueue at its end", async () => {
     const tenantId = seeded.tenantId["vision-lab"]!;
     const projectId = await projectIdOf(db, "vision-lab", "detector-training");
     const ns = "vision-lab--detector-training";
-    const before = { project: projectGpus(ns), tenant: tenantGpus("vision-lab") };
+    const before = { project: projectGpus(ns), queue: queueGpus(ns) };
     const endsAt = new Date(clockAt.getTime() + 14 * DAY);
 
     await grantFourH100("detector-training", endsAt);
@@ -112,14 +114,14 @@ describe(`scheduled changes: expiry with Kueue on (${databaseLabel()})`, () => {
 
     await pass();
     expect(projectGpus(ns)).toBe(before.project + 4);
-    expect(tenantGpus("vision-lab")).toBe(before.tenant + 4);
+    expect(queueGpus(ns)).toBe(before.queue + 4);
 
     clockAt = new Date(endsAt.getTime() - 1000);
     expect(await enqueueDueScheduledChanges(db, clockAt)).toBe(0); // not due a second early
     clockAt = new Date(endsAt.getTime() + 1000);
     expect(await pass()).toBe(2);
     expect(projectGpus(ns)).toBe(before.project);
-    expect(tenantGpus("vision-lab")).toBe(before.tenant);
+    expect(queueGpus(ns)).toBe(before.queue);
     const fired = await db.select().from(clusterScheduledChanges).where(eq(clusterScheduledChanges.dueAt, endsAt));
     expect(fired.map((f) => f.enqueuedAt)).toEqual([clockAt, clockAt]);
     const changes = await db.select().from(clusterChanges).where(inArray(clusterChanges.id, fired.map((f) => f.changeId!)));
@@ -134,12 +136,12 @@ describe(`scheduled changes: expiry with Kueue on (${databaseLabel()})`, () => {
     const projectId = await projectIdOf(db, "vision-lab", "segmentation-research");
     const ns = "vision-lab--segmentation-research";
     await pass();
-    const before = { project: projectGpus(ns), tenant: tenantGpus("vision-lab") };
+    const before = { project: projectGpus(ns), queue: queueGpus(ns) };
     const endsAt = new Date(clockAt.getTime() + 7 * DAY);
     await grantFourH100("segmentation-research", endsAt);
     await pass();
     expect(projectGpus(ns)).toBe(before.project + 4);
-    expect(tenantGpus("vision-lab")).toBe(before.tenant + 4);
+    expect(queueGpus(ns)).toBe(before.queue + 4);
     // The process that committed and applied is gone. Nothing of the expiry is in its memory or in the outbox:
     expect(await db.select().from(clusterChanges).where(eq(clusterChanges.status, "pending"))).toEqual([]);
     expect(await scheduledFor([projectTarget(projectId), tenantTarget(tenantId)])).toHaveLength(2);
@@ -149,12 +151,12 @@ describe(`scheduled changes: expiry with Kueue on (${databaseLabel()})`, () => {
     const loop = startWorkerLoop({ ...worker("restarted"), pollMs: 50, log: () => {} });
     try {
       const deadline = Date.now() + 20_000;
-      while ((projectGpus(ns) !== before.project || tenantGpus("vision-lab") !== before.tenant) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while ((projectGpus(ns) !== before.project || queueGpus(ns) !== before.queue) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     } finally {
       await loop.stop();
     }
     expect(projectGpus(ns)).toBe(before.project);
-    expect(tenantGpus("vision-lab")).toBe(before.tenant);
+    expect(queueGpus(ns)).toBe(before.queue);
   });
 
   it("a grant whose transaction rolls back schedules nothing", async () => {

@@ -1,4 +1,4 @@
-import type { DesiredTenant, RenderConfig } from "./desired-state";
+import type { DesiredTenant, PoolFlavor, RenderConfig } from "./desired-state";
 import type { ObjectRef } from "./kube-client";
 import type { LoadedProject, LoadedTenant } from "./desired-from-db";
 import { renderProjectObjects, type ClusterObject } from "./render-project";
@@ -10,7 +10,10 @@ import { validateObjects } from "./validate";
  * or a tenant's cluster-scoped objects. Each target knows how to find the
  * objects the portal owns there, so ones no longer desired can be deleted.
  */
-export type Target = { kind: "project"; tenant: DesiredTenant; project: LoadedProject } | { kind: "tenant"; tenant: DesiredTenant; projects: LoadedProject[] };
+export type Target = ({ kind: "project"; tenant: DesiredTenant; project: LoadedProject } | { kind: "tenant"; tenant: DesiredTenant; projects: LoadedProject[] }) & {
+  /** The pools' flavours when read from the database; absent: RenderConfig.flavors. */
+  flavors?: PoolFlavor[];
+};
 
 /** Where owned objects of a target are listed: the kinds, and the label selector that picks this target's. */
 export type { ObjectRef };
@@ -22,13 +25,14 @@ export interface OwnedScope {
 }
 
 export function targetOf(loaded: LoadedTenant, projectId: string | null): Target | null {
-  if (projectId === null) return { kind: "tenant", tenant: loaded.tenant, projects: loaded.projects };
+  if (projectId === null) return { kind: "tenant", tenant: loaded.tenant, projects: loaded.projects, flavors: loaded.flavors };
   const project = loaded.projects.find((p) => p.id === projectId);
-  return project ? { kind: "project", tenant: loaded.tenant, project } : null;
+  return project ? { kind: "project", tenant: loaded.tenant, project, flavors: loaded.flavors } : null;
 }
 
 /** The objects a target should have, in apply order, validated against the Kubernetes schemas (throws InvalidObjectError). */
-export async function renderTarget(target: Target, config: RenderConfig): Promise<ClusterObject[]> {
+export async function renderTarget(target: Target, base: RenderConfig): Promise<ClusterObject[]> {
+  const config = target.flavors ? { ...base, flavors: target.flavors } : base;
   const objects = target.kind === "project" ? renderProjectObjects(target.tenant, target.project, config) : renderTenantObjects(target.tenant, target.projects, config);
   await validateObjects(objects);
   return objects;
@@ -41,9 +45,12 @@ export function ownedScope(target: Target, config: RenderConfig): OwnedScope {
   if (target.kind === "tenant") {
     return {
       labelSelector: `${managed},${tenant},!${config.labelPrefix}/project`,
+      // Deleted in this order when no longer desired: queues before the cohort and flavours they name.
       kinds: [
         { apiVersion: kueue, kind: "ClusterQueue" },
+        { apiVersion: kueue, kind: "Cohort" },
         { apiVersion: kueue, kind: "ResourceFlavor" },
+        { apiVersion: kueue, kind: "WorkloadPriorityClass" },
       ],
     };
   }

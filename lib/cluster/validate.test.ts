@@ -50,8 +50,16 @@ describe("validateObjects", () => {
 
   it("checks Kueue objects' required fields and version-specific cohort field", async () => {
     const queue = rendered().find((o): o is ClusterQueue => o.kind === "ClusterQueue")!;
-    expect((await fails([{ ...queue, spec: { ...queue.spec, cohort: "allot", cohortName: undefined } }])).message).toMatch(/invalid ClusterQueue tenant-vision: spec.cohort is v1beta1/);
+    expect((await fails([{ ...queue, spec: { ...queue.spec, cohort: "allot", cohortName: undefined } }])).message).toMatch(/invalid ClusterQueue vision--training: spec.cohort is v1beta1/);
     expect((await fails([{ ...queue, spec: { ...queue.spec, namespaceSelector: { matchLabels: {} } } }])).message).toMatch(/namespaceSelector/);
+    // The CRDs' CEL rules: lending more than the nominal quota, borrowing limits without a cohort, preempting to borrow without reclaiming.
+    const group = queue.spec.resourceGroups[0]!;
+    const overLent = { ...group, flavors: group.flavors.map((f) => ({ ...f, resources: f.resources.map((r) => ({ ...r, lendingLimit: "1000" })) })) };
+    expect((await fails([{ ...queue, spec: { ...queue.spec, resourceGroups: [overLent] } }])).message).toMatch(/lendingLimit 1000 is more than nominalQuota/);
+    expect((await fails([{ ...queue, spec: { ...queue.spec, cohortName: undefined } }])).message).toMatch(/borrowingLimit must be nil when cohort is empty/);
+    const noReclaim = { reclaimWithinCohort: "Never", borrowWithinCohort: { policy: "LowerPriority" }, withinClusterQueue: "Never" } as const;
+    expect((await fails([{ ...queue, spec: { ...queue.spec, preemption: noReclaim } }])).message).toMatch(/reclaimWithinCohort=Never and borrowWithinCohort.policy!=Never/);
+    expect((await fails([{ ...queue, spec: { ...queue.spec, cohortName: "Not_A_Name" } }])).message).toMatch(/the cohort “Not_A_Name” must be a DNS subdomain/);
     const lq = rendered().find((o) => o.kind === "LocalQueue")!;
     expect((await fails([{ ...lq, spec: {} } as ClusterObject])).message).toMatch(/invalid LocalQueue default: spec.clusterQueue is required/);
   });

@@ -139,6 +139,8 @@ const envSchema = z.object({
   ALLOT_KUEUE: flag.default(false),
   ALLOT_KUEUE_API_VERSION: z.enum(["v1beta1", "v1beta2"], { message: "must be v1beta1 or v1beta2" }).default("v1beta2"),
   ALLOT_KUEUE_COHORT: dnsLabel.default("allot"),
+  /** Kueue 0.13+ serves Cohort objects: each tenant gets one under ALLOT_KUEUE_COHORT. Off for older Kueue: project queues join ALLOT_KUEUE_COHORT directly. */
+  ALLOT_KUEUE_COHORT_OBJECTS: flag.default(true),
   ALLOT_CLUSTER_USER_IDENTITY: z.enum(["email", "subject"], { message: "must be email or subject" }).default("email"),
   ALLOT_CLUSTER_USER_PREFIX: z.string().default(""),
   ALLOT_CURRENCY: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 currency code such as USD or EUR").default("USD"),
@@ -330,7 +332,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
         gatewayNamespace: e.ALLOT_GATEWAY_NAMESPACE,
         monitoringNamespace: e.ALLOT_MONITORING_NAMESPACE,
         highPriorityClasses: e.ALLOT_HIGH_PRIORITY_CLASSES,
-        kueue: { enabled: e.ALLOT_KUEUE, apiVersion: e.ALLOT_KUEUE_API_VERSION, cohort: e.ALLOT_KUEUE_COHORT },
+        kueue: { enabled: e.ALLOT_KUEUE, apiVersion: e.ALLOT_KUEUE_API_VERSION, cohort: e.ALLOT_KUEUE_COHORT, cohortObjects: e.ALLOT_KUEUE_COHORT_OBJECTS },
       }),
     },
   };

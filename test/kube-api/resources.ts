@@ -39,7 +39,9 @@ export function resourceTypes(kueueVersions: readonly KueueVersion[]): ResourceT
   ];
   for (const version of kueueVersions) {
     types.push(
+      { group: "kueue.x-k8s.io", version, kind: "WorkloadPriorityClass", plural: "workloadpriorityclasses", singular: "workloadpriorityclass", namespaced: false },
       { group: "kueue.x-k8s.io", version, kind: "ResourceFlavor", plural: "resourceflavors", singular: "resourceflavor", namespaced: false },
+      { group: "kueue.x-k8s.io", version, kind: "Cohort", plural: "cohorts", singular: "cohort", namespaced: false },
       { group: "kueue.x-k8s.io", version, kind: "ClusterQueue", plural: "clusterqueues", singular: "clusterqueue", namespaced: false },
       { group: "kueue.x-k8s.io", version, kind: "LocalQueue", plural: "localqueues", singular: "localqueue", namespaced: true },
     );

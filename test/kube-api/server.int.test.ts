@@ -76,7 +76,9 @@ describe("discovery", () => {
     [
       "kueue.x-k8s.io/v1beta1",
       [
+        ["WorkloadPriorityClass", "workloadpriorityclasses", false],
         ["ResourceFlavor", "resourceflavors", false],
+        ["Cohort", "cohorts", false],
         ["ClusterQueue", "clusterqueues", false],
         ["LocalQueue", "localqueues", true],
       ],
@@ -84,7 +86,9 @@ describe("discovery", () => {
     [
       "kueue.x-k8s.io/v1beta2",
       [
+        ["WorkloadPriorityClass", "workloadpriorityclasses", false],
         ["ResourceFlavor", "resourceflavors", false],
+        ["Cohort", "cohorts", false],
         ["ClusterQueue", "clusterqueues", false],
         ["LocalQueue", "localqueues", true],
       ],

@@ -1,0 +1,50 @@
+import { asc } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { nodePools } from "@/db/schema";
+import type { PoolFlavor, Taint } from "@/lib/cluster/desired-state";
+import { DEFAULT_FLAVOR } from "./lines";
+
+type PoolRow = Pick<typeof nodePools.$inferSelect, "gpuModel" | "gpuResource" | "gpuSharing" | "nodeLabels" | "nodeTaints" | "tiers">;
+
+const taintKey = (t: Taint) => `${t.key}=${t.value ?? ""}:${t.effect}`;
+
+/**
+ * The flavours the node pools offer, as Kueue should know them (pure): the
+ * "default" flavour of CPU and memory, and one per GPU model, which is the
+ * key quota lines use. Pools of one model (two zones, say) make one flavour:
+ * its node labels are those every such pool carries, so the flavour selects
+ * all of their nodes; its taints are those on every such pool (Kueue asks
+ * workloads to tolerate them) and its tiers those any of them admits.
+ */
+export function poolFlavorsOf(pools: readonly PoolRow[]): PoolFlavor[] {
+  const byModel = new Map<string, PoolRow[]>();
+  for (const p of pools) {
+    if (!p.gpuModel || !p.gpuResource) continue;
+    byModel.set(p.gpuModel, [...(byModel.get(p.gpuModel) ?? []), p]);
+  }
+  const flavors: PoolFlavor[] = [{ key: DEFAULT_FLAVOR, resource: null, sharing: "exclusive", nodeLabels: {}, nodeTaints: [] }];
+  for (const [model, rows] of [...byModel].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const [first, ...rest] = rows as [PoolRow, ...PoolRow[]];
+    const nodeLabels = Object.fromEntries(Object.entries(first.nodeLabels).filter(([k, v]) => rest.every((r) => r.nodeLabels[k] === v)));
+    const nodeTaints = first.nodeTaints.filter((t) => rest.every((r) => r.nodeTaints.some((u) => taintKey(u) === taintKey(t))));
+    const anyTiers = rows.some((r) => r.tiers === null);
+    const tiers = anyTiers ? undefined : [...new Set(rows.flatMap((r) => r.tiers ?? []))].sort();
+    flavors.push({ key: model, resource: first.gpuResource!, sharing: first.gpuSharing, nodeLabels, nodeTaints: nodeTaints.map((t) => ({ ...t })), ...(tiers ? { tiers } : {}) });
+  }
+  return flavors;
+}
+
+export async function loadPoolFlavors(db: Database): Promise<PoolFlavor[]> {
+  const rows = await db
+    .select({
+      gpuModel: nodePools.gpuModel,
+      gpuResource: nodePools.gpuResource,
+      gpuSharing: nodePools.gpuSharing,
+      nodeLabels: nodePools.nodeLabels,
+      nodeTaints: nodePools.nodeTaints,
+      tiers: nodePools.tiers,
+    })
+    .from(nodePools)
+    .orderBy(asc(nodePools.name));
+  return poolFlavorsOf(rows);
+}
