@@ -18,6 +18,10 @@ const STARTING_CPU_CORES = 4;
  * database directory of its own, checked by what it prints and its exit code.
  */
 const run = promisify(execFile);
+/** The part of a rendered ClusterQueue (or any object) these checks read. */
+interface RenderedQueue {
+  spec: { fairSharing?: unknown; resourceGroups?: { flavors: { name: string; resources: Record<string, string>[] }[] }[] };
+}
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "allot-cli-"));
 const tsx = path.join(process.cwd(), "node_modules", ".bin", "tsx");
 
@@ -126,16 +130,15 @@ describe("operator CLI", { timeout: 600_000 }, () => {
     const rendered = files.map((f) => parse(fs.readFileSync(path.join(out, f), "utf8")) as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } });
     expect(rendered.some((o) => o.kind === "ClusterQueue")).toBe(true);
     // The demo's sharing story, as the cluster is told it: envelopes' cohorts, burst, lend limits, weight and the preemptible tier.
-    const find = (kind: string, name: string, namespace?: string) => rendered.find((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === namespace) as unknown as Record<string, any> | undefined;
+    const find = (kind: string, name: string, namespace?: string) => rendered.find((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === namespace) as unknown as RenderedQueue | undefined;
     expect(find("Cohort", "tenant-vision-lab")).toMatchObject({ spec: { parentName: "allot" } });
     expect(find("WorkloadPriorityClass", "vision-lab-preemptible")).toMatchObject({ value: 100 });
     expect(find("ResourceFlavor", "vision-lab-h100")).toMatchObject({ spec: { nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }, tolerations: [{ key: "nvidia.com/gpu", effect: "NoSchedule" }] } });
-    const h100Of = (q: Record<string, any> | undefined) =>
-      (q?.spec.resourceGroups as { flavors: { name: string; resources: Record<string, string>[] }[] }[]).flatMap((g) => g.flavors).find((f) => f.name.endsWith("-h100"))?.resources[0];
+    const h100Of = (q: RenderedQueue | undefined) => q?.spec.resourceGroups?.flatMap((g) => g.flavors).find((f) => f.name.endsWith("-h100"))?.resources[0];
     const burst = find("ClusterQueue", "vision-lab--detector-training.burst");
     expect(h100Of(burst)).toEqual({ name: "nvidia.com/gpu", nominalQuota: "0", borrowingLimit: "8" });
     expect(h100Of(find("ClusterQueue", "vision-lab--detector-training"))).toEqual({ name: "nvidia.com/gpu", nominalQuota: "8", borrowingLimit: "0" });
-    const pretraining = rendered.find((o) => o.kind === "ClusterQueue" && o.metadata.name.endsWith("--pretraining")) as unknown as Record<string, any>;
+    const pretraining = rendered.find((o) => o.kind === "ClusterQueue" && o.metadata.name.endsWith("--pretraining")) as unknown as RenderedQueue;
     expect(pretraining.spec.fairSharing).toEqual({ weight: "2" });
     expect(h100Of(pretraining)).toEqual({ name: "nvidia.com/gpu", nominalQuota: "16", borrowingLimit: "0", lendingLimit: "8" });
     expect(find("LocalQueue", "preemptible", "vision-lab--detector-training")).toMatchObject({ spec: { clusterQueue: "vision-lab--detector-training.burst" } });

@@ -65,8 +65,8 @@ describe("renderTenantObjects", () => {
         await validateObjects(objects);
         expect(objects.every((o) => o.apiVersion === `kueue.x-k8s.io/${apiVersion}`)).toBe(true);
         expect(objects.map((o) => o.kind)).toEqual([
-          ...Array(3).fill("WorkloadPriorityClass"),
-          ...Array(5).fill("ResourceFlavor"),
+          ...Array<string>(3).fill("WorkloadPriorityClass"),
+          ...Array<string>(5).fill("ResourceFlavor"),
           "Cohort",
           "ClusterQueue",
           "ClusterQueue",
@@ -172,7 +172,7 @@ describe("renderTenantObjects", () => {
   });
 
   it("keeps at most Kueue's 8 node labels on a flavour, those that pick the GPU first", async () => {
-    const many: PoolFlavor = { key: "H100", resource: "nvidia.com/gpu", sharing: "exclusive", nodeTaints: [], nodeLabels: Object.fromEntries([...Array(12).keys()].map((i) => [`example.com/l${i}`, "x"]).concat([["nvidia.com/gpu.product", "H100"]])) };
+    const many: PoolFlavor = { key: "H100", resource: "nvidia.com/gpu", sharing: "exclusive", nodeTaints: [], nodeLabels: Object.fromEntries([...Array(12).keys()].map((i): [string, string] => [`example.com/l${i}`, "x"]).concat([["nvidia.com/gpu.product", "H100"]])) };
     const objects = renderTenantObjects(sharedTenant, [pretraining], { ...config("v1beta2"), flavors: [POOL_FLAVORS[0]!, many] });
     await validateObjects(objects);
     const h100 = ofKind<ResourceFlavor>(objects, "ResourceFlavor").find((f) => f.metadata.name === "acme-h100")!;
