@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { BOUND_CLUSTER_ROLES } from "@/lib/cluster/permissions";
 import { portalClusterRole } from "@/lib/cluster/portal-rbac";
 import { kustomize, kustomizeWith, type Manifest } from "@/test/kustomize";
@@ -294,5 +295,24 @@ describe("deploy/ overlays, each its own way", () => {
     expect(services[0]!.spec.ports).toEqual([expect.objectContaining({ name: "metrics", port: 9464, targetPort: "metrics" })]);
     expect(matches(services[0]!.spec.selector, portal(objects).spec.template.metadata.labels)).toBe(true);
     expect(data(objects)).toMatchObject({ ALLOT_KUEUE: "1", ALLOT_DEMO: "0" });
+  });
+
+  it("kueue: the Kueue settings shipped beside the component turn on what the rendered queues rely on, and are not applied by the component", () => {
+    const file = at("components/kueue/kueue-configuration.yaml");
+    const configuration = parse(fs.readFileSync(file, "utf8")) as {
+      apiVersion: string;
+      kind: string;
+      fairSharing?: { enable?: boolean; preemptionStrategies?: string[] };
+      admissionFairSharing?: { usageHalfLifeTime?: string };
+    };
+    expect(configuration).toMatchObject({ apiVersion: "config.kueue.x-k8s.io/v1beta2", kind: "Configuration" });
+    // Off by default in Kueue: every rendered fairSharing.weight would be ignored.
+    expect(configuration.fairSharing?.enable).toBe(true);
+    expect(configuration.fairSharing?.preemptionStrategies).toEqual(["LessThanOrEqualToFinalShare", "LessThanInitialShare"]);
+    // 0 forgets usage at once: a positive Go duration.
+    expect(configuration.admissionFairSharing?.usageHalfLifeTime).toMatch(/^[1-9]\d*h$/);
+    const component = parse(fs.readFileSync(at("components/kueue/kustomization.yaml"), "utf8")) as { resources?: string[] };
+    expect(component.resources ?? []).not.toContain("kueue-configuration.yaml");
+    expect(variants["production + servicemonitor + kueue"]!.some((o) => o.kind === "Configuration")).toBe(false);
   });
 });
