@@ -1,7 +1,8 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { renderConfig, type FlavorQuota, type PoolFlavor, type RenderConfig } from "./desired-state";
 import { dedicatedTenant, fullConfig, migProject, noGpuProject, project, sharedTenant } from "./fixtures";
-import type { ClusterQueue, Cohort, LocalQueue, ResourceFlavor, WorkloadPriorityClass } from "./kueue";
+import { kueueProblems, type ClusterQueue, type Cohort, type LocalQueue, type ResourceFlavor, type WorkloadPriorityClass } from "./kueue";
 import { renderProjectObjects, renderTenant } from "./render-project";
 import { renderTenantObjects } from "./render-tenant";
 import { validateObjects } from "./validate";
@@ -221,5 +222,62 @@ describe("renderTenant", () => {
     expect(namespaces).toEqual(["vision--inference", "vision--training"]);
     expect(objects.findIndex((o) => o.kind === "ClusterQueue")).toBeLessThan(objects.findIndex((o) => o.kind === "Namespace"));
     expect(JSON.stringify(renderTenant(dedicatedTenant, [inference, migProject], fullConfig))).toBe(JSON.stringify(objects));
+  });
+});
+
+describe("rendered queues hold the plan (property)", () => {
+  /** A project's GPU lines on H100 (preemptible allowed) and MIG (serving only), any guarantee, burst and lend limit, even one above the guarantee. */
+  const gpuLine = (flavor: "H100" | "A100 1g.10gb") =>
+    fc.record({ guarantee: fc.integer({ min: 0, max: 32 }), burst: fc.integer({ min: 0, max: 16 }), lendLimit: fc.option(fc.integer({ min: 0, max: 40 }), { nil: null }) }).map((l) => ({
+      ...l,
+      flavor,
+      resource: flavor === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb",
+    }));
+  const projectsArb = fc.array(fc.tuple(gpuLine("H100"), gpuLine("A100 1g.10gb"), fc.integer({ min: 0, max: 8 })), { minLength: 1, maxLength: 4 });
+
+  it("guarantees are nominal quota, bursts are borrowing limits only where preemptible work may run, lending never exceeds the guarantee, the namespace cap is guarantee + burst", () => {
+    fc.assert(
+      fc.property(projectsArb, (specs) => {
+        const projects = specs.map(([h100, mig, weight], i) =>
+          project({
+            slug: `p${i}`,
+            namespace: `vision--p${i}`,
+            fairShareWeight: weight,
+            quota: {
+              cpuCores: 4,
+              memoryBytes: 16 * GiB,
+              gpus: { "nvidia.com/gpu": h100.guarantee, "nvidia.com/mig-1g.10gb": mig.guarantee },
+              storageBytes: 0,
+              pvcCount: 0,
+              burst: { cpuCores: 0, memoryBytes: 0, gpus: { "nvidia.com/gpu": h100.burst, "nvidia.com/mig-1g.10gb": mig.burst } },
+              flavors: [line("default", "cpu", 4), line("default", "memory", 16 * GiB), h100, mig],
+            },
+          }),
+        );
+        const cfg = config("v1beta2");
+        const objects = renderTenantObjects(sharedTenant, projects, cfg);
+        for (const o of objects) expect(kueueProblems(o)).toEqual([]);
+        projects.forEach((p, i) => {
+          const [h100, mig] = specs[i]!;
+          const quotaOf = (q: ClusterQueue | undefined, flavor: string, resource: string) =>
+            q?.spec.resourceGroups.flatMap((g) => g.flavors).find((f) => f.name === `${sharedTenant.slug}-${flavor}`)?.resources.find((r) => r.name === resource);
+          for (const l of [h100, mig]) {
+            const g = quotaOf(queue(objects, p.namespace), l.flavor === "H100" ? "h100" : "a100-1g-10gb", l.resource);
+            expect(g).toMatchObject({ nominalQuota: String(l.guarantee), borrowingLimit: "0" });
+            if (g?.lendingLimit !== undefined) expect(Number(g.lendingLimit)).toBeLessThanOrEqual(l.guarantee);
+            expect(g?.lendingLimit).toBe(l.lendLimit === null ? undefined : String(Math.min(l.lendLimit, l.guarantee)));
+          }
+          const burst = queue(objects, `${p.namespace}.burst`);
+          // MIG admits only serving: never borrowed, whatever its burst.
+          expect(burst !== undefined).toBe(h100.burst > 0);
+          expect(quotaOf(burst, "a100-1g-10gb", mig.resource)).toBeUndefined();
+          if (burst) expect(quotaOf(burst, "h100", h100.resource)).toEqual({ name: h100.resource, nominalQuota: "0", borrowingLimit: String(h100.burst) });
+          const hard = renderProjectObjects(sharedTenant, p, cfg).find((o) => o.kind === "ResourceQuota" && o.metadata?.name === "project-quota") as { spec: { hard: Record<string, string> } } | undefined;
+          expect(hard?.spec.hard["requests.nvidia.com/gpu"]).toBe(String(h100.guarantee + h100.burst));
+          expect(hard?.spec.hard["requests.nvidia.com/mig-1g.10gb"]).toBe(String(mig.guarantee + mig.burst));
+        });
+      }),
+      { numRuns: 200 },
+    );
   });
 });
