@@ -10,6 +10,7 @@ import {
   KubeConfig,
   KubernetesObjectApi,
   PatchStrategy,
+  RequestContext,
   ResponseContext,
   ServerConfiguration,
   type KubernetesObject,
@@ -64,6 +65,12 @@ export interface ClusterClient {
   list(apiVersion: string, kind: string, options: { namespace?: string; labelSelector: string }): Promise<KubeObject[]>;
   /** "absent" when there was nothing to delete. A Namespace is "deleted" once its deletion is accepted. */
   remove(ref: ObjectRef): Promise<"deleted" | "absent">;
+  /**
+   * A GET of any API path answered with JSON (discovery documents, status
+   * subresources, aggregated APIs such as Kueue's visibility API). `what`
+   * names it in spans and errors ("Kueue discovery").
+   */
+  getJson(path: string, what: string): Promise<unknown>;
 }
 
 export interface ClusterClientOptions {
@@ -154,7 +161,8 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
       return new ResponseContext(response.httpStatusCode, response.headers, { text: () => Promise.resolve(text), binary: () => Promise.resolve(Buffer.from(text)) });
     },
   };
-  const api = new KubernetesObjectApi(createConfiguration({ baseServer: new ServerConfiguration(server, {}), authMethods: { default: kc }, promiseMiddleware: [middleware] }));
+  const configuration = createConfiguration({ baseServer: new ServerConfiguration(server, {}), authMethods: { default: kc }, promiseMiddleware: [middleware] });
+  const api = new KubernetesObjectApi(configuration);
 
   /** Runs one client-node call under the timeout and returns the response JSON; every failure comes out as a ClusterApiError. */
   function call(operation: string, ref: { kind: string; namespace?: string; name?: string }, run: () => Promise<unknown>, body?: string): Promise<unknown> {
@@ -223,6 +231,28 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
         if (token !== undefined && token === previous) throw new ClusterApiError(`${server} returned the same continue token twice listing ${kind}`, { retryable: false });
       } while (token !== undefined);
       return items;
+    },
+    async getJson(path, what) {
+      if (!path.startsWith("/")) throw new Error(`getJson takes an absolute API path, not ${path}`);
+      const url = server.replace(/\/+$/, "") + path;
+      return call("get", { kind: what }, async () => {
+        const request = new RequestContext(url, HttpMethod.GET);
+        request.setHeaderParam("Accept", "application/json");
+        const context = calls.getStore();
+        if (context) request.setSignal(context.signal);
+        await kc.applySecurityAuthentication(request);
+        const response = await configuration.httpApi.send(request).toPromise();
+        const text = await response.body.text();
+        if (response.httpStatusCode < 200 || response.httpStatusCode > 299) throw new ApiException(response.httpStatusCode, `GET ${path}`, text, response.headers);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          throw new ClusterApiError(`${server} answered ${what} (GET ${path}) with something that is not JSON`, { retryable: false });
+        }
+        // call() answers with what the call context holds (the middleware fills it for client-node's calls).
+        if (context) context.raw = parsed;
+      });
     },
     async remove(ref) {
       try {

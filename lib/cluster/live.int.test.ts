@@ -275,4 +275,26 @@ describe(`worker, live against the stand-in API server (${databaseLabel()})`, ()
       expect(api.get("kueue.x-k8s.io/v1beta2", kind, undefined, name), `${kind} ${name}`).toBeUndefined();
     expect(api.get("kueue.x-k8s.io/v1beta2", "LocalQueue", "vision-lab--tracking", "default")).toBeUndefined();
   });
+  it("renders the Kueue version the cluster serves: v1beta1 on a server without v1beta2, whatever the setting says", async () => {
+    const old = await startStandInApiServer({ permissions: CLUSTER_PERMISSIONS, kueueVersions: ["v1beta1"] });
+    try {
+      const oldClient = kubeClientFromConfig(kubeConfigFor(old.url), { timeoutMs: 500 });
+      const set = { ...parseConfig({ ALLOT_KUEUE: "1", ALLOT_KUEUE_API_VERSION: "v1beta2" }).cluster, maxAttempts: 3 };
+      expect(set.render.kueue.apiVersion).toBe("v1beta2");
+      const tenantId = seeded.tenantId["vision-lab"]!;
+      await enqueueClusterChange(db, { tenantId, reason: "kueue on an older Kueue", at: NOW });
+      await enqueueClusterChange(db, { tenantId, projectId: await projectIdOf(db, "vision-lab", "tracking"), reason: "kueue on an older Kueue", at: NOW });
+      await drain(worker({ settings: set, client: oldClient }));
+      expect((await lastChange(tenantTarget(tenantId))).status).toBe("applied");
+      expect(old.get("kueue.x-k8s.io/v1beta1", "Cohort", undefined, "tenant-vision-lab")).toMatchObject({ spec: { parentName: "allot" } });
+      expect(old.get("kueue.x-k8s.io/v1beta1", "ClusterQueue", undefined, "vision-lab--tracking")).toMatchObject({ spec: { cohort: "tenant-vision-lab" } });
+      expect(old.objects().filter((o) => o.apiVersion === "kueue.x-k8s.io/v1beta2")).toEqual([]);
+      expect(old.forbidden, "calls outside the portal's ClusterRole").toEqual([]);
+    } finally {
+      await old.close();
+      // The main stand-in's objects are as the Kueue-off state left them; put the tenant back there.
+      await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, reason: "kueue off", at: NOW });
+      await drain();
+    }
+  });
 });

@@ -10,6 +10,7 @@ import { loadDesiredTenant } from "./desired-from-db";
 import { toClusterApiError, type ClusterClient } from "./kube-client";
 import type { ClusterObject } from "./render-project";
 import { scheduleBoundaries } from "./schedule";
+import { kueueChoiceFor, withKueueChoice } from "./kueue-discovery";
 import { identityOf, ownedScope, refOf, renderTarget, targetOf, type ObjectRef, type Target } from "./targets";
 import { InvalidObjectError } from "./validate";
 
@@ -246,14 +247,16 @@ async function applyOrRecord(o: ReconcilerOptions, change: Change): Promise<Outc
   try {
     target = await loadTarget(o, change, startedAt);
     if (!target) throw new InvalidObjectError("target", change.targetKey, "its tenant or project no longer exists");
-    objects = await renderTarget(target, o.settings.render);
+    // Live: render the Kueue version (and Cohort objects) the cluster serves; record-only: as set.
+    const render = o.client ? withKueueChoice(o.settings.render, await kueueChoiceFor(o.client, o.settings.render, startedAt.getTime(), (message) => log().info(message))) : o.settings.render;
+    objects = await renderTarget(target, render);
     if (!o.client) {
       deletions = await recordedButUndesired(o.db, change, objects);
       await recordObjects(o.db, change, objects, "planned", o.clock());
       outcome = { status: "recorded" };
     } else {
       await recordObjects(o.db, change, objects, "applying", o.clock());
-      deletions = await applyTarget(o.client, objects, ownedScope(target, o.settings.render));
+      deletions = await applyTarget(o.client, objects, ownedScope(target, render));
       await recordObjects(o.db, change, objects, "applied", o.clock());
       outcome = { status: "applied" };
     }
