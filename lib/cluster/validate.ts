@@ -1,4 +1,5 @@
 import { isKueueObject, kueueProblems } from "./kueue";
+import { kueueSchemaProblems } from "./kueue-schema";
 import type { ClusterObject } from "./render-project";
 
 type Model = new (data: never) => { validate(): void };
@@ -72,7 +73,9 @@ export async function validateObjects(objects: readonly ClusterObject[]): Promis
     const name = o.metadata?.name ?? "(unnamed)";
     const problems = metaProblems(o);
     if (isKueueObject(o)) {
+      // The hand rules first (their messages read better), then what Kueue's own CRDs say.
       problems.push(...kueueProblems(o));
+      if (problems.length === 0) problems.push(...kueueSchemaProblems(o));
     } else {
       const Model = MODELS[`${o.apiVersion}/${kind}`];
       if (!Model) throw new InvalidObjectError(kind, name, `no schema for ${o.apiVersion} ${kind}`);
