@@ -67,7 +67,9 @@ describe("the portal's cluster permissions", () => {
       expect(p.verbs).not.toContain("escalate");
     }
     const resources = CLUSTER_PERMISSIONS.map((p) => p.resource);
-    for (const r of ["secrets", "pods", "clusterrolebindings", "roles", "configmaps"]) expect(resources).not.toContain(r);
+    for (const r of ["secrets", "pods", "clusterrolebindings", "roles"]) expect(resources).not.toContain(r);
+    // ConfigMaps can hold anything: only the Cluster Autoscaler's status, only read.
+    expect(CLUSTER_PERMISSIONS.filter((p) => p.resource === "configmaps")).toEqual([expect.objectContaining({ verbs: ["get"], resourceNames: ["cluster-autoscaler-status"] })]);
     expect(new Set(CLUSTER_PERMISSIONS.map((p) => `${p.apiGroup}/${p.resource}`)).size).toBe(CLUSTER_PERMISSIONS.length);
   });
 

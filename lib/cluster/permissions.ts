@@ -65,6 +65,14 @@ export const CLUSTER_PERMISSIONS: readonly ClusterPermission[] = [
   { apiGroup: KUEUE, resource: "clusterqueues", kind: "ClusterQueue", verbs: OWNED, why: "Kueue (ALLOT_KUEUE=1): each project's guaranteed and burst ClusterQueues" },
   { apiGroup: KUEUE, resource: "localqueues", kind: "LocalQueue", verbs: OWNED, why: "Kueue (ALLOT_KUEUE=1): each project's LocalQueues default and preemptible" },
   { apiGroup: "", resource: "nodes", kind: "Node", verbs: ["list"], why: "Admin > Capacity > Import reads the nodes to propose node pools" },
+  {
+    apiGroup: "",
+    resource: "configmaps",
+    kind: "ConfigMap",
+    verbs: ["get"],
+    resourceNames: ["cluster-autoscaler-status"],
+    why: "Admin > Capacity > Import reads the Cluster Autoscaler's status (kube-system) for each node group's minimum and maximum size; no other ConfigMap",
+  },
 ];
 
 export interface ApiRequestAttributes {

@@ -1,3 +1,4 @@
+import { AUTOSCALER_STATUS, boundsForPool, nodeGroupBounds, type PoolBounds } from "./autoscaler-status";
 import "server-only";
 import { asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { nodePools, principals, rates, tenants, usageDaily } from "@/db/schema";
@@ -257,6 +258,28 @@ export interface ImportProposal {
   skipped: { name: string; reason: string }[];
   /** Stored pools no node belongs to: importing leaves them as they are. */
   notOnCluster: string[];
+  /** What the Cluster Autoscaler's status said of the pools' bounds, in a sentence. */
+  autoscaler: string;
+}
+
+/** Each proposed pool's bounds from the Cluster Autoscaler's status ConfigMap, and a sentence saying what was found. */
+async function autoscalerBounds(client: ClusterClient, pools: readonly string[]): Promise<{ bounds: Map<string, PoolBounds>; note: string }> {
+  let configMap;
+  try {
+    configMap = await client.read({ apiVersion: "v1", kind: "ConfigMap", ...AUTOSCALER_STATUS });
+  } catch (err) {
+    return { bounds: new Map(), note: `The Cluster Autoscaler's status could not be read (${err instanceof Error ? err.message : String(err)}): autoscaling bounds are kept as set.` };
+  }
+  const status = (configMap?.data as Record<string, unknown> | undefined)?.status;
+  if (typeof status !== "string") return { bounds: new Map(), note: "No Cluster Autoscaler status on the cluster (kube-system/cluster-autoscaler-status): autoscaling bounds are kept as set." };
+  const groups = nodeGroupBounds(status);
+  const bounds = new Map(pools.map((pool) => [pool, boundsForPool(pool, groups)]));
+  const found = [...bounds].filter(([, b]) => b.kind === "found").map(([pool]) => pool);
+  const ambiguous = [...bounds].filter(([, b]) => b.kind === "ambiguous").map(([pool, b]) => `${pool} (${b.kind === "ambiguous" ? b.groups.join(", ") : ""})`);
+  const parts = [`The Cluster Autoscaler manages ${groups.length} node group${groups.length === 1 ? "" : "s"}`];
+  parts.push(found.length > 0 ? `its minimum and maximum size are used for ${found.join(", ")}` : "none of them names a pool found here");
+  if (ambiguous.length > 0) parts.push(`more than one group could be ${ambiguous.join("; ")}, so those bounds are kept as set`);
+  return { bounds, note: `${parts.join("; ")}.` };
 }
 
 /**
@@ -269,10 +292,11 @@ export async function nodePoolImportProposal(ctx: CommandContext, client: Cluste
   const nodes = await client.list("v1", "Node", { labelSelector: "" });
   const facts = nodes.map(nodeFactsOf).filter((n): n is NodeFacts => n !== null);
   const { pools, skipped } = proposePools(facts);
+  const autoscaler = await autoscalerBounds(client, pools.map((p) => p.name));
   const stored = await ctx.db.select().from(nodePools).orderBy(asc(nodePools.name));
   const dedicatedIds = stored.flatMap((p) => (p.dedicatedTenantId ? [p.dedicatedTenantId] : []));
   const dedicated = dedicatedIds.length > 0 ? await ctx.db.select({ id: tenants.id, slug: tenants.slug }).from(tenants).where(inArray(tenants.id, dedicatedIds)) : [];
-  const items = compareWithExisting(pools, stored).map((item) => {
+  const items = compareWithExisting(pools, stored, autoscaler.bounds).map((item) => {
     const row = stored.find((p) => p.name === item.pool.name);
     const parsed = importPoolInput.safeParse(item.pool);
     const problem = parsed.success
@@ -283,5 +307,5 @@ export async function nodePoolImportProposal(ctx: CommandContext, client: Cluste
     return { ...item, dedicatedTenant: dedicated.find((t) => t.id === row?.dedicatedTenantId)?.slug ?? null, problem };
   });
   const proposed = new Set(pools.map((p) => p.name));
-  return { nodesRead: nodes.length, items, skipped, notOnCluster: stored.filter((p) => !proposed.has(p.name)).map((p) => p.name) };
+  return { nodesRead: nodes.length, items, skipped, notOnCluster: stored.filter((p) => !proposed.has(p.name)).map((p) => p.name), autoscaler: autoscaler.note };
 }

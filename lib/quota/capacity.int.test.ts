@@ -604,6 +604,32 @@ describe(`importing node pools from the cluster (${databaseLabel()})`, () => {
     expect(again).toMatchObject({ status: "unchanged", pool: { tiers: ["serving"] } });
   });
 
+  it("takes a pool's minimum and maximum from the Cluster Autoscaler's status where one node group is that pool, and says what it found", async () => {
+    const none = (await nodePoolImportProposal(admin, client))!;
+    expect(none.autoscaler).toMatch(/No Cluster Autoscaler status on the cluster/);
+    const group = (pool: string, min: number, max: number) => `  - name: ${pool}\n    health:\n      status: Healthy\n      cloudProviderTarget: 5\n      minSize: ${min}\n      maxSize: ${max}\n`;
+    const status = [
+      "time: 2026-12-02 11:59:00 +0000 UTC",
+      "autoscalerStatus: Running",
+      "nodeGroups:",
+      group("https://www.googleapis.com/compute/v1/projects/ml/zones/us-central1-a/instanceGroups/gke-ml-h100-pool-1a2b3c4d-grp", 2, 12),
+    ].join("\n");
+    api.put({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cluster-autoscaler-status", namespace: "kube-system" }, data: { status } });
+    try {
+      const proposal = (await nodePoolImportProposal(admin, client))!;
+      expect(proposal.autoscaler).toMatch(/manages 1 node group; its minimum and maximum size are used for h100-pool\./);
+      // The admin had 3..6; the autoscaler says 2..12 and is what scales the pool.
+      const h100 = proposal.items.find((i) => i.pool.name === "h100-pool")!;
+      expect(h100.pool).toMatchObject({ nodeCount: 5, minNodes: 2, maxNodes: 12 });
+      expect(h100.changes).toEqual(expect.arrayContaining([{ field: "minNodes", from: 3, to: 2 }, { field: "maxNodes", from: 6, to: 12 }]));
+      // A pool no node group names keeps what was stored.
+      expect(proposal.items.find((i) => i.pool.name === "t4-pool")!.changes.map((c) => c.field)).not.toContain("minNodes");
+      expect(api.forbidden, "calls outside the portal's ClusterRole").toEqual([]);
+    } finally {
+      api.remove("v1", "ConfigMap", "kube-system", "cluster-autoscaler-status");
+    }
+  });
+
   async function expectImportRefused(pools: unknown, code: string) {
     const before = await fingerprint(db, TABLES);
     const error = await appErrorOf(executeCommand(importNodePools, admin, { pools }));

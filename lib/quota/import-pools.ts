@@ -1,3 +1,4 @@
+import type { PoolBounds } from "./autoscaler-status";
 import { parseQuantity } from "@/lib/cluster/quantity";
 import { formatNodeLabels, formatNodeTaints, TAINT_EFFECTS, type GpuSharing, type NodeTaint } from "./pool-hardware";
 
@@ -398,13 +399,16 @@ function shown(pool: Omit<ImportPool, "version">, field: PoolField): string | nu
  * Each proposal against the stored pool of the same name. What the admin
  * chose and the cluster cannot say is kept: the GPU model's name while the
  * GPU resource and sharing are the same (rates and requests use it), the
- * autoscaling bounds, widened only to include the node count found, and the
- * workload tiers.
+ * autoscaling bounds unless the Cluster Autoscaler states them (`autoscaler`,
+ * per pool), widened only to include the node count found, and the workload tiers.
  */
-export function compareWithExisting(proposals: readonly PoolProposal[], existing: readonly ExistingPool[]): ImportItem[] {
+export function compareWithExisting(proposals: readonly PoolProposal[], existing: readonly ExistingPool[], autoscaler: ReadonlyMap<string, PoolBounds> = new Map()): ImportItem[] {
   const byName = new Map(existing.map((p) => [p.name, p]));
   return proposals.map((proposal) => {
     const stored = byName.get(proposal.name);
+    // The autoscaler's bounds where one node group is this pool's; else what the admin set.
+    const bounds = autoscaler.get(proposal.name);
+    const [min, max] = bounds?.kind === "found" ? [bounds.minSize, bounds.maxSize] : [stored?.minNodes ?? null, stored?.maxNodes ?? null];
     const keepModel =
       stored &&
       stored.gpuModel !== null &&
@@ -418,8 +422,8 @@ export function compareWithExisting(proposals: readonly PoolProposal[], existing
       gpuResource: proposal.gpuResource,
       gpusPerNode: proposal.gpusPerNode,
       nodeCount: proposal.nodeCount,
-      minNodes: stored?.minNodes == null ? null : Math.min(stored.minNodes, proposal.nodeCount),
-      maxNodes: stored?.maxNodes == null ? null : Math.max(stored.maxNodes, proposal.nodeCount),
+      minNodes: min === null ? null : Math.min(min, proposal.nodeCount),
+      maxNodes: max === null ? null : Math.max(max, proposal.nodeCount),
       cpuPerNode: proposal.cpuPerNode,
       memoryBytesPerNode: proposal.memoryBytesPerNode,
       nodeLabels: proposal.nodeLabels,

@@ -32,6 +32,8 @@ export function resourceTypes(kueueVersions: readonly KueueVersion[]): ResourceT
     core("ServiceAccount", "serviceaccounts", true),
     // Not rendered by the portal: read to propose node pools (lib/quota/import-pools.ts).
     core("Node", "nodes", false),
+    // Not rendered either: the Cluster Autoscaler's status, read for pools' autoscaling bounds.
+    core("ConfigMap", "configmaps", true),
     { group: "networking.k8s.io", version: "v1", kind: "NetworkPolicy", plural: "networkpolicies", singular: "networkpolicy", namespaced: true },
     { group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", singular: "rolebinding", namespaced: true },
     { group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", singular: "role", namespaced: true },

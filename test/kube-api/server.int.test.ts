@@ -59,6 +59,7 @@ describe("discovery", () => {
       ["LimitRange", "limitranges", true],
       ["ServiceAccount", "serviceaccounts", true],
       ["Node", "nodes", false],
+      ["ConfigMap", "configmaps", true],
     ]);
     expect(resources[0]).toMatchObject({ singularName: "namespace", verbs: expect.arrayContaining(["get", "list", "patch", "delete", "create"]) as unknown });
   });

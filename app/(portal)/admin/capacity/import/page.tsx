@@ -96,7 +96,7 @@ function Proposal({ proposal, server }: { proposal: ImportProposal; server: stri
     <div className="space-y-6">
       <Card
         title="Proposed pools"
-        description={`Read ${plural(proposal.nodesRead, "node")} from ${server ?? "the cluster"}. GPU model names and autoscaling bounds you set are kept for existing pools; pools are matched by name.`}
+        description={`Read ${plural(proposal.nodesRead, "node")} from ${server ?? "the cluster"}. GPU model names you set are kept for existing pools, and autoscaling bounds unless the Cluster Autoscaler states them; pools are matched by name. ${proposal.autoscaler}`}
       >
         {proposal.items.length === 0 ? (
           <EmptyState title="No worker nodes found">The cluster reported no nodes that could run workloads.</EmptyState>
