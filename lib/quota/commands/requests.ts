@@ -22,6 +22,7 @@ import { raiseEnvelopeToHoldings } from "./envelopes";
 import { linesOfAmounts } from "../lines";
 import { grantedColumn, requestAmountsOf, sameAmounts, withBurst } from "../request-amounts";
 import { assessRequest, UnknownGpuModelError } from "../assess";
+import { minimumProblem } from "../sharing-arithmetic";
 import { projectPlace, requestPath } from "../places";
 import { describeAmounts } from "../view-helpers";
 import { loadPools } from "../store";
@@ -113,7 +114,8 @@ export const createQuotaRequest = defineCommand({
       const link = requestPath(tenant.slug, project.slug, request!.id);
       await enqueueWebhookEvent(tx, "request.created", { text: `${ctx.actor.displayName} asks for ${describeAmounts(amounts)} on ${tenant.slug}/${project.slug}`, requestId: request!.id, tenant: tenant.slug, project: project.slug, link }, ctx.now);
 
-      if (!assessment.auto.auto) return { request: request!, autoApproved: false, assessment };
+      // A rule never guarantees GPUs the pools would not hold at their autoscaler minimum: a person decides (and is told why).
+      if (!assessment.auto.auto || minimumProblem(assessment.sharing)) return { request: request!, autoApproved: false, assessment };
       const changeId = await grantAndApply(tx, request!, amounts, input.endsAt ?? null, assessment.gpuResource, ctx.now, SYSTEM);
       const [approved] = await tx
         .update(quotaRequests)
@@ -208,6 +210,9 @@ export const approveQuotaRequest = defineCommand({
         if (error instanceof UnknownGpuModelError) throw new AppError("conflict", `${error.message} Reject the request or add the pool first.`);
         throw error;
       }
+      // Guarantees across all tenants stay within what the pools hold at their autoscaler minimum, as setTenantEnvelope keeps them.
+      const beyondMinimum = minimumProblem(assessment.sharing);
+      if (beyondMinimum) throw new AppError("validation", undefined, { gpuCount: [beyondMinimum] });
       // Above the cost limit the first approval only records itself; a different admin completes it.
       if (assessment.secondApproval && !r.firstApprovedBy) {
         const [row] = await tx
