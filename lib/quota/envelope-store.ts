@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { projects, tenantQuotaEnvelopes, tenants } from "@/db/schema";
 import { cohortFigures, type CohortMember } from "./cohort";
@@ -68,6 +68,16 @@ export async function cohortMembersOf(db: Database, tenantId: string, base: Base
   const ids = rows.map((r) => r.id);
   const [grants, limits] = await Promise.all([grantsOfProjects(db, ids), lendLimitsOf(db, ids)]);
   return rows.map((r) => ({ slug: r.slug, name: r.name, weight: Number(r.weight), lines: linesAt(base, grants.get(r.id) ?? [], at, limits.get(r.id)) }));
+}
+
+/**
+ * Take turns on the sum of guarantees across tenants: an envelope being set
+ * and an approval in two different tenants lock different envelope rows, so
+ * without this both could pass the capacity check and together exceed it.
+ * Held to the end of the caller's transaction; taken before envelope rows.
+ */
+export async function lockGuaranteeSum(tx: Database): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('allot.quota.guarantee-sum'))`);
 }
 
 const NO_STARTING_QUOTA: BaseQuota = { cpuCores: 0, memoryBytes: 0, storageBytes: 0, pvcCount: 0 };

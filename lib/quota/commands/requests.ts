@@ -19,6 +19,7 @@ import { onProject, projectAddress } from "@/lib/tenancy/targets";
 import { amountFields, amountProblems, amountsOf, gpuBurstInput, isEmpty, type QuotaAmounts } from "../amounts";
 import { insertGrant, insertRequestLines, linesOfRequests } from "../grant-store";
 import { raiseEnvelopeToHoldings } from "./envelopes";
+import { lockGuaranteeSum } from "../envelope-store";
 import { linesOfAmounts } from "../lines";
 import { grantedColumn, requestAmountsOf, sameAmounts, withBurst } from "../request-amounts";
 import { assessRequest, UnknownGpuModelError } from "../assess";
@@ -87,6 +88,8 @@ export const createQuotaRequest = defineCommand({
       assertProjectOpen(project);
       // One request of a project is judged at a time: the cumulative cap of automatic approval counts the grants the one before wrote.
       await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("no key update");
+      // A rule may approve GPUs (the cost rule): it reads every tenant's guarantees, taking turns with approvals.
+      if (amounts.gpuCount > 0) await lockGuaranteeSum(tx);
       let assessment;
       try {
         assessment = await assessRequest(tx, settings, projectId, amounts, ctx.now);
@@ -203,6 +206,8 @@ export const approveQuotaRequest = defineCommand({
       const changed = !sameAmounts(granted, asked) || (endsAt?.getTime() ?? null) !== (r.endsAt?.getTime() ?? null);
       const actor = auditActorOf(ctx.actor);
 
+      // The capacity check below reads every tenant's guarantees: approvals and envelope changes take turns on it.
+      if (granted.gpuCount > 0) await lockGuaranteeSum(tx);
       let assessment;
       try {
         assessment = await assessRequest(tx, config().cluster, r.projectId, granted, ctx.now);
