@@ -87,7 +87,7 @@ export async function seedDemoData(db: Database, now: Date): Promise<boolean> {
     const pool = (name: string, gpu: Record<string, string> = {}) => ({ nodeLabels: { "cloud.google.com/gke-nodepool": name, ...gpu }, nodeTaints: Object.keys(gpu).length > 0 ? [GPU_TAINT] : [] });
     const poolRows = await tx.insert(nodePools).values([
       // The autoscaler keeps at least 3 H100 nodes: the 24 GPUs the tenants' envelopes guarantee (lib/demo/quota.ts). Training and preemptible work only: serving runs on MIG slices.
-      { name: "h100-pool", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, minNodes: 3, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1843 * GiB, tiers: ["training", "preemptible"], createdAt: now, ...pool("h100-pool", { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }) },
+      { name: "h100-pool", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, minNodes: 4, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1843 * GiB, tiers: ["training", "preemptible"], createdAt: now, ...pool("h100-pool", { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }) },
       {
         name: "a100-mig",
         gpuModel: "A100 1g.10gb",

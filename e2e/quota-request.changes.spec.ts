@@ -100,6 +100,10 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   await expect(entry.getByRole("region", { name: "Cost estimate" }).getByTestId("budget-note")).toContainText("No monthly budget is set for this project");
   await expect(queue.capacityRows(entry)).toHaveCount(1);
   await expectCells(queue.capacityRows(entry).first(), ["H100 GPUs", /^32\s*overcommit ×1\s*up to 48 at the autoscaler maximum$/, /^24\s*75%$/, /^28\s*87\.5%$/]);
+  // Across all tenants: the guarantees after approval against the pools at their minimum (4 nodes), now and maximum, and what bursts could reach.
+  await expect(queue.sharing(entry).getByRole("note")).toHaveText(
+    "H100: 28 H100 GPUs guaranteed across all tenants after approval (24 now): the pools hold them at their minimum (32), now (32) and at their maximum (48). With every burst limit used, 36 H100 GPUs could be asked for: borrowing alone could make the autoscaler grow h100-pool to 5 nodes (max 6), 4 more within the maximum.",
+  );
   const diff = queue.diff(entry);
   await expect(diff).toContainText("+++ ResourceQuota vision-lab--detector-training/project-quota (after approval)");
   await expect(diff).toContainText('-    requests.nvidia.com/gpu: "8"');

@@ -5,6 +5,7 @@ import { budgetBasisOf, checkBudget, formatMoney } from "@/lib/quota/view-helper
 import { BudgetCheckNote } from "./budget-check";
 import { CohortTable } from "./cohort-table";
 import { DiffView } from "./diff-view";
+import { SharingCheck } from "./sharing-check";
 import { CapacityTable, CostLines, QuotaComparison, SharesTable } from "./quota-tables";
 import { UsageSummary } from "./usage-summary";
 
@@ -78,6 +79,15 @@ export function DecisionPicture({ entry, currency, compact = false }: { entry: Q
               </p>
             ))}
         </section>
+        {a.sharing.length > 0 && (
+          <section aria-label="Guarantees and bursts across all tenants" className="min-w-0 space-y-2">
+            <H className={heading}>Guarantees and bursts across all tenants</H>
+            <p className="text-xs text-slate-500">
+              Guarantees must fit the pools at their autoscaler minimum (what stays however far they shrink); bursts are preemptible and bounded by burst limits and the autoscaler maximum.
+            </p>
+            <SharingCheck lines={a.sharing} />
+          </section>
+        )}
         <section aria-label="Tenant shares" className="min-w-0">
           <H className={heading}>Share of the cluster by tenant</H>
           <SharesTable

@@ -26,6 +26,11 @@ export class ApprovalQueuePage {
     return entry.getByRole("table", { name: "Capacity before and after approval" }).locator("tbody").getByRole("row");
   }
 
+  /** Per GPU line the request touches: guarantees and bursts across all tenants against the pools at minimum, now and maximum. */
+  sharing(entry: Locator): Locator {
+    return entry.getByRole("region", { name: "Guarantees and bursts across all tenants" });
+  }
+
   diff(entry: Locator): Locator {
     return entry.getByLabel(/^Diff of the cluster objects for /);
   }

@@ -10,8 +10,8 @@ const DAY_MS = 86_400_000;
  * on what the demo cluster held then: every pool has stood since the start of
  * the demo usage window (lib/demo/usage.ts, 90 days before seeding), and the
  * H100 pool ran 3 nodes (24 GPUs, exactly the 16 + 8 the pretraining and
- * detector-training guarantees hold) until the autoscaler added a fourth node
- * three weeks before seeding, for headroom. Demo usage never needs more than 24
+ * detector-training guarantees hold) until the platform raised its autoscaler
+ * minimum to four nodes three weeks before seeding, for headroom to guarantee. Demo usage never needs more than 24
  * H100, so it fits the pool in every hour (lib/demo/story.int.test.ts).
  */
 export const DEMO_H100_POOL = "h100-pool";

@@ -93,8 +93,9 @@ export const DEMO_GRANTS: readonly DemoGrantSpec[] = [
 
 /**
  * The tenants' envelopes: exactly what their projects hold, so the demo's
- * GPU guarantees (24 H100) are what the H100 pool holds at its autoscaler
- * minimum (3 nodes), with burst for Vision Lab's preemptible sweeps.
+ * GPU guarantees (24 H100) fit what the H100 pool holds at its autoscaler
+ * minimum (4 nodes, 32 H100) with 8 to spare for the pending request, and
+ * burst for Vision Lab's preemptible sweeps.
  */
 export const DEMO_ENVELOPES: readonly { tenant: string; gpuModel: string; guarantee: number; burst: number }[] = [
   { tenant: "vision-lab", gpuModel: "H100", guarantee: 8, burst: 8 },

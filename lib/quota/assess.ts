@@ -12,7 +12,8 @@ import { autoApprovedHoldings, needsSecondApproval, type AutoApprovedHoldings, t
 import { autoApprovedGrantsOf, clusterAllocation, grantsOfProjects, knownGpuResources, loadPools, loadQuotaPolicy, loadRates } from "./store";
 import { previewRequest } from "./view-helpers";
 import { cohortPicture } from "./cohort";
-import { cohortMembersOf } from "./envelope-store";
+import { cohortMembersOf, tenantLineHoldings } from "./envelope-store";
+import { approvalArithmetic, type ApprovalArithmetic } from "./sharing-arithmetic";
 
 export interface Assessment {
   /** The extended resource the GPU model is served as (from the node pools), when GPUs are asked for. */
@@ -29,6 +30,8 @@ export interface Assessment {
   policy: QuotaPolicy;
   /** The tenant's cohort on each line the request touches, before and after: guarantees, bursts, what is lent, fair shares. */
   cohort: ReturnType<typeof cohortPicture>;
+  /** Each GPU line the request touches, across all tenants, before and after: guarantees against the pools at minimum / now / maximum, bursts, peak demand. */
+  sharing: ApprovalArithmetic[];
 }
 
 export class UnknownGpuModelError extends Error {}
@@ -44,12 +47,19 @@ export class UnknownGpuModelError extends Error {}
 export type AssessmentBasis = Awaited<ReturnType<typeof loadAssessmentBasis>>;
 
 export async function loadAssessmentBasis(db: Database, settings: ClusterSettings, at: Date) {
-  const [pools, rateRows, policy, allocation, gpuResources] = await Promise.all([loadPools(db), loadRates(db), loadQuotaPolicy(db), clusterAllocation(db, settings, at), knownGpuResources(db)]);
-  return { pools, rateRows, policy, allocation, gpuResources };
+  const [pools, rateRows, policy, allocation, gpuResources, holdings] = await Promise.all([
+    loadPools(db),
+    loadRates(db),
+    loadQuotaPolicy(db),
+    clusterAllocation(db, settings, at),
+    knownGpuResources(db),
+    tenantLineHoldings(db, at),
+  ]);
+  return { pools, rateRows, policy, allocation, gpuResources, holdings };
 }
 
 export async function assessRequest(db: Database, settings: ClusterSettings, projectId: string, amounts: QuotaAmounts, at: Date, basis?: AssessmentBasis): Promise<Assessment> {
-  const [{ pools, rateRows, policy, allocation, gpuResources }, grants, autoGrants, [project]] = await Promise.all([
+  const [{ pools, rateRows, policy, allocation, gpuResources, holdings }, grants, autoGrants, [project]] = await Promise.all([
     basis ?? loadAssessmentBasis(db, settings, at),
     grantsOfProjects(db, [projectId]),
     autoApprovedGrantsOf(db, [projectId]),
@@ -108,5 +118,6 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
     secondApproval: needsSecondApproval(preview.estimate.monthly, policy),
     policy,
     cohort,
+    sharing: project ? approvalArithmetic(pools, policy.overcommit, holdings, project.tenantId, asGrant.lines) : [],
   };
 }

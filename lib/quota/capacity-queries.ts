@@ -14,6 +14,8 @@ import { compareWithExisting, nodeFactsOf, proposePools, type ImportItem, type N
 import type { QuotaPolicy } from "./policy";
 import { physicalGpusPerNode, schedulableGpusPerNode } from "./pool-hardware";
 import { recentPoolSizes, type PoolSizeSpan } from "./pool-sizes";
+import { tenantLineHoldings } from "./envelope-store";
+import { sharingArithmetic, type LineArithmetic } from "./sharing-arithmetic";
 import { clusterAllocation, loadQuotaPolicy } from "./store";
 
 /**
@@ -126,6 +128,8 @@ export interface CapacityOverview {
   /** The pools' size history (what idle cost is priced on), newest span first, at most SIZE_HISTORY_ROWS. */
   sizeHistory: PoolSizeSpan[];
   policy: QuotaPolicy;
+  /** Per GPU line: guarantees against the pools at minimum / now / maximum, bursts, and each tenant's part. Empty unless the reader may manage capacity. */
+  sharing: LineArithmetic[];
   /** Tenants a pool can be dedicated to. */
   tenants: { slug: string; name: string; isolationTier: string }[];
 }
@@ -151,7 +155,7 @@ const byRateOrder = (a: string, b: string) => {
 export async function capacityOverview(ctx: CommandContext, settings: ClusterSettings): Promise<CapacityOverview | null> {
   if (!can(ctx.actor, "capacity.view", { kind: "platform" }, ctx.now)) return null;
   const manager = can(ctx.actor, "capacity.manage", { kind: "platform" }, ctx.now);
-  const [poolRows, tenantRows, rateRows, policy, allocation, meteredCustom, sizeHistory] = await Promise.all([
+  const [poolRows, tenantRows, rateRows, policy, allocation, meteredCustom, sizeHistory, holdings] = await Promise.all([
     ctx.db.select().from(nodePools).orderBy(asc(nodePools.name)),
     ctx.db.select({ id: tenants.id, slug: tenants.slug, name: tenants.name, isolationTier: tenants.isolationTier }).from(tenants).orderBy(asc(tenants.name)),
     ctx.db
@@ -164,6 +168,7 @@ export async function capacityOverview(ctx: CommandContext, settings: ClusterSet
     // Custom meters with pushed usage: each is a rate card line, priced or shown as missing.
     ctx.db.selectDistinct({ resource: usageDaily.resource }).from(usageDaily).where(sql`${usageDaily.resource} not like 'gpu:%' and ${usageDaily.resource} not in ('cpu', 'memory', 'storage', 'inference')`),
     recentPoolSizes(ctx.db, SIZE_HISTORY_ROWS),
+    manager ? tenantLineHoldings(ctx.db, ctx.now) : [],
   ]);
 
   const tenantById = new Map(tenantRows.map((t) => [t.id, t]));
@@ -248,7 +253,8 @@ export async function capacityOverview(ctx: CommandContext, settings: ClusterSet
     return { resource, label: rateLabel(resource), unit, current, next: nextId ? viewById.get(nextId)! : null, missing: current === null };
   });
 
-  return { pools, resources, tenantShares, rateCard, rateHistory, sizeHistory, policy, tenants: tenantRows.map(({ slug, name, isolationTier }) => ({ slug, name, isolationTier })) };
+  const sharing = manager ? sharingArithmetic(poolRows, policy.overcommit, holdings) : [];
+  return { pools, resources, tenantShares, rateCard, rateHistory, sizeHistory, policy, sharing, tenants: tenantRows.map(({ slug, name, isolationTier }) => ({ slug, name, isolationTier })) };
 }
 
 export interface ImportProposal {

@@ -91,7 +91,7 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
       expect(byKey.memory).toMatchObject({ capacity: (4 * 1843 + 2 * 1152 + 20 * 256 + 6 * 192) * GiB, allocated: 4 * 16 * GiB });
       expect(byKey["gpu:H100"]).toMatchObject({ capacity: 32, capacityAtMax: 48, allocated: 0, utilisation: 0 });
       const h100Pool = data.pools.find((p) => p.name === "h100-pool")!;
-      expect(h100Pool).toMatchObject({ nodeCount: 4, minNodes: 3, maxNodes: 6, capacityNodes: 4, totals: { gpus: 32 }, atMax: { nodes: 6, totals: { gpus: 48 } } });
+      expect(h100Pool).toMatchObject({ nodeCount: 4, minNodes: 4, maxNodes: 6, capacityNodes: 4, totals: { gpus: 32 }, atMax: { nodes: 6, totals: { gpus: 48 } } });
       expect(data.tenantShares.map((t) => [t.slug, t.resources.cpu!.allocated])).toEqual([
         ["language-models", 8],
         ["vision-lab", 8],
@@ -521,7 +521,7 @@ describe(`importing node pools from the cluster (${databaseLabel()})`, () => {
     ]);
     const h100 = proposal.items[0]!;
     // The admin's model name and autoscaling bounds stay; the cluster says 5 nodes now.
-    expect(h100.pool).toMatchObject({ gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 5, minNodes: 3, maxNodes: 6, version: 1 });
+    expect(h100.pool).toMatchObject({ gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 5, minNodes: 4, maxNodes: 6, version: 1 });
     // These nodes also carry an instance type label, and not the seeded pool's GPU taint.
     expect(h100.changes).toEqual([
       { field: "nodeCount", from: 4, to: 5 },

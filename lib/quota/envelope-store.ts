@@ -1,12 +1,13 @@
 import "server-only";
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { projects, tenantQuotaEnvelopes, tenants } from "@/db/schema";
-import type { CohortMember } from "./cohort";
+import { cohortFigures, type CohortMember } from "./cohort";
 import { grantInForce, linesAt } from "./effective";
 import { lendLimitsOf } from "./grant-store";
 import { divideEnvelope, type EnvelopeLine, type EnvelopeRow, type ProjectHolding } from "./envelope";
 import { compareLines, sumLines, type BaseQuota } from "./lines";
+import { guaranteedOn, type TenantHoldings } from "./sharing-arithmetic";
 import { grantsOfProjects, loadPools } from "./store";
 
 /** A tenant's envelope lines, ordered ("default" flavour first); `lock` takes them FOR UPDATE, so moves and approvals on one tenant take turns. */
@@ -70,32 +71,61 @@ export async function cohortMembersOf(db: Database, tenantId: string, base: Base
 }
 
 /**
- * What all tenants are guaranteed of one GPU line, counting each tenant's
- * envelope where it has one for the line, else what its open projects hold
- * from grants: the sum that must fit in the pools at their autoscaler
- * minimum. `override` replaces one tenant's envelope (the value being set).
+ * Take turns on the sum of guarantees across tenants: an envelope being set
+ * and an approval in two different tenants lock different envelope rows, so
+ * without this both could pass the capacity check and together exceed it.
+ * Held to the end of the caller's transaction; taken before envelope rows.
+ */
+export async function lockGuaranteeSum(tx: Database): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('allot.quota.guarantee-sum'))`);
+}
+
+const NO_STARTING_QUOTA: BaseQuota = { cpuCores: 0, memoryBytes: 0, storageBytes: 0, pvcCount: 0 };
+
+/**
+ * What every tenant holds per line at `at`: its envelope where the platform
+ * set one, and what its open projects hold from grants in force (the
+ * starting quota is outside any envelope) with what they lend. Tenants
+ * holding nothing are left out; a disabled tenant's projects count for
+ * nothing, its envelope still does. What the sharing arithmetic and the
+ * capacity invariant are computed from.
+ */
+export async function tenantLineHoldings(db: Database, at: Date): Promise<TenantHoldings[]> {
+  const [tenantRows, envelopes, projectRows] = await Promise.all([
+    db.select({ id: tenants.id, slug: tenants.slug, name: tenants.name, status: tenants.status }).from(tenants).orderBy(asc(tenants.slug)),
+    db.select().from(tenantQuotaEnvelopes),
+    db
+      .select({ id: projects.id, tenantId: projects.tenantId, slug: projects.slug, name: projects.name, weight: projects.fairShareWeight })
+      .from(projects)
+      .where(isNull(projects.archivedAt))
+      .orderBy(asc(projects.slug)),
+  ]);
+  const active = new Set(tenantRows.filter((t) => t.status === "active").map((t) => t.id));
+  const open = projectRows.filter((p) => active.has(p.tenantId));
+  const ids = open.map((p) => p.id);
+  const [grants, limits] = await Promise.all([grantsOfProjects(db, ids), lendLimitsOf(db, ids)]);
+  return tenantRows.flatMap((t) => {
+    const members: CohortMember[] = open
+      .filter((p) => p.tenantId === t.id)
+      .map((p) => ({ slug: p.slug, name: p.name, weight: Number(p.weight), lines: linesAt(NO_STARTING_QUOTA, grants.get(p.id) ?? [], at, limits.get(p.id)) }));
+    const own = envelopes.filter((e) => e.tenantId === t.id);
+    const keyed = new Map<string, { flavor: string; resource: string }>();
+    for (const l of [...own, ...members.flatMap((m) => m.lines.filter((x) => x.resource !== "storage"))]) keyed.set(`${l.flavor}\u0000${l.resource}`, { flavor: l.flavor, resource: l.resource });
+    const lines = [...keyed.values()].sort(compareLines).map((line) => {
+      const e = own.find((x) => x.flavor === line.flavor && x.resource === line.resource);
+      const f = cohortFigures(members, line);
+      return { ...line, envelope: e ? { guarantee: Number(e.guarantee), burst: Number(e.burst) } : null, held: f.guarantee, heldBurst: f.burst, lendable: f.lendable };
+    });
+    return lines.length === 0 ? [] : [{ tenantId: t.id, slug: t.slug, name: t.name, active: active.has(t.id), lines }];
+  });
+}
+
+/**
+ * What all tenants are guaranteed of one line (tenantLineFigures: each
+ * tenant's envelope where it has one, else what its open projects hold):
+ * the sum that must fit in the pools at their autoscaler minimum. `override`
+ * replaces one tenant's envelope (the value being set).
  */
 export async function guaranteedAcrossTenants(db: Database, line: { flavor: string; resource: string }, at: Date, override: { tenantId: string; guarantee: number }): Promise<number> {
-  const envelopes = await db
-    .select({ tenantId: tenantQuotaEnvelopes.tenantId, guarantee: tenantQuotaEnvelopes.guarantee })
-    .from(tenantQuotaEnvelopes)
-    .where(and(eq(tenantQuotaEnvelopes.flavor, line.flavor), eq(tenantQuotaEnvelopes.resource, line.resource)));
-  const withEnvelope = new Map(envelopes.map((e) => [e.tenantId, Number(e.guarantee)]));
-  withEnvelope.set(override.tenantId, override.guarantee);
-  const rows = await db
-    .select({ id: projects.id, tenantId: projects.tenantId })
-    .from(projects)
-    .innerJoin(tenants, eq(tenants.id, projects.tenantId))
-    .where(and(isNull(projects.archivedAt), eq(tenants.status, "active")));
-  const others = rows.filter((r) => !withEnvelope.has(r.tenantId));
-  const grants = await grantsOfProjects(
-    db,
-    others.map((r) => r.id),
-  );
-  let held = 0;
-  for (const r of others) {
-    const lines = sumLines((grants.get(r.id) ?? []).filter((g) => grantInForce(g, at)).flatMap((g) => g.lines));
-    held += Math.max(0, lines.find((l) => l.flavor === line.flavor && l.resource === line.resource)?.guarantee ?? 0);
-  }
-  return [...withEnvelope.values()].reduce((s, n) => s + n, held);
+  return guaranteedOn(await tenantLineHoldings(db, at), line, override);
 }

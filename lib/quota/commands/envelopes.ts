@@ -13,7 +13,7 @@ import { assertTenantActive, tenantBySlug } from "@/lib/tenancy/lookup";
 import { onTenant, tenantAddress } from "@/lib/tenancy/targets";
 import { amountText, divideEnvelope, envelopeProblem, keyOfLine, lineOfKey, moveLines, moveProblem, parseLineAmount, quotaKeyInput, type QuotaKey } from "../envelope";
 import { capacityAtMinNowMax } from "../capacity";
-import { gpuResourcesByModel, guaranteedAcrossTenants, tenantEnvelope } from "../envelope-store";
+import { gpuResourcesByModel, guaranteedAcrossTenants, lockGuaranteeSum, tenantEnvelope } from "../envelope-store";
 import { DEFAULT_FLAVOR } from "../lines";
 import { loadPools, loadQuotaPolicy } from "../store";
 import { insertGrant } from "../grant-store";
@@ -57,6 +57,7 @@ export const setTenantEnvelope = defineCommand({
       const tenant = await tenantBySlug(tx, input.tenant);
       assertTenantActive(tenant);
       const line = await lineFor(tx, input.quota);
+      await lockGuaranteeSum(tx);
       const { rows, holdings } = await tenantEnvelope(tx, tenantId, ctx.now, true);
       const row = rows.find((r) => r.line.flavor === line.flavor && r.line.resource === line.resource);
       // Projects may already hold the line from approvals made before the envelope existed: it starts at least there.

@@ -19,9 +19,11 @@ import { onProject, projectAddress } from "@/lib/tenancy/targets";
 import { amountFields, amountProblems, amountsOf, gpuBurstInput, isEmpty, type QuotaAmounts } from "../amounts";
 import { insertGrant, insertRequestLines, linesOfRequests } from "../grant-store";
 import { raiseEnvelopeToHoldings } from "./envelopes";
+import { lockGuaranteeSum } from "../envelope-store";
 import { linesOfAmounts } from "../lines";
 import { grantedColumn, requestAmountsOf, sameAmounts, withBurst } from "../request-amounts";
 import { assessRequest, UnknownGpuModelError } from "../assess";
+import { minimumProblem } from "../sharing-arithmetic";
 import { projectPlace, requestPath } from "../places";
 import { describeAmounts } from "../view-helpers";
 import { loadPools } from "../store";
@@ -86,6 +88,8 @@ export const createQuotaRequest = defineCommand({
       assertProjectOpen(project);
       // One request of a project is judged at a time: the cumulative cap of automatic approval counts the grants the one before wrote.
       await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("no key update");
+      // A rule may approve GPUs (the cost rule): it reads every tenant's guarantees, taking turns with approvals.
+      if (amounts.gpuCount > 0) await lockGuaranteeSum(tx);
       let assessment;
       try {
         assessment = await assessRequest(tx, settings, projectId, amounts, ctx.now);
@@ -113,7 +117,8 @@ export const createQuotaRequest = defineCommand({
       const link = requestPath(tenant.slug, project.slug, request!.id);
       await enqueueWebhookEvent(tx, "request.created", { text: `${ctx.actor.displayName} asks for ${describeAmounts(amounts)} on ${tenant.slug}/${project.slug}`, requestId: request!.id, tenant: tenant.slug, project: project.slug, link }, ctx.now);
 
-      if (!assessment.auto.auto) return { request: request!, autoApproved: false, assessment };
+      // A rule never guarantees GPUs the pools would not hold at their autoscaler minimum: a person decides (and is told why).
+      if (!assessment.auto.auto || minimumProblem(assessment.sharing)) return { request: request!, autoApproved: false, assessment };
       const changeId = await grantAndApply(tx, request!, amounts, input.endsAt ?? null, assessment.gpuResource, ctx.now, SYSTEM);
       const [approved] = await tx
         .update(quotaRequests)
@@ -201,6 +206,8 @@ export const approveQuotaRequest = defineCommand({
       const changed = !sameAmounts(granted, asked) || (endsAt?.getTime() ?? null) !== (r.endsAt?.getTime() ?? null);
       const actor = auditActorOf(ctx.actor);
 
+      // The capacity check below reads every tenant's guarantees: approvals and envelope changes take turns on it.
+      if (granted.gpuCount > 0) await lockGuaranteeSum(tx);
       let assessment;
       try {
         assessment = await assessRequest(tx, config().cluster, r.projectId, granted, ctx.now);
@@ -208,6 +215,9 @@ export const approveQuotaRequest = defineCommand({
         if (error instanceof UnknownGpuModelError) throw new AppError("conflict", `${error.message} Reject the request or add the pool first.`);
         throw error;
       }
+      // Guarantees across all tenants stay within what the pools hold at their autoscaler minimum, as setTenantEnvelope keeps them.
+      const beyondMinimum = minimumProblem(assessment.sharing);
+      if (beyondMinimum) throw new AppError("validation", undefined, { gpuCount: [beyondMinimum] });
       // Above the cost limit the first approval only records itself; a different admin completes it.
       if (assessment.secondApproval && !r.firstApprovedBy) {
         const [row] = await tx

@@ -4,6 +4,7 @@ import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
 import { plural } from "@/components/cluster-status";
 import { HardwareFacts } from "@/components/pool-hardware";
+import { SharingCard } from "@/components/quota/sharing-card";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, formatDateTime, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
@@ -61,6 +62,7 @@ export default async function CapacityPage({ searchParams }: { searchParams: Pro
       <div className="space-y-6">
         <PoolsCard data={data} live={live} />
         <CapacityCard data={data} />
+        <SharingCard lines={data.sharing} live={live} />
         <RateCard data={data} currency={cfg.currency} now={ctx.now} />
         <RulesCard policy={data.policy} currency={cfg.currency} />
       </div>

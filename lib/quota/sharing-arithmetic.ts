@@ -1,0 +1,207 @@
+import { capacityAtMinNowMax, fitOf, type CapacityKey, type Fit, type Overcommit, type PoolCapacityInput } from "./capacity";
+
+/**
+ * The arithmetic of GPU sharing, per GPU line (flavour): what the pools hold
+ * at their autoscaler minimum, now and at their maximum (overcommit
+ * included), what all tenants are guaranteed of it, what their burst limits
+ * add, and so how far borrowing alone could make the autoscaler grow the
+ * pools. Guarantees must fit the minimum (what stays however far the
+ * autoscaler shrinks); bursts are preemptible and bounded by the maximum.
+ * Pure: no I/O. The loader is envelope-store's tenantLineHoldings.
+ */
+
+/** What one tenant holds of one line. */
+export interface LineHolding {
+  flavor: string;
+  resource: string;
+  /** The envelope the platform set for the tenant on this line, if any. */
+  envelope: { guarantee: number; burst: number } | null;
+  /** What the tenant's open projects hold from grants in force (each project at least 0). */
+  held: number;
+  heldBurst: number;
+  /** What the projects let others borrow of their guarantees (their lend limits applied). */
+  lendable: number;
+}
+
+export interface TenantHoldings {
+  tenantId: string;
+  slug: string;
+  name: string;
+  /** A disabled tenant's projects count for nothing; its envelope stays a promise until the platform lowers it. */
+  active: boolean;
+  lines: LineHolding[];
+}
+
+type Line = { flavor: string; resource: string };
+const sameLine = (a: Line, b: Line) => a.flavor === b.flavor && a.resource === b.resource;
+const lineOf = (t: TenantHoldings, line: Line) => t.lines.find((l) => sameLine(l, line));
+
+/**
+ * What a tenant is guaranteed and may burst on a line: its envelope where the
+ * platform set one (its projects divide it), else what its projects hold.
+ * The one rule behind the envelope check, the approval check and the pages.
+ */
+export function tenantLineFigures(h: LineHolding | undefined): { guarantee: number; burst: number } {
+  if (!h) return { guarantee: 0, burst: 0 };
+  return h.envelope ? { guarantee: h.envelope.guarantee, burst: h.envelope.burst } : { guarantee: h.held, burst: h.heldBurst };
+}
+
+/** What all tenants are guaranteed of a line; `override` stands for one tenant's guarantee (an envelope being set). */
+export function guaranteedOn(tenants: readonly TenantHoldings[], line: Line, override?: { tenantId: string; guarantee: number }): number {
+  let sum = 0;
+  for (const t of tenants) sum += override?.tenantId === t.tenantId ? override.guarantee : tenantLineFigures(lineOf(t, line)).guarantee;
+  if (override && !tenants.some((t) => t.tenantId === override.tenantId)) sum += override.guarantee;
+  return sum;
+}
+
+/**
+ * The holdings once a grant of `added` lines is written to a project of
+ * `tenantId`: its projects hold more, and an envelope they outgrow is raised
+ * to what they hold (as raiseEnvelopeToHoldings does), so inside an envelope
+ * the tenant's guarantee does not change. What the projects lend is left as
+ * it was (a project's lend limit decides it, not the grant).
+ */
+export function holdingsAfterGrant(tenants: readonly TenantHoldings[], tenantId: string, added: readonly (Line & { guarantee: number; burst: number })[]): TenantHoldings[] {
+  return tenants.map((t) => {
+    if (t.tenantId !== tenantId) return t;
+    const lines = [...t.lines];
+    for (const a of added) {
+      const i = lines.findIndex((l) => sameLine(l, a));
+      const h: LineHolding = i >= 0 ? lines[i]! : { flavor: a.flavor, resource: a.resource, envelope: null, held: 0, heldBurst: 0, lendable: 0 };
+      const held = h.held + a.guarantee;
+      const heldBurst = h.heldBurst + a.burst;
+      const envelope = h.envelope ? { guarantee: Math.max(h.envelope.guarantee, held), burst: Math.max(h.envelope.burst, heldBurst) } : null;
+      const next = { ...h, held, heldBurst, envelope };
+      if (i >= 0) lines[i] = next;
+      else lines.push(next);
+    }
+    return { ...t, lines };
+  });
+}
+
+export interface TenantOnLine {
+  slug: string;
+  name: string;
+  active: boolean;
+  guarantee: number;
+  burst: number;
+  lendable: number;
+  /** Whether the guarantee is the tenant's envelope (else its projects' guarantees). */
+  fromEnvelope: boolean;
+}
+
+export interface LineArithmetic {
+  key: CapacityKey;
+  flavor: string;
+  resource: string;
+  /** What the pools hold at their autoscaler minimum, now and at their maximum, overcommit included. */
+  capacity: { atMin: number; now: number; atMax: number };
+  /** What all tenants are guaranteed. */
+  guaranteed: number;
+  /** capacity.atMin − guaranteed: what can still be guaranteed; negative when guarantees exceed the minimum. */
+  headroomAtMin: number;
+  /** The sum of the tenants' burst limits: what borrowing may add on top of the guarantees. */
+  burst: number;
+  /** Every guarantee and every burst at once: the most the tenants' queues could ask for. */
+  peak: number;
+  /** How much capacity beyond the nodes present borrowing alone could make the autoscaler add (up to the maximum). */
+  growthFromBorrowing: number;
+  /** Whether peak demand fits now, only once the autoscaler grows pools (which, to how many nodes), or not even at the maximum. */
+  peakFit: Fit;
+  /** peak ≤ capacity at the maximum: bursts can never ask for more than the pools could ever hold. */
+  burstWithinMaximum: boolean;
+  tenants: TenantOnLine[];
+}
+
+/** Where a GPU model's line lives: "gpu:<model>" is how capacity names it. */
+const keyOf = (l: Line): CapacityKey => `gpu:${l.flavor}`;
+
+/**
+ * The arithmetic of every GPU line the pools offer or a tenant holds, ordered
+ * by model. Only GPU lines: CPU and memory are not shared through Kueue
+ * flavours here.
+ */
+export function sharingArithmetic(pools: readonly PoolCapacityInput[], overcommit: Overcommit, tenants: readonly TenantHoldings[]): LineArithmetic[] {
+  const ranges = capacityAtMinNowMax(pools, overcommit).filter((r) => r.resource.startsWith("gpu:"));
+  const resourceOf = new Map<string, string>();
+  for (const p of pools) if (p.gpuModel && p.gpuResource && !resourceOf.has(p.gpuModel)) resourceOf.set(p.gpuModel, p.gpuResource);
+  const lines = new Map<CapacityKey, Line>();
+  for (const r of ranges) {
+    const model = r.resource.slice(4);
+    const resource = resourceOf.get(model);
+    if (resource) lines.set(r.resource, { flavor: model, resource });
+  }
+  for (const t of tenants) for (const l of t.lines) if (l.flavor !== "default" && !lines.has(keyOf(l))) lines.set(keyOf(l), { flavor: l.flavor, resource: l.resource });
+  return [...lines.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, line]) => {
+      const r = ranges.find((x) => x.resource === key);
+      return lineArithmetic(pools, overcommit, tenants, line, { atMin: r?.atMin ?? 0, now: r?.now ?? 0, atMax: r?.atMax ?? 0 });
+    });
+}
+
+function lineArithmetic(pools: readonly PoolCapacityInput[], overcommit: Overcommit, tenants: readonly TenantHoldings[], line: Line, capacity: LineArithmetic["capacity"]): LineArithmetic {
+  const onLine: TenantOnLine[] = tenants
+    .map((t) => {
+      const h = lineOf(t, line);
+      const f = tenantLineFigures(h);
+      return { slug: t.slug, name: t.name, active: t.active, ...f, lendable: h?.lendable ?? 0, fromEnvelope: Boolean(h?.envelope) };
+    })
+    .filter((t) => t.guarantee > 0 || t.burst > 0);
+  const guaranteed = onLine.reduce((s, t) => s + t.guarantee, 0);
+  const burst = onLine.reduce((s, t) => s + t.burst, 0);
+  const peak = guaranteed + burst;
+  return {
+    key: keyOf(line),
+    flavor: line.flavor,
+    resource: line.resource,
+    capacity,
+    guaranteed,
+    headroomAtMin: capacity.atMin - guaranteed,
+    burst,
+    peak,
+    growthFromBorrowing: Math.max(0, Math.min(peak, capacity.atMax) - Math.max(guaranteed, capacity.now)),
+    peakFit: fitOf(pools, overcommit, keyOf(line), peak),
+    burstWithinMaximum: peak <= capacity.atMax,
+    tenants: onLine,
+  };
+}
+
+/** One GPU line a request touches, before and after approval. */
+export interface ApprovalArithmetic {
+  before: LineArithmetic;
+  after: LineArithmetic;
+  /** The approval would leave guarantees above what the pools hold at their minimum, and adds to them: approving is refused. */
+  breaksMinimum: boolean;
+}
+
+/** The arithmetic of each GPU line among `added`, before and after they are granted to a project of `tenantId`. */
+export function approvalArithmetic(
+  pools: readonly PoolCapacityInput[],
+  overcommit: Overcommit,
+  tenants: readonly TenantHoldings[],
+  tenantId: string,
+  added: readonly (Line & { guarantee: number; burst: number })[],
+): ApprovalArithmetic[] {
+  const gpu = added.filter((a) => a.flavor !== "default" && (a.guarantee !== 0 || a.burst !== 0));
+  if (gpu.length === 0) return [];
+  const before = sharingArithmetic(pools, overcommit, tenants);
+  const after = sharingArithmetic(pools, overcommit, holdingsAfterGrant(tenants, tenantId, gpu));
+  return gpu.flatMap((a) => {
+    const b = before.find((x) => x.key === keyOf(a));
+    const n = after.find((x) => x.key === keyOf(a));
+    if (!b || !n) return [];
+    return [{ before: b, after: n, breaksMinimum: n.guaranteed > n.capacity.atMin && n.guaranteed > b.guaranteed }];
+  });
+}
+
+/** The refusal of an approval that would break the invariant, naming the line, or null. */
+export function minimumProblem(lines: readonly ApprovalArithmetic[]): string | null {
+  const broken = lines.find((l) => l.breaksMinimum);
+  if (!broken) return null;
+  const { after, before } = broken;
+  const room = Math.max(0, before.headroomAtMin);
+  return `would guarantee ${after.guaranteed} ${after.flavor} GPUs across all tenants, more than the pools hold at their autoscaler minimum (${after.capacity.atMin}); ${
+    room > 0 ? `at most ${room} more can be guaranteed` : "nothing more can be guaranteed"
+  }: grant less (or burst instead), or raise the pools' minimum first`;
+}
