@@ -1,5 +1,6 @@
 import "server-only";
 import { and, eq, isNull } from "drizzle-orm";
+import { z } from "zod";
 import { apiTokens, federationTrusts } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
@@ -9,7 +10,7 @@ import { AppError, isUniqueViolation } from "@/lib/errors";
 import { assertTenantActive, serviceAccountByName, tenantBySlug } from "@/lib/tenancy/lookup";
 import { serviceAccountName } from "@/lib/tenancy/commands/service-accounts";
 import { onTenant, tenantAddress } from "@/lib/tenancy/targets";
-import { issuerProblem, trustInput, trustName } from "./inputs";
+import { claimConditionsInput, conditionsFromText, issuerProblem, trustInput, trustName } from "./inputs";
 
 const DAY = 86_400_000;
 const accountTarget = tenantAddress.extend({ serviceAccount: serviceAccountName });
@@ -91,4 +92,28 @@ export const revokeTrust = defineCommand({
       return { revoked: true, revokedTokens: tokens.length };
     });
   },
+});
+
+/** Issuers people pick from a list in the portal; a Kubernetes cluster's issuer is its own URL, typed under "other". */
+export const ISSUER_PRESETS = [
+  { value: "https://token.actions.githubusercontent.com", label: "GitHub Actions" },
+  { value: "https://gitlab.com", label: "GitLab.com" },
+] as const;
+
+/**
+ * The portal form's variant of createTrust: the issuer is a preset or typed,
+ * and the claim conditions come as JSON text. Same target, same run.
+ */
+export const createTrustFromForm = defineCommand({
+  ...createTrust,
+  name: "createTrustFromForm",
+  input: accountTarget
+    .extend({
+      ...trustInput.shape,
+      issuerPreset: z.enum([...ISSUER_PRESETS.map((p) => p.value), "other"], { message: "pick an issuer, or other" }),
+      issuer: z.string().default(""),
+      claimConditions: z.string().default("").transform(conditionsFromText).pipe(claimConditionsInput),
+    })
+    // An empty "other" issuer is then refused by issuerProblem, under the issuer field.
+    .transform(({ issuerPreset, ...rest }) => ({ ...rest, issuer: issuerPreset === "other" ? rest.issuer.trim() : issuerPreset })),
 });

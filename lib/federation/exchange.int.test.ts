@@ -13,7 +13,7 @@ import { auditLog, contextOf, countOf } from "@/test/fixtures";
 import { startLoopbackIssuer, type LoopbackIssuer } from "@/test/oidc-issuer";
 import { freePort } from "@/test/ports";
 import { outcomeOf, projectIdOf, seededDatabase, unique } from "@/test/tenancy";
-import { createTrust, revokeTrust } from "./commands";
+import { createTrust, createTrustFromForm, revokeTrust } from "./commands";
 import { exchangeToken, type ExchangeResult } from "./exchange";
 import { handleTokenRequest } from "./token-endpoint";
 import { IssuerKeys } from "./jwks";
@@ -313,6 +313,17 @@ describe(`trust commands (${databaseLabel()})`, () => {
     expect(await fieldsOf({ claimConditions: { sub: "x" } })).toEqual(["claimConditions"]);
     expect(await fieldsOf({ claimConditions: "not json" })).toEqual(["claimConditions"]);
     expect(await fieldsOf({ claimConditions: { nested: { a: 1 } } })).toEqual(["claimConditions.nested"]);
+  });
+
+  it("takes the portal form: an issuer preset or a typed one, and conditions as JSON text", async () => {
+    const { name } = await trustedAccount();
+    const ctx = await visionAdmin();
+    const form = (extra: Record<string, string>) => ({ tenant: "vision-lab", serviceAccount: name, name: unique("form"), audience: "allot", subjectPattern: "repo:acme/ml:*", issuer: "", claimConditions: "", ...extra });
+    const preset = await executeCommand(createTrustFromForm, ctx, form({ issuerPreset: "https://token.actions.githubusercontent.com", claimConditions: '{"repository_owner": "acme"}' }));
+    expect(preset).toMatchObject({ issuer: "https://token.actions.githubusercontent.com", claimConditions: { repository_owner: "acme" } });
+    expect((await executeCommand(createTrustFromForm, ctx, form({ issuerPreset: "other", issuer: " https://oidc.example.com " }))).issuer).toBe("https://oidc.example.com");
+    await expect(executeCommand(createTrustFromForm, ctx, form({ issuerPreset: "other" }))).rejects.toMatchObject({ fields: { issuer: [expect.any(String)] } });
+    await expect(executeCommand(createTrustFromForm, ctx, form({ issuerPreset: "https://gitlab.com", claimConditions: "{not json" }))).rejects.toMatchObject({ fields: { claimConditions: [expect.any(String)] } });
   });
 
   it("lets only the tenant's admins (and platform admins) manage trusts", async () => {

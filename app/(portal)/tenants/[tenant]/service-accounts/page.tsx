@@ -15,6 +15,7 @@ import {
   updateServiceAccountAction,
 } from "../actions";
 import { TenantHeader } from "../tenant-header";
+import { TrustsSection } from "./trusts-section";
 
 export const metadata = { title: "Service accounts" };
 
@@ -158,6 +159,7 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
                       ))}
                     </DataTable>
                   ))}
+                {canManage && <TrustsSection tenant={detail.tenant.slug} account={a.name} trusts={a.trusts} />}
               </Card>
             );
           })}
