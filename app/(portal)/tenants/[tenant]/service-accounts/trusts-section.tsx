@@ -33,7 +33,7 @@ const TRUST_FIELDS: FieldSpec[] = [
 ];
 
 /** A service account's trusted OIDC issuers (keyless automation): tenant admins add and revoke them. */
-export function TrustsSection({ tenant, account, trusts }: { tenant: string; account: string; trusts: TrustSummary[] }) {
+export function TrustsSection({ tenant, account, trusts, tokenMinutes }: { tenant: string; account: string; trusts: TrustSummary[]; tokenMinutes: number }) {
   const sa: FieldSpec[] = [
     { kind: "hidden", name: "tenant", value: tenant },
     { kind: "hidden", name: "serviceAccount", value: account },
@@ -46,7 +46,7 @@ export function TrustsSection({ tenant, account, trusts }: { tenant: string; acc
           triggerLabel="Trust an issuer"
           triggerKind="secondary"
           title={`Trust an issuer for ${account}`}
-          description="A job holding a token from this issuer, for this audience, with a matching subject, exchanges it at POST /oauth/token for a token of this account that lives 15 minutes. Nothing secret is stored."
+          description={`A job holding a token from this issuer, for this audience, with a matching subject, exchanges it at POST /oauth/token for a token of this account that lives ${tokenMinutes} minutes. Nothing secret is stored.`}
           submitLabel="Trust issuer"
           action={createTrustAction}
           fields={[...sa, ...TRUST_FIELDS]}
