@@ -11,7 +11,8 @@ import { buildCsp } from "@/lib/security/csp";
  * made by the page through lib/auth on every request.
  */
 
-const PUBLIC_PATHS = [/^\/sign-in(\/|$)/, /^\/api\//, /^\/healthz$/, /^\/readyz$/];
+// /oauth/token is the token exchange (lib/federation): the caller proves itself with the token it sends.
+const PUBLIC_PATHS = [/^\/sign-in(\/|$)/, /^\/api\//, /^\/oauth\/token$/, /^\/healthz$/, /^\/readyz$/];
 const SESSION_COOKIE = /^(__Secure-)?authjs\.session-token(\.\d+)?$/;
 
 const oidcOrigin = (() => {

@@ -30,7 +30,10 @@ const doc = buildOpenApiDocument(API_ROUTES, "http://localhost:3000");
 
 type Parameter = { name: string; in: "path" | "query"; required: boolean; schema: JsonSchema };
 type Operation = { parameters: Parameter[]; requestBody?: { content: { "application/json": { schema: JsonSchema } } } };
-const OPERATIONS = Object.entries(doc.paths).flatMap(([template, methods]) =>
+// The JSON API under /api/v1; POST /oauth/token takes a form and answers OAuth errors, tested in lib/federation/exchange.int.test.ts.
+const OPERATIONS = Object.entries(doc.paths)
+  .filter(([template]) => template.startsWith("/api/v1/"))
+  .flatMap(([template, methods]) =>
   Object.entries(methods as Record<string, Operation>).map(([method, op]) => ({ template, method: method.toUpperCase(), op })),
 );
 

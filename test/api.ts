@@ -45,6 +45,7 @@ export function resolveRoute(pathname: string): { file: string; params: Record<s
     return { file: path.join(process.cwd(), dir, "route.ts"), params };
   }
   if (pathname === "/api/v1/openapi.json") return { file: path.join(process.cwd(), "app/api/v1/openapi.json/route.ts"), params: {} };
+  if (pathname === "/oauth/token") return { file: path.join(process.cwd(), "app/oauth/token/route.ts"), params: {} };
   // What Next serves for a path no route file matches (its catch-all parameter is not used).
   return { file: path.join(process.cwd(), "app/api/v1/[[...unknown]]/route.ts"), params: {} };
 }

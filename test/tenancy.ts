@@ -110,6 +110,8 @@ export const WRITABLE_TABLES = [
   "users",
   "service_accounts",
   "api_tokens",
+  "federation_trusts",
+  "federation_exchanges",
   "platform_admins",
   "memberships",
   "project_grants",

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenancy";
 
 /**
@@ -88,6 +88,52 @@ export const authSessions = pgTable(
 );
 
 /**
+ * An external OIDC issuer a service account trusts instead of holding a static
+ * token (keyless automation, lib/federation): a JWT from `issuer` for
+ * `audience` whose subject matches `subjectPattern` (exact, or a glob with `*`)
+ * and whose other claims equal `claimConditions` is exchanged for a short-lived
+ * token of the account. Nothing secret is stored: keys come from the issuer.
+ */
+export const federationTrusts = pgTable(
+  "federation_trusts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    serviceAccountId: uuid("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.principalId, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    issuer: text("issuer").notNull(),
+    audience: text("audience").notNull(),
+    subjectPattern: text("subject_pattern").notNull(),
+    /** Claim name -> the value it must equal (string, number or boolean); {} for none. */
+    claimConditions: jsonb("claim_conditions").$type<Record<string, string | number | boolean>>().notNull().default({}),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdBy: uuid("created_by").references(() => principals.id, { onDelete: "set null" }),
+    /** Null: in force until revoked. */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("federation_trusts_account_name_unique").on(t.serviceAccountId, t.name), index("federation_trusts_issuer_idx").on(t.issuer)],
+);
+
+/**
+ * Subject tokens already exchanged, so each is used once: keyed by issuer and
+ * the SHA-256 of its jti (or of the whole token when it has none), kept until
+ * the token's own expiry, after which it is refused anyway.
+ */
+export const federationExchanges = pgTable(
+  "federation_exchanges",
+  {
+    key: text("key").primaryKey(),
+    trustId: uuid("trust_id").references(() => federationTrusts.id, { onDelete: "set null" }),
+    exchangedAt: timestamp("exchanged_at", { withTimezone: true }).notNull(),
+    subjectExpiresAt: timestamp("subject_expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("federation_exchanges_expiry_idx").on(t.subjectExpiresAt)],
+);
+
+/**
  * Bearer tokens of service accounts. The token is shown once; we keep its
  * public prefix (to find and list it) and the SHA-256 of the whole token.
  */
@@ -106,6 +152,8 @@ export const apiTokens = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true }),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** Set on a short-lived token issued by exchanging an external OIDC token under this trust; null for minted tokens. */
+    federationTrustId: uuid("federation_trust_id").references(() => federationTrusts.id, { onDelete: "cascade" }),
   },
   (t) => [uniqueIndex("api_tokens_prefix_unique").on(t.prefix), index("api_tokens_service_account_idx").on(t.serviceAccountId)],
 );

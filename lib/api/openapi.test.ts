@@ -38,6 +38,12 @@ describe("OpenAPI document", () => {
     expect(operation("/api/v1/tenants/{tenant}/projects", "post")!.parameters.map((p) => p.name)).toEqual(["tenant"]);
   });
 
+  it("documents the token exchange as a public form endpoint with the RFC 8693 parameters", () => {
+    const exchange = (doc.paths["/oauth/token"] as Record<string, { security: unknown[]; requestBody: { content: Record<string, { schema: { required: string[] } }> } }>).post!;
+    expect(exchange.security).toEqual([]);
+    expect(exchange.requestBody.content["application/x-www-form-urlencoded"]!.schema.required).toEqual(["grant_type", "subject_token", "subject_token_type"]);
+  });
+
   it("gives every operation a unique id", () => {
     const ids = API_ROUTES.map((r) => operation(r.path, r.method.toLowerCase())!.operationId);
     expect(new Set(ids).size).toBe(ids.length);

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { API_ERROR_CODES } from "./errors";
+import { ACCESS_TOKEN_TYPE, GRANT_TYPE, ID_TOKEN_TYPE, JWT_TOKEN_TYPE } from "@/lib/federation/token-types";
 import type { AnyApiRoute } from "./route";
 
 type JsonSchema = Record<string, unknown>;
@@ -47,6 +48,63 @@ function parameters(schema: z.ZodType | undefined, where: "path" | "query") {
 const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
 
 /**
+ * POST /oauth/token (lib/federation/token-endpoint.ts) is no /api/v1 route: it
+ * takes a form, answers OAuth errors and needs no bearer token, so it is
+ * described here by hand, from the constants the endpoint itself uses.
+ */
+const oauthErrorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { type: "object", required: ["error"], properties: { error: { type: "string" }, error_description: { type: "string" } } } } },
+});
+
+const tokenExchangeOperation = {
+  operationId: "postOauthToken",
+  summary: "Exchange an external OIDC token (GitHub Actions, GitLab, a Kubernetes projected service account token) for a short-lived token of the service account that trusts its issuer (RFC 8693)",
+  tags: ["Service accounts"],
+  security: [],
+  requestBody: {
+    required: true,
+    content: {
+      "application/x-www-form-urlencoded": {
+        schema: {
+          type: "object",
+          required: ["grant_type", "subject_token", "subject_token_type"],
+          properties: {
+            grant_type: { type: "string", enum: [GRANT_TYPE] },
+            subject_token: { type: "string", description: "The JWT from the issuer; accepted once" },
+            subject_token_type: { type: "string", enum: [JWT_TOKEN_TYPE, ID_TOKEN_TYPE] },
+            requested_token_type: { type: "string", enum: [ACCESS_TOKEN_TYPE] },
+            audience: { type: "string", description: "<tenant>/<service-account>, when trusts of several accounts would accept the token" },
+          },
+        },
+      },
+    },
+  },
+  responses: {
+    "200": {
+      description: "A bearer token of the service account, acting with its roles until it expires",
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            required: ["access_token", "issued_token_type", "token_type", "expires_in"],
+            properties: {
+              access_token: { type: "string" },
+              issued_token_type: { type: "string", enum: [ACCESS_TOKEN_TYPE] },
+              token_type: { type: "string", enum: ["Bearer"] },
+              expires_in: { type: "integer", description: "Seconds (ALLOT_FEDERATION_TOKEN_MINUTES)" },
+            },
+          },
+        },
+      },
+    },
+    "400": oauthErrorResponse("invalid_request, unsupported_grant_type, invalid_grant (the token was refused) or invalid_target"),
+    "429": oauthErrorResponse("Too many failed exchanges from this address; see Retry-After"),
+    "503": oauthErrorResponse("temporarily_unavailable: the issuer's keys could not be fetched"),
+  },
+};
+
+/**
  * The OpenAPI 3.1 document, generated from the routes' own zod schemas (the
  * same ones that validate requests and shape responses), so it cannot drift.
  */
@@ -82,6 +140,7 @@ export function buildOpenApiDocument(routes: AnyApiRoute[], serverUrl: string) {
     }
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
+  paths["/oauth/token"] = { post: tokenExchangeOperation };
   return {
     openapi: "3.1.0",
     info: {

@@ -92,6 +92,21 @@ export const tokenOut = z.object({
   state: z.enum(["active", "expired", "revoked"]),
 });
 
+export const trustOut = z.object({
+  name: z.string(),
+  issuer: z.string(),
+  audience: z.string(),
+  subjectPattern: z.string().describe("The sub claim required: exact, or a glob where * matches any run of characters"),
+  claimConditions: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe("Other claims and the values they must equal"),
+  createdAt: isoDateTime,
+  createdBy: z.string().nullable(),
+  expiresAt: nullableDate,
+  lastUsedAt: nullableDate,
+  revokedAt: nullableDate,
+  state: z.enum(["active", "expired", "revoked"]),
+  liveTokens: z.number().int().describe("Tokens exchanged under this trust that are still live"),
+});
+
 export const serviceAccountOut = z.object({
   principalId: z.string(),
   name: z.string(),
@@ -100,7 +115,8 @@ export const serviceAccountOut = z.object({
   createdAt: isoDateTime,
   disabled: z.boolean(),
   projectRoles: z.array(z.object({ grantId: z.string(), projectSlug: z.string(), projectName: z.string(), role: z.enum(["member", "viewer", "meter"]), expiresAt: nullableDate })),
-  tokens: z.array(tokenOut).describe("Present for tenant admins; never includes the secret"),
+  tokens: z.array(tokenOut).describe("Present for tenant admins; never includes the secret. Tokens exchanged under a trust are counted on the trust instead"),
+  trusts: z.array(trustOut).describe("External OIDC issuers this account trusts (keyless automation); present for tenant admins"),
 });
 
 export const newTokenOut = z.object({

@@ -71,6 +71,8 @@ export const PERMISSIONS = {
   "tenant.audit.view": { on: "tenant", roles: ADMINS },
   "service_account.view": { on: "tenant", roles: TENANT_READERS },
   "service_account.manage": { on: "tenant", roles: ADMINS },
+  /** Which external OIDC issuers may act as the tenant's service accounts (lib/federation): as strong as minting tokens. */
+  "service_account.trust.manage": { on: "tenant", roles: ADMINS },
   "project.create": { on: "tenant", roles: ADMINS },
   "tenant.quota.view": { on: "tenant", roles: TENANT_READERS },
   /** The envelope is what the platform approved for the whole tenant: only the platform changes it. */

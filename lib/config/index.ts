@@ -95,6 +95,14 @@ const envSchema = z.object({
     .max(120, "must be at most 120")
     .default(3),
   ALLOT_MIGRATE_ON_START: flag.default(true),
+  // Issuers are https; plain http only to a loopback issuer, for tests and local trials.
+  ALLOT_FEDERATION_HTTP_LOOPBACK: flag.default(false),
+  ALLOT_FEDERATION_TOKEN_MINUTES: z.coerce
+    .number({ message: "must be a number of minutes" })
+    .int("must be a whole number of minutes")
+    .min(1, "must be at least 1")
+    .max(60, "must be at most 60: exchanged tokens are meant to be short-lived")
+    .default(15),
   ALLOT_MAX_COLLABORATOR_DAYS: z.coerce
     .number({ message: "must be a number of days" })
     .int("must be a whole number of days")
@@ -189,6 +197,8 @@ export type AllotConfig = {
   migrateOnStart: boolean;
   maxCollaboratorDays: number;
   invitationDays: number;
+  /** Keyless automation (lib/federation): http allowed to loopback issuers, and how long an exchanged token lives. */
+  federation: { httpLoopback: boolean; tokenMinutes: number };
   smtp: { url: string; from: string } | null;
   publicUrl: string | undefined;
   /** Tests only: a file holding a clock offset, so expiry can be tested without sleeping. */
@@ -307,6 +317,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     migrateOnStart: e.ALLOT_MIGRATE_ON_START,
     maxCollaboratorDays: e.ALLOT_MAX_COLLABORATOR_DAYS,
     invitationDays: e.ALLOT_INVITATION_DAYS,
+    federation: { httpLoopback: e.ALLOT_FEDERATION_HTTP_LOOPBACK, tokenMinutes: e.ALLOT_FEDERATION_TOKEN_MINUTES },
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM } : null,
     publicUrl: e.AUTH_URL,
     testClockFile: e.ALLOT_TEST_CLOCK_FILE,

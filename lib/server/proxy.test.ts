@@ -55,4 +55,10 @@ describe("proxy: addresses that cannot name anything", () => {
     expect(response.status).toBe(307);
     expect(response.headers.get("location")).toBe("http://localhost/sign-in?callbackUrl=%2Ftenants%2Fvision-lab");
   });
+
+  it("lets the token exchange through without a session (the subject token is the credential), and nothing beside it", () => {
+    expect(call("/oauth/token").status).toBe(200);
+    expect(call("/oauth/token/x").status).toBe(307);
+    expect(call("/oauth/authorize").status).toBe(307);
+  });
 });

@@ -1,17 +1,18 @@
 import "server-only";
-import { asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { apiTokens, principals, projectGrants, projects, serviceAccounts } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can, inForce } from "@/lib/auth/policy";
 import { AppError } from "@/lib/errors";
+import { trustsOfAccounts } from "@/lib/federation/queries";
 import { tenantBySlug } from "./lookup";
 
 export type TokenSummary = { prefix: string; createdAt: Date; expiresAt: Date | null; lastUsedAt: Date | null; revokedAt: Date | null; state: "active" | "expired" | "revoked" };
 
 /**
  * A tenant's service accounts with their project roles; tokens (prefix and
- * dates only, never hashes) for those who may manage them.
+ * dates only, never hashes) and trusted issuers for those who may manage them.
  */
 export async function tenantServiceAccounts(ctx: CommandContext, tenantSlug: string) {
   const tenant = await tenantBySlug(ctx.db, tenantSlug);
@@ -34,7 +35,7 @@ export async function tenantServiceAccounts(ctx: CommandContext, tenantSlug: str
     .where(eq(serviceAccounts.tenantId, tenant.id))
     .orderBy(asc(serviceAccounts.name));
   const ids = accounts.map((a) => a.principalId);
-  const [grants, tokens] = await Promise.all([
+  const [grants, tokens, trusts] = await Promise.all([
     ids.length
       ? ctx.db
           .select({ grantId: projectGrants.id, principalId: projectGrants.principalId, projectSlug: projects.slug, projectName: projects.name, role: projectGrants.role, expiresAt: projectGrants.expiresAt })
@@ -43,8 +44,10 @@ export async function tenantServiceAccounts(ctx: CommandContext, tenantSlug: str
           .where(inArray(projectGrants.principalId, ids))
       : [],
     ids.length && canManage
-      ? ctx.db.select().from(apiTokens).where(inArray(apiTokens.serviceAccountId, ids)).orderBy(desc(apiTokens.createdAt))
+      ? // Tokens exchanged under a trust are short-lived and many: counted on their trust, not listed here.
+        ctx.db.select().from(apiTokens).where(and(inArray(apiTokens.serviceAccountId, ids), isNull(apiTokens.federationTrustId))).orderBy(desc(apiTokens.createdAt))
       : [],
+    canManage ? trustsOfAccounts(ctx.db, ids, ctx.now) : new Map<string, never[]>(),
   ]);
   return {
     tenant,
@@ -52,6 +55,7 @@ export async function tenantServiceAccounts(ctx: CommandContext, tenantSlug: str
     accounts: accounts.map(({ disabledAt, ...a }) => ({
       ...a,
       disabled: disabledAt !== null,
+      trusts: trusts.get(a.principalId) ?? [],
       projectRoles: grants.filter((g) => g.principalId === a.principalId).map(({ principalId: _p, ...g }) => g),
       tokens: tokens
         .filter((t) => t.serviceAccountId === a.principalId)

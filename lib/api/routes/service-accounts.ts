@@ -16,11 +16,11 @@ import { tenantParams } from "../params";
 import { apiRoute, commandInput } from "../route";
 import { newTokenOut, okOut, serviceAccountOut, tokenOut } from "../schemas";
 
-const accountParams = tenantParams.extend({ serviceAccount: z.string().max(64) });
+export const accountParams = tenantParams.extend({ serviceAccount: z.string().max(64) });
 const tokenParams = accountParams.extend({ prefix: z.string().max(32) });
 
 /** One service account of the tenant (with whether the caller may manage it), read in one query set. */
-async function oneAccount(ctx: CommandContext, params: z.infer<typeof accountParams>) {
+export async function oneAccount(ctx: CommandContext, params: z.infer<typeof accountParams>) {
   const { accounts, canManage } = await tenantServiceAccounts(ctx, params.tenant);
   const account = accounts.find((a) => a.name === params.serviceAccount);
   if (!account) throw new AppError("not_found");

@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { formAction } from "@/lib/auth/form-action";
+import { createTrustFromForm, revokeTrust } from "@/lib/federation/commands";
 import { formatDateTime } from "@/lib/format";
 import { moveQuota, setTenantEnvelope } from "@/lib/quota/commands/envelopes";
 import { absoluteUrl } from "@/lib/server/request-url";
@@ -76,5 +77,7 @@ export const deleteServiceAccountAction = formAction(deleteServiceAccount, refre
 export const mintTokenAction = formAction(mintToken, tokenReveal);
 export const rotateTokenAction = formAction(rotateToken, tokenReveal);
 export const revokeTokenAction = formAction(revokeToken, refresh);
+export const createTrustAction = formAction(createTrustFromForm, refresh);
+export const revokeTrustAction = formAction(revokeTrust, refresh);
 
 export const setTenantClusterSettingsAction = formAction(setTenantClusterSettings, () => refresh());

@@ -3,6 +3,7 @@ import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, formatDateTime } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
+import { config } from "@/lib/config";
 import { tenantServiceAccounts } from "@/lib/tenancy/service-account-queries";
 import { tenantAccess } from "@/lib/tenancy/queries";
 import {
@@ -15,6 +16,7 @@ import {
   updateServiceAccountAction,
 } from "../actions";
 import { TenantHeader } from "../tenant-header";
+import { TrustsSection } from "./trusts-section";
 
 export const metadata = { title: "Service accounts" };
 
@@ -158,6 +160,7 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
                       ))}
                     </DataTable>
                   ))}
+                {canManage && <TrustsSection tenant={detail.tenant.slug} account={a.name} trusts={a.trusts} tokenMinutes={config().federation.tokenMinutes} />}
               </Card>
             );
           })}
