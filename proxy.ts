@@ -11,7 +11,8 @@ import { buildCsp } from "@/lib/security/csp";
  * made by the page through lib/auth on every request.
  */
 
-const PUBLIC_PATHS = [/^\/sign-in(\/|$)/, /^\/api\//, /^\/healthz$/, /^\/readyz$/];
+// /scim/ answers with its own bearer token, never a session (lib/scim/http.ts).
+const PUBLIC_PATHS = [/^\/sign-in(\/|$)/, /^\/api\//, /^\/scim\//, /^\/healthz$/, /^\/readyz$/];
 const SESSION_COOKIE = /^(__Secure-)?authjs\.session-token(\.\d+)?$/;
 
 const oidcOrigin = (() => {
