@@ -12,7 +12,8 @@ import { buildCsp } from "@/lib/security/csp";
  */
 
 // /oauth/token is the token exchange (lib/federation): the caller proves itself with the token it sends.
-const PUBLIC_PATHS = [/^\/sign-in(\/|$)/, /^\/api\//, /^\/oauth\/token$/, /^\/healthz$/, /^\/readyz$/];
+// /scim/ answers with its own bearer token, never a session (lib/scim/http.ts).
+const PUBLIC_PATHS = [/^\/sign-in(\/|$)/, /^\/api\//, /^\/oauth\/token$/, /^\/scim\//, /^\/healthz$/, /^\/readyz$/];
 const SESSION_COOKIE = /^(__Secure-)?authjs\.session-token(\.\d+)?$/;
 
 const oidcOrigin = (() => {

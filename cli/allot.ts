@@ -20,6 +20,7 @@ import { parseArgs } from "node:util";
 import { z, ZodError } from "zod";
 import { AppError } from "@/lib/errors";
 import { parseWholeText } from "@/lib/input/numbers";
+import { listScimTokens, mintScimToken, revokeScimToken } from "@/lib/scim/token";
 import { serviceAccountName } from "@/lib/tenancy/commands/service-accounts";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
 import { ConfigError, config } from "@/lib/config";
@@ -44,6 +45,12 @@ Commands:
                           --platform --name <name>   (platform-scoped, holds the platform admin role)
   mint-token              --tenant <slug> | --platform, --service-account <name>, --expires-days <n> | --no-expiry
                           prints only the token (use npm run -s to silence npm's own header)
+  scim-token --expires-days <n>
+                          make a bearer token for an identity provider's SCIM provisioning (/scim/v2),
+                          valid 1 to 365 days; prints only the token
+  scim-token --list       list SCIM tokens (id, prefix, expiry, last use, revoked)
+  scim-token --revoke <id or prefix>
+                          revoke a SCIM token at once
   verify-audit [--checkpoint <file> ...] [--public-key <file>] [--require-checkpoint]
                           check the audit log's hash chain, and its end against the newest signed checkpoint
                           (from ALLOT_AUDIT_CHECKPOINT_DIR, or the files given: checkpoint JSON or log lines);
@@ -78,6 +85,8 @@ function options(args: string[]) {
       "service-account": { type: "string" },
       "expires-days": { type: "string" },
       "no-expiry": { type: "boolean", default: false },
+      list: { type: "boolean", default: false },
+      revoke: { type: "string" },
       out: { type: "string" },
       once: { type: "boolean", default: false },
       from: { type: "string" },
@@ -170,6 +179,27 @@ async function main(argv: string[]): Promise<number> {
         if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 365)) throw new UsageError("--expires-days must be a whole number from 1 to 365");
         const now = systemClock();
         const minted = await mintTokenAsOperator(handle.db, scopeOf(o), name, days === undefined ? null : new Date(now.getTime() + days * DAY), now);
+        console.log(minted.token);
+        return 0;
+      }
+      case "scim-token": {
+        const o = options(args);
+        await runMigrations(handle, c.database);
+        const now = systemClock();
+        if (o.revoke !== undefined) {
+          const revoked = await revokeScimToken(handle.db, o.revoke, now);
+          console.error(`SCIM token ${revoked.prefix} revoked.`);
+          return 0;
+        }
+        if (o.list) {
+          for (const t of await listScimTokens(handle.db)) {
+            const state = t.revokedAt ? `revoked ${t.revokedAt.toISOString()}` : t.expiresAt <= now ? "expired" : "active";
+            console.log(`${t.id}  ${t.prefix}  expires ${t.expiresAt.toISOString()}  last used ${t.lastUsedAt?.toISOString() ?? "never"}  ${state}`);
+          }
+          return 0;
+        }
+        if (o["expires-days"] === undefined) throw new UsageError("give --expires-days <n> (1 to 365): a SCIM token can disable anyone, so it always expires");
+        const minted = await mintScimToken(handle.db, parseWholeText(o["expires-days"]) ?? NaN, now);
         console.log(minted.token);
         return 0;
       }

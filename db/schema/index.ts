@@ -6,3 +6,4 @@ export * from "./cluster";
 export * from "./quota";
 export * from "./metering";
 export * from "./jobs";
+export * from "./scim";

@@ -157,3 +157,16 @@ export async function endSession(db: Database, sessionId: string, now: Date): Pr
     });
   });
 }
+
+/**
+ * End every open session of a principal (it was disabled): the next request
+ * with any of its cookies finds no session. Call inside the disabling transaction.
+ */
+export async function endAllSessions(tx: Database, principalId: string, now: Date): Promise<number> {
+  const ended = await tx
+    .update(authSessions)
+    .set({ endedAt: now })
+    .where(and(eq(authSessions.principalId, principalId), isNull(authSessions.endedAt)))
+    .returning({ id: authSessions.id });
+  return ended.length;
+}

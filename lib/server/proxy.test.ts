@@ -62,3 +62,11 @@ describe("proxy: addresses that cannot name anything", () => {
     expect(call("/oauth/authorize").status).toBe(307);
   });
 });
+
+describe("proxy and SCIM", () => {
+  it("lets an identity provider reach /scim/v2 without a session: its own bearer token is checked there", () => {
+    const response = call("/scim/v2/Users?filter=userName%20eq%20%22a%40b.c%22");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("location")).toBeNull();
+  });
+});

@@ -1,0 +1,4 @@
+import { groups } from "@/lib/scim/endpoints";
+
+export const GET = groups.list;
+export const POST = groups.create;

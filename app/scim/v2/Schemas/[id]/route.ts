@@ -1,0 +1,3 @@
+import { discovery } from "@/lib/scim/endpoints";
+
+export const GET = discovery.schema;
