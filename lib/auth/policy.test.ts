@@ -78,6 +78,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "webhooks.manage": ["platform"],
     "tenant_request.decide": ["platform"],
     "platform.spend.view": ["platform"],
+    "platform.idle_cost.manage": ["platform"],
     "usage.manage": ["platform"],
     "tenant.spend.view": ALL_TENANTS,
     "project.spend.view": ALL_PROJECTS,

@@ -62,6 +62,8 @@ export const PERMISSIONS = {
   "tenant_request.decide": { on: "platform", roles: ["platform_admin"] },
   "cluster.manage": { on: "platform", roles: ["platform_admin"] },
   "platform.spend.view": { on: "platform", roles: ["platform_admin"] },
+  /** Whether idle capacity cost is shown apart or charged back to tenants: one rule for the cluster. */
+  "platform.idle_cost.manage": { on: "platform", roles: ["platform_admin"] },
   "usage.manage": { on: "platform", roles: ["platform_admin"] },
   // Tenant
   "tenant.view": { on: "tenant", roles: TENANT_READERS },

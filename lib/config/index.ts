@@ -152,6 +152,8 @@ const envSchema = z.object({
   ALLOT_CLUSTER_USER_IDENTITY: z.enum(["email", "subject"], { message: "must be email or subject" }).default("email"),
   ALLOT_CLUSTER_USER_PREFIX: z.string().default(""),
   ALLOT_CURRENCY: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 currency code such as USD or EUR").default("USD"),
+  /** Idle capacity cost shown apart (default) or charged back to tenants by their guarantees, before the first change made in the portal. */
+  ALLOT_IDLE_COST: z.enum(["apart", "chargeback"], { message: "must be apart or chargeback" }).default("apart"),
   ALLOT_GPU_IDLE_THRESHOLD: z.coerce
     .number({ message: "must be a fraction between 0 and 1 such as 0.2 (20%)" })
     .min(0, "must be a fraction between 0 and 1 such as 0.2 (20%)")
@@ -205,6 +207,8 @@ export type AllotConfig = {
   testClockFile: string | undefined;
   /** The one currency of the rate card and every cost shown. */
   currency: string;
+  /** The idle cost rule before any change recorded in the portal (lib/metering/idle-mode.ts). */
+  idleCostDefault: "apart" | "chargeback";
   /** When a project counts as holding GPUs it barely uses (lib/metering/gpu-efficiency.ts). */
   gpuIdle: GpuIdleSettings;
   cluster: ClusterSettings;
@@ -322,6 +326,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     publicUrl: e.AUTH_URL,
     testClockFile: e.ALLOT_TEST_CLOCK_FILE,
     currency: e.ALLOT_CURRENCY,
+    idleCostDefault: e.ALLOT_IDLE_COST,
     metricsPort: e.METRICS_PORT === 0 ? null : e.METRICS_PORT,
     auditCheckpoints,
     gpuIdle: { threshold: e.ALLOT_GPU_IDLE_THRESHOLD, minMeasuredHours: e.ALLOT_GPU_IDLE_MIN_HOURS },

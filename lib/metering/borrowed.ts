@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { rowsOf } from "@/db/rows";
+import { grantInForceSql } from "./guarantees-sql";
 import { lineCostSql, moneyDigits, moneyFromSql } from "./money-sql";
 import type { SpendScope, SpendWindow } from "./spend";
 
@@ -37,7 +38,7 @@ export async function borrowedByResource(db: Database, scope: SpendScope, window
           greatest(used.quantity - greatest(coalesce((
             select sum(l.guarantee) from quota_grants g join quota_grant_lines l on l.grant_id = g.id
             where g.project_id = used.project_id and 'gpu:' || l.flavor = used.resource
-              and g.starts_at <= used.hour and (g.ends_at is null or g.ends_at > used.hour)
+              and ${grantInForceSql(sql`used.hour`)}
           ), 0), 0), 0) as quantity,
           (select r.unit_price from rates r where r.resource = used.resource and r.effective_from <= used.hour order by r.effective_from desc limit 1) as price
         from used

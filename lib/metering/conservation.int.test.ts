@@ -2,12 +2,14 @@ import fc from "fast-check";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { nodePools, projects, rates } from "@/db/schema";
+import { instanceSettings, nodePools, projects, quotaGrantLines, quotaGrants, rates } from "@/db/schema";
 import { databaseLabel } from "@/test/database";
 import { seededDatabase } from "@/test/tenancy";
 import { divideRounded, sumMinor, toMinor } from "@/lib/money";
 import { endPoolSize, recordPoolSize } from "@/lib/quota/pool-sizes";
+import { idleChargeback } from "./chargeback-query";
 import { focusSourceRows } from "./focus-query";
+import { IDLE_COST_KEY, storedChanges } from "./idle-mode";
 import { ingestUsage, type UsageSample } from "./ingest";
 import { clusterCost, spendByProject, spendByResource, spendByTenant, spendSeries } from "./spend";
 import { isPoolResource, pricingDivisor, resourceKind } from "./units";
@@ -71,6 +73,18 @@ const scenario = fc.record({
     }),
     { maxLength: 60 },
   ),
+  // Guarantees in force over some hours (a negative one is a move's giving side), and the rule: apart, or charged back from some hour on.
+  grants: fc.array(
+    fc.record({
+      project: fc.nat(),
+      startHour: fc.integer({ min: -24, max: SPAN_DAYS * 12 }),
+      hours: fc.option(fc.integer({ min: 1, max: SPAN_DAYS * 24 }), { freq: 2 }),
+      line: fc.constantFrom(["H100", "nvidia.com/gpu"], ["A100 1g.10gb", "nvidia.com/mig-1g.10gb"], ["default", "cpu"], ["default", "memory"], ["default", "storage"]),
+      guarantee: fc.integer({ min: -4, max: 64 }),
+    }),
+    { minLength: 1, maxLength: 6 },
+  ),
+  chargebackFromDay: fc.option(fc.integer({ min: -1, max: SPAN_DAYS })),
   window: fc.tuple(fc.integer({ min: 0, max: SPAN_DAYS }), fc.integer({ min: 0, max: SPAN_DAYS })).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const),
 });
 
@@ -80,10 +94,14 @@ async function reset() {
   await db.execute(sql`delete from rates`);
   await db.execute(sql`delete from node_pools`);
   await db.execute(sql`delete from node_pool_sizes`);
+  await db.execute(sql`delete from quota_grant_lines`);
+  await db.execute(sql`delete from quota_grants`);
+  await db.execute(sql`delete from instance_settings where key = ${IDLE_COST_KEY}`);
 }
 
 describe(`cost conservation to the cent (${databaseLabel()})`, () => {
   it("projects + idle = cluster cost = capacity + non-pool usage, and every split of the spend adds up exactly, for any window", async () => {
+    let runsCharged = 0;
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         await reset();
@@ -148,6 +166,21 @@ describe(`cost conservation to the cent (${databaseLabel()})`, () => {
         for (const { sample, source } of kept.values()) bySource.set(source, [...(bySource.get(source) ?? []), sample]);
         for (const [source, samples] of bySource) await ingestUsage(db, source, samples, new Date(START));
 
+        for (const g of s.grants) {
+          const p = projectRows[g.project % projectRows.length]!;
+          const startsAt = new Date(START + g.startHour * HOUR);
+          const [grant] = await db
+            .insert(quotaGrants)
+            .values({ projectId: p.id, startsAt, endsAt: g.hours === null ? null : new Date(startsAt.getTime() + g.hours * HOUR), source: "demo" })
+            .returning();
+          const amount = g.line[1] === "memory" ? g.guarantee * GiB : g.guarantee;
+          await db.insert(quotaGrantLines).values({ grantId: grant!.id, flavor: g.line[0], resource: g.line[1], guarantee: String(amount) });
+        }
+        if (s.chargebackFromDay !== null) {
+          const value = storedChanges([{ mode: "chargeback", effectiveFrom: new Date(START + s.chargebackFromDay * DAY) }]);
+          await db.insert(instanceSettings).values({ key: IDLE_COST_KEY, value });
+        }
+
         const window = { from: new Date(START + s.window[0] * DAY), to: new Date(START + s.window[1] * DAY) };
         const inWindow = (t: Date) => t >= window.from && t < window.to;
 
@@ -208,8 +241,39 @@ describe(`cost conservation to the cent (${databaseLabel()})`, () => {
         expect(sum(focus.map((r) => r.cost))).toBe(expectedUsage);
         // Hourly series round each project's hour: their sum is the hourly lines', stated as its own rule.
         expect(sum(hourly!.map((r) => r.cost))).toBe(expectedHourly);
+
+        // Idle: each day's idle is that day's capacity (rounded once) less its projects' pool lines; where the rule is
+        // chargeback, a day with guarantees in force and idle to charge is charged in full, to the cent, and nothing else is.
+        const idle = await idleChargeback(db, window, window.to);
+        for (const period of idle.periods) {
+          const dayStart = Date.parse(`${period.period}T00:00:00Z`);
+          let dayMilli = 0n;
+          for (let t = dayStart; t < dayStart + DAY; t += HOUR) {
+            const prices = milliInForce(new Date(t));
+            for (const p of poolSizes.filter((x) => x.from <= t && t < x.to)) {
+              const n = BigInt(p.nodeCount);
+              const units = p.gpuModel === SLICED ? p.gpusPerNode * SLICES : p.gpusPerNode;
+              if (p.gpuModel) dayMilli += BigInt(units) * n * BigInt(prices.get(`gpu:${p.gpuModel}`) ?? 0);
+              dayMilli += BigInt(p.cpuPerNode) * n * BigInt(prices.get("cpu") ?? 0) + BigInt(p.memoryGiB) * n * BigInt(prices.get("memory") ?? 0);
+            }
+          }
+          const dayAllocated = sumMinor([...dayLines].filter(([k, l]) => k.endsWith(`|${period.period}`) && isPoolResource(l.resource)).map(([, l]) => cents(l)));
+          expect(period.idle).toBe(Number(divideRounded(dayMilli * 100n, 1000n)) - dayAllocated);
+        }
+        const charged = idle.periods.filter((p) => p.idle > 0 && p.weights.length > 0);
+        if (charged.length > 0) runsCharged++;
+        expect(idle.total).toBe(sumMinor(charged.map((p) => p.idle)));
+        expect(sumMinor(idle.byProject.values())).toBe(idle.total);
+        expect(sumMinor(idle.byTenant.values())).toBe(idle.total);
+        for (const v of idle.byProject.values()) expect(v).toBeGreaterThan(0);
+        if (s.chargebackFromDay === null) expect(idle.periods).toEqual([]);
+        // In both modes, projects + idle charged back + idle left apart = the cluster's cost.
+        const apart = minor(cluster.idleCost) - idle.total;
+        expect(projectSum + idle.total + apart).toBe(minor(cluster.totalCost));
       }),
       { numRuns: 25, seed: 20261202 },
     );
+    // The runs did charge idle back, so the checks above were not all of empty lists.
+    expect(runsCharged).toBeGreaterThan(1);
   }, 180_000);
 });

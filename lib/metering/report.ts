@@ -5,9 +5,11 @@ import { can } from "@/lib/auth/policy";
 import type { CommandContext } from "@/lib/auth/context";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
-import { shareOf, sumMoney } from "@/lib/money";
+import { shareOf, sumMoney, toMajor, toMinor } from "@/lib/money";
 import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
 import { borrowedByResource } from "./borrowed";
+import type { IdleCostMode } from "./chargeback";
+import { idleChargeback, type IdleChargeback } from "./chargeback-query";
 import { forecastMonth, monthStartOf, nextMonthStartOf, type MonthForecast } from "./forecast";
 import { moneyDigits, moneyFromSql } from "./money-sql";
 import {
@@ -63,6 +65,19 @@ export interface SpendReport {
   byProject?: ProjectSpend[];
   byTenant?: TenantSpend[];
   cluster?: ClusterCost;
+  /** How idle capacity cost is treated over the window, and what of it this scope was charged. */
+  idleCost: IdleCostReport;
+}
+
+export interface IdleCostReport {
+  /** The rule in force at the end of the window. */
+  mode: IdleCostMode;
+  /** The rule in a sentence (naming the days of each rule when it changed inside the window). */
+  rule: string;
+  /** The idle cost charged back to this scope (platform: to all tenants). Not in totalCost, which is use. */
+  chargedBack: number;
+  /** Platform only: the idle left apart, the cluster's idle less what was charged back. */
+  apart?: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -144,12 +159,13 @@ export async function spendScopeFor(ctx: CommandContext, target: SpendTarget): P
 export async function projectSpendReport(ctx: CommandContext, tenantSlug: string, projectSlug: string, window: ResolvedWindow): Promise<SpendReport> {
   const { scope: reportScope, query: scope } = await spendScopeFor(ctx, { kind: "project", tenant: tenantSlug, project: projectSlug });
   if (reportScope.kind !== "project") throw new Error("a project target resolves to a project scope");
-  const [parts, budgets] = await Promise.all([commonParts(ctx.db, scope, window), budgetsOf(ctx.db, [reportScope.projectId])]);
+  const [parts, budgets, idle] = await Promise.all([commonParts(ctx.db, scope, window), budgetsOf(ctx.db, [reportScope.projectId]), idleChargeback(ctx.db, window, ctx.now)]);
   return {
     scope: reportScope,
     currency: config().currency,
     window,
     ...parts,
+    idleCost: idleCostOf(idle, idle.byProject.get(reportScope.projectId) ?? 0),
     budget: await budgetStatus(ctx.db, scope, budgets.get(reportScope.projectId) ?? null, ctx.now),
   };
 }
@@ -158,7 +174,8 @@ export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string,
   const { scope: reportScope } = await spendScopeFor(ctx, { kind: "tenant", tenant: tenantSlug });
   if (reportScope.kind !== "tenant") throw new Error("a tenant target resolves to a tenant scope");
   const scope = { tenantId: reportScope.tenantId };
-  const [parts, byProject] = await Promise.all([commonParts(ctx.db, scope, window), spendByProject(ctx.db, scope, window)]);
+  const [parts, used, idle] = await Promise.all([commonParts(ctx.db, scope, window), spendByProject(ctx.db, scope, window), idleChargeback(ctx.db, window, ctx.now)]);
+  const byProject = withIdleCharged(used, idle, reportScope.tenantId);
   const budgets = await budgetsOf(ctx.db, byProject.map((p) => p.projectId));
   const budgetSum = sumMoney(budgets.values(), moneyDigits());
   return {
@@ -166,6 +183,7 @@ export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string,
     currency: config().currency,
     window,
     ...parts,
+    idleCost: idleCostOf(idle, idle.byTenant.get(reportScope.tenantId) ?? 0),
     byProject,
     budget: await budgetStatus(ctx.db, scope, budgets.size ? budgetSum : null, ctx.now),
   };
@@ -174,11 +192,51 @@ export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string,
 export async function platformSpendReport(ctx: CommandContext, window: ResolvedWindow): Promise<SpendReport> {
   await spendScopeFor(ctx, { kind: "platform" });
   const scope = { platform: true } as const;
-  const [parts, byTenant, byProject, cluster] = await Promise.all([
+  const [parts, tenantsUsed, projectsUsed, cluster, idle] = await Promise.all([
     commonParts(ctx.db, scope, window),
     spendByTenant(ctx.db, window),
     spendByProject(ctx.db, scope, window),
     clusterCost(ctx.db, window, ctx.now),
+    idleChargeback(ctx.db, window, ctx.now),
   ]);
-  return { scope: { kind: "platform" }, currency: config().currency, window, ...parts, byTenant, byProject, cluster };
+  const digits = moneyDigits();
+  const byTenant = tenantsWithIdleCharged(tenantsUsed, idle);
+  const idleCost = { ...idleCostOf(idle, idle.total), apart: toMajor(toMinor(cluster.idleCost, digits) - idle.total, digits) };
+  return { scope: { kind: "platform" }, currency: config().currency, window, ...parts, idleCost, byTenant, byProject: withIdleCharged(projectsUsed, idle), cluster };
+}
+
+function idleCostOf(idle: IdleChargeback, chargedMinor: number): IdleCostReport {
+  return { mode: idle.mode, rule: idle.rule, chargedBack: toMajor(chargedMinor, moneyDigits()) };
+}
+
+/**
+ * Projects with the idle charged back to them, where any was (or the rule is
+ * chargeback). A project with guarantees but no use in the window is charged
+ * too, so it joins the list with no use: its tenant's figure is the sum of
+ * its projects'.
+ */
+function withIdleCharged(used: readonly ProjectSpend[], idle: IdleChargeback, tenantId?: string): ProjectSpend[] {
+  if (idle.mode !== "chargeback" && idle.total === 0) return [...used];
+  const digits = moneyDigits();
+  const listed = new Set(used.map((p) => p.projectId));
+  const idleOnly = [...idle.byProject].filter(([id]) => !listed.has(id) && (tenantId === undefined || idle.projects.get(id)?.tenantId === tenantId));
+  return [
+    ...used.map((p) => ({ ...p, idleChargedBack: toMajor(idle.byProject.get(p.projectId) ?? 0, digits) })),
+    ...idleOnly.map(([projectId, part]) => {
+      const p = idle.projects.get(projectId)!;
+      return { projectId, slug: p.slug, name: p.name, tenantId: p.tenantId, tenantSlug: p.tenantSlug, cost: 0, gpuCost: 0, gpuIdleCost: 0, gpuUtilization: null, idleChargedBack: toMajor(part, digits) };
+    }),
+  ];
+}
+
+/** Tenants with the idle charged back to them; a tenant charged with no use in the window joins the list. */
+function tenantsWithIdleCharged(used: readonly TenantSpend[], idle: IdleChargeback): TenantSpend[] {
+  if (idle.mode !== "chargeback" && idle.total === 0) return [...used];
+  const digits = moneyDigits();
+  const listed = new Set(used.map((t) => t.tenantId));
+  const idleOnly = new Map<string, TenantSpend>();
+  for (const p of idle.projects.values()) {
+    if (!listed.has(p.tenantId) && idle.byTenant.has(p.tenantId)) idleOnly.set(p.tenantId, { tenantId: p.tenantId, slug: p.tenantSlug, name: p.tenantName, cost: 0 });
+  }
+  return [...used, ...idleOnly.values()].map((t) => ({ ...t, idleChargedBack: toMajor(idle.byTenant.get(t.tenantId) ?? 0, digits) }));
 }

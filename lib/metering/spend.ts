@@ -164,6 +164,8 @@ export interface ProjectSpend {
   /** GPU-hours × (1 − utilisation) priced: what the measured idle share of the allocated GPUs cost. */
   gpuIdleCost: number;
   gpuUtilization: number | null;
+  /** Where idle is charged back: the idle cost charged to the project over the window (not in cost, which is use). */
+  idleChargedBack?: number;
 }
 
 /** Spend per project (a tenant's, or all), most expensive first. Projects with no usage in the window are left out. */
@@ -210,6 +212,8 @@ export interface TenantSpend {
   slug: string;
   name: string;
   cost: number;
+  /** Where idle is charged back: the idle cost charged to the tenant over the window (not in cost, which is use). */
+  idleChargedBack?: number;
 }
 
 /** Spend per tenant over a window, most expensive first. */
