@@ -34,6 +34,7 @@ const APPLIED = ["get", "create", "patch"] as const satisfies readonly ApiVerb[]
 const OWNED = [...APPLIED, "list", "delete"] as const satisfies readonly ApiVerb[];
 
 const KUEUE = "kueue.x-k8s.io";
+const KUEUE_VISIBILITY = "visibility.kueue.x-k8s.io";
 const RBAC = "rbac.authorization.k8s.io";
 
 /**
@@ -72,6 +73,14 @@ export const CLUSTER_PERMISSIONS: readonly ClusterPermission[] = [
     verbs: ["get"],
     resourceNames: ["cluster-autoscaler-status"],
     why: "Admin > Capacity > Import reads the Cluster Autoscaler's status (kube-system) for each node group's minimum and maximum size; no other ConfigMap",
+  },
+  { apiGroup: KUEUE, resource: "workloads", kind: "Workload", verbs: ["get", "list"], why: "Kueue (ALLOT_KUEUE=1): \"Share now\" reads each project's workloads, their tier and why they wait (never written)" },
+  {
+    apiGroup: KUEUE_VISIBILITY,
+    resource: "localqueues/pendingworkloads",
+    kind: "PendingWorkloadsSummary",
+    verbs: ["get"],
+    why: "Kueue (ALLOT_KUEUE=1): \"Share now\" reads the position of each pending workload in its queues (Kueue's visibility API)",
   },
 ];
 

@@ -198,6 +198,8 @@ export async function requestDetail(ctx: CommandContext, id: string, path?: { te
 export interface ProjectQuotaView {
   tenantId: string;
   projectId: string;
+  /** The project's namespace: its ClusterQueues and LocalQueues are named after it. */
+  namespace: string;
   /** The quota in force now: starting quota plus grants in force. */
   effective: ReturnType<typeof effectiveQuotaAt>;
   gpusByModel: Record<string, number>;
@@ -226,6 +228,7 @@ export async function projectQuota(ctx: CommandContext, tenantSlug: string, proj
   return {
     tenantId: tenant.id,
     projectId: project.id,
+    namespace: project.namespace,
     effective: effectiveQuotaAt(settings.defaultProjectQuota, spans, ctx.now, [], limits),
     gpusByModel: gpusByModelAt(spans, ctx.now),
     base: settings.defaultProjectQuota,

@@ -46,6 +46,8 @@ export function resourceTypes(kueueVersions: readonly KueueVersion[]): ResourceT
       { group: "kueue.x-k8s.io", version, kind: "Cohort", plural: "cohorts", singular: "cohort", namespaced: false },
       { group: "kueue.x-k8s.io", version, kind: "ClusterQueue", plural: "clusterqueues", singular: "clusterqueue", namespaced: false },
       { group: "kueue.x-k8s.io", version, kind: "LocalQueue", plural: "localqueues", singular: "localqueue", namespaced: true },
+      // Not rendered by the portal: Kueue creates one per job; read for "Share now" (lib/cluster/queue-status.ts).
+      { group: "kueue.x-k8s.io", version, kind: "Workload", plural: "workloads", singular: "workload", namespaced: true },
     );
   }
   return types;
@@ -63,9 +65,18 @@ export function coreVersions(): object {
   return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "127.0.0.1:6443" }] };
 }
 
+/**
+ * The versions of Kueue's visibility API (aggregated, so not in the resource
+ * table): v1beta1 wherever Kueue serves a version, v1beta2 beside Kueue's v1beta2.
+ */
+export function visibilityVersions(kueueVersions: readonly KueueVersion[]): KueueVersion[] {
+  return kueueVersions.length === 0 ? [] : kueueVersions.includes("v1beta2") ? ["v1beta1", "v1beta2"] : ["v1beta1"];
+}
+
 /** GET /apis: every named group with its versions; the last listed version is the preferred one. */
-export function groupList(types: readonly ResourceType[]): object {
+export function groupList(types: readonly ResourceType[], extra: readonly { group: string; versions: readonly string[] }[] = []): object {
   const versions = new Map<string, string[]>();
+  for (const e of extra) if (e.versions.length > 0) versions.set(e.group, [...e.versions]);
   for (const t of types) {
     if (!t.group) continue;
     const list = versions.get(t.group) ?? [];

@@ -45,7 +45,7 @@ describe("discovery", () => {
     expect((await call("GET", "/api")).json).toMatchObject({ kind: "APIVersions", versions: ["v1"] });
 
     const groups = (await call("GET", "/apis")).json.groups as { name: string; versions: { version: string }[]; preferredVersion: { version: string } }[];
-    expect(groups.map((g) => g.name).sort()).toEqual(["kueue.x-k8s.io", "networking.k8s.io", "rbac.authorization.k8s.io"]);
+    expect(groups.map((g) => g.name).sort()).toEqual(["kueue.x-k8s.io", "networking.k8s.io", "rbac.authorization.k8s.io", "visibility.kueue.x-k8s.io"]);
     const kueue = groups.find((g) => g.name === "kueue.x-k8s.io")!;
     expect(kueue.versions.map((v) => v.version)).toEqual(["v1beta1", "v1beta2"]);
     expect(kueue.preferredVersion.version).toBe("v1beta2");
@@ -82,6 +82,7 @@ describe("discovery", () => {
         ["Cohort", "cohorts", false],
         ["ClusterQueue", "clusterqueues", false],
         ["LocalQueue", "localqueues", true],
+        ["Workload", "workloads", true],
       ],
     ],
     [
@@ -92,6 +93,7 @@ describe("discovery", () => {
         ["Cohort", "cohorts", false],
         ["ClusterQueue", "clusterqueues", false],
         ["LocalQueue", "localqueues", true],
+        ["Workload", "workloads", true],
       ],
     ],
   ])("serves /apis/%s", async (groupVersion, expected) => {
@@ -494,6 +496,42 @@ describe("faults", () => {
     expect(await pending).toBe("dropped");
     expect(Date.now() - started).toBeLessThan(2_000);
     await server.restart();
+  });
+});
+
+describe("Kueue status and the visibility API", () => {
+  const V = "kueue.x-k8s.io/v1beta2";
+  const workload = (ns: string, name: string, queueName: string, priority: number, reserved: boolean) => ({
+    apiVersion: V,
+    kind: "Workload",
+    metadata: { name, namespace: ns },
+    spec: { queueName, priority },
+    status: { conditions: [{ type: "QuotaReserved", status: reserved ? "True" : "False", reason: reserved ? "QuotaReserved" : "Pending" }] },
+  });
+
+  it("keeps a status set as Kueue would, and serves pending workloads in order with their positions in the LocalQueue and the ClusterQueue", async () => {
+    for (const ns of ["a", "b"]) {
+      server.put(namespace(ns));
+      server.put({ apiVersion: V, kind: "LocalQueue", metadata: { name: "default", namespace: ns }, spec: { clusterQueue: "shared" } });
+    }
+    server.put({ apiVersion: V, kind: "ClusterQueue", metadata: { name: "shared" }, spec: {} });
+    expect(server.setStatus(V, "ClusterQueue", undefined, "shared", { pendingWorkloads: 3 })).toMatchObject({ status: { pendingWorkloads: 3 } });
+    expect((await call("GET", "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/shared")).json).toMatchObject({ status: { pendingWorkloads: 3 } });
+    server.put(workload("a", "low", "default", 100, false));
+    server.put(workload("b", "high", "default", 500, false));
+    server.put(workload("a", "running", "default", 1000, true));
+    server.put(workload("a", "mid", "default", 500, false));
+
+    const groups = (await call("GET", "/apis")).json.groups as { name: string; preferredVersion: { version: string } }[];
+    expect(groups.find((g) => g.name === "visibility.kueue.x-k8s.io")?.preferredVersion.version).toBe("v1beta2");
+    const reply = await call("GET", "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/a/localqueues/default/pendingworkloads");
+    expect(reply.status).toBe(200);
+    // "high" (namespace b) is first in the ClusterQueue; a's own queue holds mid then low; the admitted one is not pending.
+    expect((reply.json.items as { metadata: { name: string }; positionInClusterQueue: number; positionInLocalQueue: number }[]).map((i) => [i.metadata.name, i.positionInClusterQueue, i.positionInLocalQueue])).toEqual([
+      ["mid", 1, 0],
+      ["low", 2, 1],
+    ]);
+    expectStatus(await call("GET", "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/a/localqueues/nope/pendingworkloads"), 404, "NotFound");
   });
 });
 

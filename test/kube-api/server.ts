@@ -1,14 +1,15 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parse as parseYaml } from "yaml";
-import type { ClusterPermission } from "@/lib/cluster/permissions";
+import { permits, type ClusterPermission } from "@/lib/cluster/permissions";
 import { isObject, type JsonObject } from "./apply";
 import { FaultQueue, type Fault, type RequestFacts } from "./faults";
 import { parseLabelSelector, SelectorError, type LabelSelector } from "./label-selector";
 import { authorize } from "./authorize";
-import { apiVersionOf, coreVersions, groupList, resourceList, resourceTypes, type KueueVersion, type ResourceType } from "./resources";
+import { apiVersionOf, coreVersions, groupList, resourceList, resourceTypes, visibilityVersions, type KueueVersion, type ResourceType } from "./resources";
 import { failure, noSuchResource, notFound, REASONS, StatusError, success, type KubeStatus } from "./status";
 import { compareKeys, ObjectStore, type StoredObject } from "./store";
+import { pendingWorkloadsSummary, VISIBILITY_GROUP } from "./visibility";
 
 /**
  * A stand-in Kubernetes API server for tests (no real one can run here): the
@@ -65,6 +66,8 @@ export interface StandInApiServer {
   get(apiVersion: string, kind: string, namespace: string | undefined, name: string): StoredObject | undefined;
   /** Stores an object directly, as another writer would: to seed, or to make drift. */
   put(object: object): StoredObject;
+  /** Sets an object's status as its controller would (Kueue on a ClusterQueue or Workload); the object must exist. */
+  setStatus(apiVersion: string, kind: string, namespace: string | undefined, name: string, status: object): StoredObject;
   /** Deletes an object directly (a Namespace with its contents); false when absent. */
   remove(apiVersion: string, kind: string, namespace: string | undefined, name: string): boolean;
   /** Back to the starting namespaces, no faults, no recorded requests; requests still being delayed are dropped. */
@@ -79,12 +82,15 @@ export interface StandInApiServer {
 type Route =
   | { type: "discovery"; body: object | undefined }
   | { type: "collection"; resource: ResourceType; namespace?: string }
-  | { type: "object"; resource: ResourceType; namespace?: string; name: string };
+  | { type: "object"; resource: ResourceType; namespace?: string; name: string }
+  | { type: "pendingworkloads"; version: string; namespace: string; localQueue: string };
 
 const APPLY_PATCH = "application/apply-patch+yaml";
 
 export async function startStandInApiServer(options: StandInOptions = {}): Promise<StandInApiServer> {
-  const types = resourceTypes(options.kueueVersions ?? ["v1beta1", "v1beta2"]);
+  const kueueVersions = options.kueueVersions ?? ["v1beta1", "v1beta2"];
+  const types = resourceTypes(kueueVersions);
+  const visibility = visibilityVersions(kueueVersions);
   const startingNamespaces = options.namespaces ?? ["default", "kube-system"];
   const store = new ObjectStore(types);
   const faults = new FaultQueue();
@@ -105,7 +111,14 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
 
   function route(segments: string[]): Route | undefined {
     if (segments.length === 1 && segments[0] === "api") return { type: "discovery", body: coreVersions() };
-    if (segments.length === 1 && segments[0] === "apis") return { type: "discovery", body: groupList(types) };
+    if (segments.length === 1 && segments[0] === "apis") return { type: "discovery", body: groupList(types, [{ group: VISIBILITY_GROUP, versions: visibility }]) };
+    // /apis/visibility.kueue.x-k8s.io/V/namespaces/NS/localqueues/LQ/pendingworkloads
+    if (segments[0] === "apis" && segments[1] === VISIBILITY_GROUP && visibility.includes(segments[2] as KueueVersion)) {
+      const rest = segments.slice(3);
+      if (rest.length === 0) return { type: "discovery", body: { kind: "APIResourceList", apiVersion: "v1", groupVersion: `${VISIBILITY_GROUP}/${segments[2]}`, resources: [{ name: "localqueues/pendingworkloads", namespaced: true, kind: "PendingWorkloadsSummary", verbs: ["get"] }] } };
+      if (rest.length === 5 && rest[0] === "namespaces" && rest[2] === "localqueues" && rest[4] === "pendingworkloads") return { type: "pendingworkloads", version: segments[2]!, namespace: rest[1]!, localQueue: rest[3]! };
+      return undefined;
+    }
     let group: string;
     let version: string;
     let rest: string[];
@@ -205,7 +218,27 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     send(res, 200, { kind: `${resource.kind}List`, apiVersion: apiVersionOf(resource), metadata, items: items.sort(compareKeys) });
   }
 
-  function handleResource(req: http.IncomingMessage, res: http.ServerResponse, r: Exclude<Route, { type: "discovery" }>, query: URLSearchParams, body: string): void {
+  /** The ClusterQueue a LocalQueue feeds, read from the stored LocalQueues of any served Kueue version. */
+  function clusterQueueOf(namespace: string, localQueue: string): string | undefined {
+    const local = types.find((t) => t.kind === "LocalQueue");
+    const found = local && store.get(local, namespace, localQueue);
+    const target = (found?.spec as { clusterQueue?: unknown } | undefined)?.clusterQueue;
+    return typeof target === "string" ? target : undefined;
+  }
+
+  function pendingWorkloads(req: http.IncomingMessage, res: http.ServerResponse, r: Extract<Route, { type: "pendingworkloads" }>): void {
+    if ((req.method ?? "GET") !== "GET") throw new StatusError(405, "the server does not allow this method on the requested resource");
+    if (options.permissions && !permits(options.permissions, { apiGroup: VISIBILITY_GROUP, resource: "localqueues/pendingworkloads", verb: "get", name: r.localQueue })) {
+      const message = `localqueues.${VISIBILITY_GROUP} "${r.localQueue}" is forbidden: User "system:serviceaccount:allot:allot" cannot get resource "localqueues/pendingworkloads" in API group "${VISIBILITY_GROUP}" in the namespace "${r.namespace}"`;
+      forbidden.push(message);
+      throw new StatusError(403, message, "Forbidden", { name: r.localQueue, group: VISIBILITY_GROUP, kind: "localqueues" });
+    }
+    if (clusterQueueOf(r.namespace, r.localQueue) === undefined) throw notFound("localqueues", r.localQueue, VISIBILITY_GROUP);
+    const workload = types.find((t) => t.kind === "Workload")!;
+    send(res, 200, pendingWorkloadsSummary(r.version, store.list(workload, undefined, () => true), clusterQueueOf, r.namespace, r.localQueue));
+  }
+
+  function handleResource(req: http.IncomingMessage, res: http.ServerResponse, r: Extract<Route, { type: "collection" | "object" }>, query: URLSearchParams, body: string): void {
     const method = req.method ?? "GET";
     const { resource } = r;
     if (options.permissions) {
@@ -273,7 +306,8 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
     const r = route(segments);
     const facts: RequestFacts = { method, path: url.pathname, discovery: r?.type === "discovery" };
-    if (r && r.type !== "discovery") Object.assign(facts, { kind: r.resource.kind, namespace: r.namespace, name: r.type === "object" ? r.name : undefined });
+    if (r && (r.type === "collection" || r.type === "object")) Object.assign(facts, { kind: r.resource.kind, namespace: r.namespace, name: r.type === "object" ? r.name : undefined });
+    if (r?.type === "pendingworkloads") Object.assign(facts, { kind: "PendingWorkloadsSummary", namespace: r.namespace, name: r.localQueue });
 
     const fault = faults.take(facts);
     if ((fault?.delayMs !== undefined && !(await delay(fault.delayMs))) || fault?.refuse) {
@@ -289,6 +323,7 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
       if (!r.body) throw noSuchResource();
       return send(res, 200, r.body);
     }
+    if (r.type === "pendingworkloads") return pendingWorkloads(req, res, r);
     handleResource(req, res, r, url.searchParams, body);
   }
 
@@ -330,6 +365,12 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
       return type && store.get(type, namespace, name);
     },
     put: (object) => store.put(object as JsonObject),
+    setStatus(apiVersion, kind, namespace, name, status) {
+      const type = store.typeOf(apiVersion, kind);
+      const found = type && store.get(type, namespace, name);
+      if (!found) throw new Error(`setStatus: no ${kind} ${namespace ? `${namespace}/` : ""}${name}`);
+      return store.put({ ...found, status } as unknown as JsonObject);
+    },
     remove(apiVersion, kind, namespace, name) {
       const type = store.typeOf(apiVersion, kind);
       return type !== undefined && store.remove(type, namespace, name) !== undefined;
