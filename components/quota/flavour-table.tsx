@@ -24,11 +24,12 @@ export function formatLineAmount(resource: string, n: number): string {
 
 const resourceName = (resource: string) => ({ cpu: "CPU", memory: "Memory", storage: "Storage" })[resource] ?? resource;
 
-export function FlavourQuotaTable({ lines, caption, live }: { lines: readonly QuotaLine[]; caption: string; live?: LiveFlavourUse | null }) {
+/** `lentEstimated`: the lent figures are an estimate (Kueue does not say who borrows from whom); the header says so. */
+export function FlavourQuotaTable({ lines, caption, live, lentEstimated = false }: { lines: readonly QuotaLine[]; caption: string; live?: LiveFlavourUse | null; lentEstimated?: boolean }) {
   const shown = lines.filter((l) => l.guarantee !== 0 || l.burst !== 0);
   if (shown.length === 0) return <p className="text-sm text-slate-500">No quota yet.</p>;
   return (
-    <MiniTable caption={caption} columns={["Flavour", "Resource", "Guaranteed", "Burst limit", "Others may borrow", ...(live ? ["In use", "Borrowed", "Lent"] : [])]}>
+    <MiniTable caption={caption} columns={["Flavour", "Resource", "Guaranteed", "Burst limit", "Others may borrow", ...(live ? ["In use", "Borrowed", lentEstimated ? "Lent (est.)" : "Lent"] : [])]}>
       {shown.map((l) => {
         const use = live?.[liveKey(l.flavor, l.resource)];
         return (

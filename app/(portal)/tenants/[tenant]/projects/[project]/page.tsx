@@ -3,6 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
 import { ClusterObjects } from "@/components/cluster-objects";
+import { ShareNowCard } from "@/components/quota/share-now-card";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
@@ -14,6 +15,7 @@ import { primaryRoleLabel } from "@/lib/auth/role-labels";
 import { config } from "@/lib/config";
 import { dateInputValue } from "@/lib/format";
 import { grantCandidates } from "@/lib/tenancy/member-queries";
+import { projectShareNow } from "@/lib/quota/share-now";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { archiveProjectAction, grantProjectRoleAction, inviteCollaboratorAction, revokeProjectGrantAction, updateProjectAction } from "../../actions";
 
@@ -52,6 +54,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
     ? await Promise.all([projectClusterObjects(ctx.db, project.id), projectClusterChanges(ctx.db, project.id, 1), scheduledClusterChanges(ctx.db, ctx.now, { projectId: project.id })])
     : [[], [], []];
   const cluster = clusterRuntime(config().cluster);
+  const share = can(ctx.actor, "project.quota.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now) ? await projectShareNow(ctx, tenant.slug, project.slug, cluster) : null;
 
   return (
     <>
@@ -100,6 +103,11 @@ export default async function ProjectPage({ params }: { params: Params }) {
         }
       />
       {project.description && <p className="mb-6 max-w-prose text-sm text-slate-700">{project.description}</p>}
+      {share && (
+        <div className="mb-6">
+          <ShareNowCard share={share} projectName={project.name} />
+        </div>
+      )}
       <Card
         title="Who has access"
         description="Everyone who can act in this project, and how their access came."
