@@ -13,7 +13,6 @@ const SCHEMA_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Schema";
 export function serviceProviderConfig(baseUrl: string) {
   return {
     schemas: [SPC_SCHEMA],
-    documentationUri: "https://github.com/allot/allot#provisioning-with-scim",
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_PAGE_SIZE },
