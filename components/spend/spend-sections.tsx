@@ -8,6 +8,7 @@ import type { ProjectSpend } from "@/lib/metering/spend";
 import { divideMoney, minorDigits, shareOf, subtractMoney, sumMoney } from "@/lib/money";
 import type { SpendData } from "@/lib/server/spend-json";
 import { BudgetPanel } from "./budget-panel";
+import { chargesIdle, IdleCostCard } from "./idle-cost";
 import { money, percent, resourceLabel } from "./format";
 import { hasNoUsage, pivotSeries } from "./pivot";
 import { CostOverTimeChart, NamedCostBars, type BarSegment } from "./spend-charts";
@@ -22,6 +23,8 @@ export interface SectionSlots {
   capacity?: ReactNode;
   /** Utilisation below this share of GPU-hours is idle (ALLOT_GPU_IDLE_THRESHOLD). */
   idleThreshold: number;
+  /** The platform page's idle cost rule form, for those who may change it. */
+  idleCostForm?: ReactNode;
   /** The current query, carried to the links into narrower spend pages. */
   search: string;
 }
@@ -128,6 +131,7 @@ function ProjectsCard({ data, slots, title, showTenant }: { data: SpendData; slo
   const projects = data.byProject ?? [];
   const c = data.currency;
   const digits = minorDigits(c);
+  const charging = chargesIdle(data);
   return (
     <Card title={title} description="GPU idle cost is what the allocated GPUs cost while they sat idle, where utilisation is measured.">
       {projects.length === 0 ? (
@@ -138,7 +142,7 @@ function ProjectsCard({ data, slots, title, showTenant }: { data: SpendData; slo
             <NamedCostBars rows={projects.map((p) => ({ name: showTenant ? `${p.tenantSlug}/${p.slug}` : p.name, values: projectBarValues(p, digits) }))} segments={projectSegments} currency={c} />
           </figure>
           <div className="mt-4">
-            <DataTable caption={`${title} (${c})`} columns={[...(showTenant ? ["Tenant"] : []), "Project", "Spend", "Share", "GPU cost", "GPU utilisation", "GPU idle cost"]}>
+            <DataTable caption={`${title} (${c})`} columns={[...(showTenant ? ["Tenant"] : []), "Project", "Spend", "Share", ...(charging ? ["Idle charged back"] : []), "GPU cost", "GPU utilisation", "GPU idle cost"]}>
               {projects.map((p) => (
                 <tr key={p.projectId}>
                   {showTenant && <Cell className="whitespace-nowrap text-slate-600">{p.tenantSlug}</Cell>}
@@ -154,6 +158,7 @@ function ProjectsCard({ data, slots, title, showTenant }: { data: SpendData; slo
                   </Cell>
                   <Cell className="whitespace-nowrap tabular-nums">{money(p.cost, c)}</Cell>
                   <Cell className="whitespace-nowrap tabular-nums text-slate-600">{shareText(shareOf(p.cost, data.totalCost, digits))}</Cell>
+                  {charging && <Cell className="whitespace-nowrap tabular-nums">{money(p.idleChargedBack ?? 0, c)}</Cell>}
                   <Cell className="whitespace-nowrap tabular-nums">{p.gpuCost > 0 ? money(p.gpuCost, c) : <span className="text-slate-400">—</span>}</Cell>
                   <Cell className="whitespace-nowrap tabular-nums">
                     {p.gpuUtilization === null ? <span className="text-slate-500">{p.gpuCost > 0 ? "not measured" : "—"}</span> : <Utilisation ratio={p.gpuUtilization} low={slots.idleThreshold} />}
@@ -172,6 +177,7 @@ function ProjectsCard({ data, slots, title, showTenant }: { data: SpendData; slo
 function ClusterCard({ data }: { data: SpendData }) {
   const k = data.cluster!;
   const c = data.currency;
+  const charging = chargesIdle(data);
   const rows: [string, number, string][] = [
     ["Capacity", k.capacityCost, "the node pools' GPUs, CPU and memory at the rate card, each hour as the pools were then"],
     ["Allocated to projects", k.allocatedCost, "GPU, CPU and memory the projects used"],
@@ -179,7 +185,7 @@ function ClusterCard({ data }: { data: SpendData }) {
     ["Storage, inference and meters", k.otherCost, "spend that is not node-pool capacity"],
   ];
   return (
-    <Card title="Cluster cost and idle" description="Idle capacity is shown beside the projects, never spread over them.">
+    <Card title="Cluster cost and idle" description={charging ? "Idle capacity is charged back to the tenants by the rule stated under Idle capacity cost; what is left is shown apart." : "Idle capacity is shown beside the projects, never spread over them."}>
       <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[16rem_8rem_1fr]" data-testid="cluster-cost">
         {rows.map(([label, value, note]) => (
           <div key={label} className="contents">
@@ -196,7 +202,16 @@ function ClusterCard({ data }: { data: SpendData }) {
       </dl>
       <div className="mt-4 space-y-1 rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700">
         <p data-testid="cluster-equation">
-          Sum of projects + idle = cluster cost: {money(data.totalCost, c)} + {money(k.idleCost, c)} = {money(k.totalCost, c)}.
+          {charging ? (
+            <>
+              Sum of projects + idle charged back + idle left apart = cluster cost: {money(data.totalCost, c)} + {money(data.idleCost.chargedBack, c)} + {money(data.idleCost.apart ?? 0, c)} ={" "}
+              {money(k.totalCost, c)}.
+            </>
+          ) : (
+            <>
+              Sum of projects + idle = cluster cost: {money(data.totalCost, c)} + {money(k.idleCost, c)} = {money(k.totalCost, c)}.
+            </>
+          )}
         </p>
         <p data-testid="spend-equation">
           Allocated + storage, inference and meters = spend in window: {money(k.allocatedCost, c)} + {money(k.otherCost, c)} = {money(data.totalCost, c)}.
@@ -208,6 +223,7 @@ function ClusterCard({ data }: { data: SpendData }) {
 
 const tenantSegments: BarSegment[] = [
   { key: "spend", label: "Tenant spend", colour: COLOURS.spend },
+  { key: "charged", label: "Idle charged back", colour: COLOURS.other },
   { key: "idle", label: "Idle capacity", colour: COLOURS.idle },
 ];
 
@@ -217,17 +233,31 @@ function TenantsCard({ data, slots }: { data: SpendData; slots: SectionSlots }) 
   const c = data.currency;
   const cluster = k.totalCost;
   const digits = minorDigits(c);
+  const charging = chargesIdle(data);
+  // Under chargeback the idle line is what is left apart; a tenant's share of the cluster counts what it was charged too.
+  const idleLine = charging ? (data.idleCost.apart ?? 0) : k.idleCost;
+  const billOf = (t: (typeof tenants)[number]) => (charging ? sumMoney([t.cost, t.idleChargedBack ?? 0], digits) : t.cost);
   return (
-    <Card title="Spend by tenant" description="Each tenant's projects added up, and idle capacity as its own line: together they make the cluster cost.">
+    <Card
+      title="Spend by tenant"
+      description={
+        charging
+          ? "Each tenant's projects added up, the idle charged back to it, and the idle left apart: together they make the cluster cost."
+          : "Each tenant's projects added up, and idle capacity as its own line: together they make the cluster cost."
+      }
+    >
       <figure aria-label={`Spend by tenant and idle capacity, ${c}`}>
         <NamedCostBars
-          rows={[...tenants.map((t) => ({ name: t.name, values: { spend: t.cost } })), { name: "Idle capacity", values: { idle: k.idleCost } }]}
-          segments={tenantSegments}
+          rows={[
+            ...tenants.map((t) => ({ name: t.name, values: { spend: t.cost, ...(charging ? { charged: t.idleChargedBack ?? 0 } : {}) } })),
+            { name: charging ? "Idle left apart" : "Idle capacity", values: { idle: idleLine } },
+          ]}
+          segments={charging ? tenantSegments : tenantSegments.filter((s) => s.key !== "charged")}
           currency={c}
         />
       </figure>
       <div className="mt-4">
-        <DataTable caption={`Spend by tenant and idle capacity (${c})`} columns={["Tenant", "Spend", "Share of cluster cost"]}>
+        <DataTable caption={`Spend by tenant and idle capacity (${c})`} columns={["Tenant", "Spend", ...(charging ? ["Idle charged back"] : []), "Share of cluster cost"]}>
           {tenants.map((t) => (
             <tr key={t.tenantId}>
               <Cell className="whitespace-nowrap">
@@ -236,17 +266,20 @@ function TenantsCard({ data, slots }: { data: SpendData; slots: SectionSlots }) 
                 </Link>
               </Cell>
               <Cell className="whitespace-nowrap tabular-nums">{money(t.cost, c)}</Cell>
-              <Cell className="whitespace-nowrap tabular-nums text-slate-600">{shareText(shareOf(t.cost, cluster, digits))}</Cell>
+              {charging && <Cell className="whitespace-nowrap tabular-nums">{money(t.idleChargedBack ?? 0, c)}</Cell>}
+              <Cell className="whitespace-nowrap tabular-nums text-slate-600">{shareText(shareOf(billOf(t), cluster, digits))}</Cell>
             </tr>
           ))}
           <tr>
-            <Cell className="whitespace-nowrap font-medium text-amber-800">Idle capacity</Cell>
-            <Cell className="whitespace-nowrap tabular-nums text-amber-800">{money(k.idleCost, c)}</Cell>
-            <Cell className="whitespace-nowrap tabular-nums text-slate-600">{shareText(k.idleShare)}</Cell>
+            <Cell className="whitespace-nowrap font-medium text-amber-800">{charging ? "Idle left apart" : "Idle capacity"}</Cell>
+            <Cell className="whitespace-nowrap tabular-nums text-amber-800">{money(idleLine, c)}</Cell>
+            {charging && <Cell className="text-slate-400">—</Cell>}
+            <Cell className="whitespace-nowrap tabular-nums text-slate-600">{shareText(charging ? shareOf(idleLine, cluster, digits) : k.idleShare)}</Cell>
           </tr>
           <tr className="bg-slate-50">
             <Cell className="font-semibold text-slate-900">Cluster cost</Cell>
             <Cell className="whitespace-nowrap font-semibold tabular-nums">{money(cluster, c)}</Cell>
+            {charging && <Cell className="whitespace-nowrap tabular-nums text-slate-600">{money(data.idleCost.chargedBack, c)} of it</Cell>}
             <Cell className="text-slate-600">{tenants.length === 0 ? "no tenant used anything" : ""}</Cell>
           </tr>
         </DataTable>
@@ -317,6 +350,7 @@ export function SpendSections({ data, slots }: { data: SpendData; slots: Section
       )}
       <Unpriced data={data} />
       {kind === "platform" && <ClusterCard data={data} />}
+      <IdleCostCard data={data} form={slots.idleCostForm} />
       {empty ? (
         <NoUsage data={data} />
       ) : (

@@ -63,6 +63,8 @@ export interface SpendViewProps {
   idleThreshold: number;
   budgetForm?: ReactNode;
   capacity?: ReactNode;
+  /** The platform page's idle cost rule form. */
+  idleCostForm?: ReactNode;
 }
 
 export function SpendView(props: SpendViewProps) {
@@ -73,7 +75,7 @@ export function SpendView(props: SpendViewProps) {
   );
 }
 
-function LiveSpend({ dataUrl, exportUrl, initial, initialQuery, urlErrors, idleThreshold, budgetForm, capacity }: SpendViewProps) {
+function LiveSpend({ dataUrl, exportUrl, initial, initialQuery, urlErrors, idleThreshold, budgetForm, capacity, idleCostForm }: SpendViewProps) {
   const [query, setQuery] = useState(initialQuery);
   const [changed, setChanged] = useState(false);
   const search = spendSearch(query);
@@ -155,7 +157,7 @@ function LiveSpend({ dataUrl, exportUrl, initial, initialQuery, urlErrors, idleT
       )}
 
       <div aria-busy={updating} className={`transition-opacity ${updating ? "opacity-60" : ""}`}>
-        <SpendSections data={shown} slots={{ budgetForm, capacity, idleThreshold, search: suffix }} />
+        <SpendSections data={shown} slots={{ budgetForm, capacity, idleCostForm, idleThreshold, search: suffix }} />
       </div>
     </div>
   );

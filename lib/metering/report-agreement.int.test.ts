@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CommandContext } from "@/lib/auth/context";
-import { projectBudgets } from "@/db/schema";
+import { eq } from "drizzle-orm";
+import { instanceSettings, projectBudgets } from "@/db/schema";
 import { pivotSeries } from "@/components/spend/pivot";
 import { seedDemoUsage } from "@/lib/demo/usage";
 import { formatMoney, sumMinor, toMinor } from "@/lib/money";
@@ -9,6 +10,7 @@ import { databaseLabel } from "@/test/database";
 import { contextOf } from "@/test/fixtures";
 import { projectIdOf, seededDatabase } from "@/test/tenancy";
 import { focusExport } from "./focus-query";
+import { IDLE_COST_KEY, storedChanges } from "./idle-mode";
 import { projectUsageSummaries } from "./project-summaries";
 import { platformSpendReport, projectSpendReport, tenantSpendReport, type SpendReport } from "./report";
 import { resolveWindow, spendQueryInput, type ResolvedWindow } from "./window";
@@ -97,6 +99,45 @@ describe(`the spend pages agree to the cent (${databaseLabel()})`, () => {
     const focusTotal = cents(focus.rows.map((r) => r.BilledCost ?? 0));
     if (granularity === "hour") expect(focusTotal).toBe(cents(platform.series.map((p) => p.cost)));
     else expect(focusTotal).toBe(minor(platform.totalCost));
+  }, 240_000);
+
+  it.each([
+    ["30d", "day"],
+    ["7d", "hour"],
+  ] as const)("%s by %s with idle charged back: platform, tenant and project pages agree on the idle charged, and the cluster equation holds", async (range, granularity) => {
+    const window = windowOf(range, granularity);
+    const before = await platformSpendReport(ctx, window);
+    expect(before.idleCost.mode).toBe("apart");
+    expect(before.idleCost.chargedBack).toBe(0);
+    expect(before.byTenant!.every((t) => t.idleChargedBack === undefined)).toBe(true);
+    await ctx.db.insert(instanceSettings).values({ key: IDLE_COST_KEY, value: storedChanges([{ mode: "chargeback", effectiveFrom: new Date("2026-01-01T00:00:00Z") }]) });
+    try {
+      const platform = await platformSpendReport(ctx, window);
+      const k = platform.cluster!;
+      expect(platform.idleCost.mode).toBe("chargeback");
+      expect(platform.idleCost.rule).toMatch(/charged back to tenants in proportion to the value of their guarantees/);
+      expect(minor(platform.idleCost.chargedBack)).toBeGreaterThan(0);
+      // Use is unchanged by the rule; idle is split between charged back and apart, to the cent.
+      expect(platform.totalCost).toBe(before.totalCost);
+      expect(minor(platform.idleCost.chargedBack) + minor(platform.idleCost.apart!)).toBe(minor(k.idleCost));
+      expect(minor(platform.totalCost) + minor(platform.idleCost.chargedBack) + minor(platform.idleCost.apart!)).toBe(minor(k.totalCost));
+      expect(cents(platform.byTenant!.map((t) => t.idleChargedBack!))).toBe(minor(platform.idleCost.chargedBack));
+      expect(cents(platform.byProject!.map((p) => p.idleChargedBack!))).toBe(minor(platform.idleCost.chargedBack));
+      expect(cents(platform.byTenant!.map((t) => t.cost))).toBe(minor(platform.totalCost));
+      for (const t of platform.byTenant!) {
+        const tenant = await tenantSpendReport(ctx, t.slug, window);
+        expect(tenant.idleCost.chargedBack, t.slug).toBe(t.idleChargedBack);
+        expect(cents(tenant.byProject!.map((p) => p.idleChargedBack!)), t.slug).toBe(minor(t.idleChargedBack!));
+        for (const p of tenant.byProject!) {
+          expect(platform.byProject!.find((x) => x.projectId === p.projectId), p.slug).toEqual(p);
+          const project = await projectSpendReport(ctx, t.slug, p.slug, window);
+          expect(project.idleCost.chargedBack, p.slug).toBe(p.idleChargedBack);
+          expect(formatMoney(project.idleCost.chargedBack, "USD")).toBe(formatMoney(p.idleChargedBack!, "USD"));
+        }
+      }
+    } finally {
+      await ctx.db.delete(instanceSettings).where(eq(instanceSettings.key, IDLE_COST_KEY));
+    }
   }, 240_000);
 
   it("the quota pages' month to date and forecast are the spend page's", async () => {
