@@ -3,11 +3,12 @@ import { SignJWT, type JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { executeCommand } from "@/lib/auth/command";
+import { apiTokenPrefix } from "@/lib/auth/api-token";
 import { rolesOn } from "@/lib/auth/policy";
 import { authenticateToken } from "@/lib/auth/token-auth";
 import type { AllotConfig } from "@/lib/config";
 import { grantProjectRole } from "@/lib/tenancy/commands/project-access";
-import { createServiceAccount, deleteServiceAccount, setServiceAccountDisabled } from "@/lib/tenancy/commands/service-accounts";
+import { createServiceAccount, deleteServiceAccount, rotateToken, setServiceAccountDisabled } from "@/lib/tenancy/commands/service-accounts";
 import { databaseLabel } from "@/test/database";
 import { auditLog, contextOf, countOf } from "@/test/fixtures";
 import { startLoopbackIssuer, type LoopbackIssuer } from "@/test/oidc-issuer";
@@ -197,6 +198,16 @@ describe(`token exchange (${databaseLabel()})`, () => {
     expect(await authenticateToken(db, first.body.access_token, NOW, [])).toMatchObject({ ok: false, reason: "revoked" });
     expect(await exchange(await issuer.sign(goodClaims(account.name)), { audience: `vision-lab/${account.name}` })).toMatchObject({ ok: false, error: "invalid_target", reason: "no_trust" });
     expect((await auditLog(db)).some((e) => e.action === "federation.trust_revoked" && JSON.stringify(e.after).includes("revokedTokens"))).toBe(true);
+  });
+
+  it("refuses to rotate an exchanged token into a stored one, and leaves it working until it expires", async () => {
+    const account = await trustedAccount();
+    const first = await exchange(await issuer.sign(goodClaims(account.name)));
+    if (!first.ok) throw new Error(first.description);
+    const prefix = apiTokenPrefix(first.body.access_token)!;
+    const rotated = executeCommand(rotateToken, await visionAdmin(), { tenant: "vision-lab", serviceAccount: account.name, prefix, graceHours: 0, expiresInDays: 90 });
+    await expect(rotated).rejects.toMatchObject({ code: "validation", fields: { prefix: [expect.stringContaining("token exchange")] } });
+    expect(await authenticateToken(db, first.body.access_token, NOW, [])).toMatchObject({ ok: true });
   });
 
   it("refuses for a disabled service account, and for a deleted one", async () => {

@@ -253,6 +253,11 @@ export const rotateToken = defineCommand({
     return ctx.db.transaction(async (tx) => {
       const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
       const old = await openToken(tx, account.principalId, input.prefix);
+      // A token from token exchange lives minutes and is replaced by exchanging again; rotating it
+      // would turn a keyless trust into a long-lived stored secret, which the trust exists to avoid.
+      if (old.federationTrustId) {
+        throw new AppError("validation", "This token was issued by token exchange: it expires on its own within minutes. Exchange a new one, or mint a token if a stored one is really needed.", { prefix: ["was issued by token exchange and cannot be rotated"] });
+      }
       const graceEnd = new Date(ctx.now.getTime() + input.graceHours * HOUR);
       const oldEnd = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
       await tx
