@@ -3,9 +3,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/db/client";
+import { scimTokens } from "@/db/schema";
+import { hashApiToken } from "@/lib/auth/api-token";
 import { parse } from "yaml";
 import { startStandInApiServer } from "@/test/kube-api/server";
 import { DEMO_GRANTS } from "@/lib/demo/quota";
@@ -79,6 +81,33 @@ describe("operator CLI", { timeout: 600_000 }, () => {
   it("bootstraps a platform-scoped service account", async () => {
     expect((await allot("create-service-account", "--platform", "--name", "platform-bot")).code).toBe(0);
     expect((await allot("mint-token", "--platform", "--service-account", "platform-bot", "--no-expiry")).stdout).toMatch(/^allot_\w{12}_/);
+  });
+
+  it("makes a SCIM token that always expires, prints only the token, stores only its hash, lists and revokes it", async () => {
+    const missing = await allot("scim-token");
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/--expires-days/);
+    const tooLong = await allot("scim-token", "--expires-days", "366");
+    expect(tooLong.code).not.toBe(0);
+    expect(tooLong.stderr).toMatch(/--expires-days must be a whole number from 1 to 365/);
+    const minted = await allot("scim-token", "--expires-days", "30");
+    expect(minted.code).toBe(0);
+    expect(minted.stdout).toMatch(/^scim_[a-z0-9]{12}_[A-Za-z0-9_-]{43}\n$/);
+    const token = minted.stdout.trim();
+    const prefix = token.split("_")[1]!;
+    const handle = openDatabase({ kind: "pglite", dataDir: path.join(dataDir, "db") });
+    try {
+      const rows = await handle.db.select().from(scimTokens).where(eq(scimTokens.prefix, prefix));
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.hash).toBe(hashApiToken(token));
+      expect(JSON.stringify(rows)).not.toContain(token.slice(`scim_${prefix}_`.length));
+    } finally {
+      await handle.close();
+    }
+    expect((await allot("scim-token", "--list")).stdout).toMatch(new RegExp(`${prefix}\\s+expires \\S+\\s+last used never\\s+active`));
+    expect((await allot("scim-token", "--revoke", prefix)).stderr).toMatch(`SCIM token ${prefix} revoked.`);
+    expect((await allot("scim-token", "--list")).stdout).toMatch(new RegExp(`${prefix}.*revoked `));
+    expect((await allot("scim-token", "--revoke", prefix)).code).not.toBe(0);
   });
 
   it("renders every tenant's desired state to YAML: namespaces, cluster-scoped objects, one folder per namespace, a Kustomization", async () => {
