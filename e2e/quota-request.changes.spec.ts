@@ -81,7 +81,8 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   await expect(request.banner).toHaveText("Your request was sent to the platform admins. You will see their decision here and in your notifications.");
   await expect(request.item("Status")).toHaveText("pending");
   await expect(request.item("Asked")).toHaveText(`4 × H100until ${endsDay}, 00:00 UTC`);
-  await expect(request.item("Estimate when asked")).toHaveText("$11,972.00 a month");
+  // The monthly rate, and what the two weeks asked cost at it (the figure the form showed).
+  await expect(request.item("Estimate when asked")).toHaveText(/^\$11,972\.00 a month\$5,\d{3}\.\d{2} for its 1[34](\.\d)? days$/);
   await expect(dana.getByRole("button", { name: "Cancel request" })).toBeVisible();
   await expect(request.decide).toHaveCount(0);
 
@@ -95,6 +96,7 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   const entry = queue.entry(ENTRY);
   await expect(entry).toHaveCount(1);
   await expect(entry).toContainText("asked by Dana Okafor");
+  await expect(entry).toContainText(/about \$11,972\.00 a month, \$5,\d{3}\.\d{2} for its 1[34](\.\d)? days/);
   await expect(entry).toContainText("Fine-tuning the detector on the new warehouse footage for two weeks.");
   await expect(entry.getByRole("region", { name: "Use and spend" })).toContainText(/^Use and spend of Detector training\s*(No usage recorded yet|This month so far\s*\$[\d,]+\.\d{2})/);
   await expect(entry.getByRole("region", { name: "Cost estimate" }).getByTestId("budget-note")).toContainText("No monthly budget is set for this project");

@@ -2,7 +2,7 @@ import { ActionDialog, type FieldSpec } from "../action-form";
 import type { FormState } from "@/lib/form-state";
 import { formatDate, formatDateTime } from "@/lib/format";
 import { GiB, type QuotaAmounts } from "@/lib/quota/amounts";
-import { describeAmounts, formatBytes, formatCores, formatMoney } from "@/lib/quota/view-helpers";
+import { describeAmounts, formatBytes, formatCores, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 
 type Action = (state: FormState, formData: FormData) => Promise<FormState>;
 
@@ -50,6 +50,7 @@ export function DecisionActions({
       </p>
     );
   }
+  const periodCost = periodCostPhrase(r.monthlyCost, now, r.endsAt, currency);
   const what = `${describeAmounts(r.amounts)} for ${r.projectName} (${r.tenantSlug}), ${r.endsAt ? `until ${formatDateTime(r.endsAt)}` : "permanently"}`;
   const base: FieldSpec[] = [
     { kind: "hidden", name: "requestId", value: r.id },
@@ -96,7 +97,7 @@ export function DecisionActions({
       <ActionDialog
         triggerLabel="Approve"
         title="Approve this request?"
-        description={`Grants ${what}: about ${formatMoney(r.monthlyCost, currency)} a month. The grant is written and the project's cluster change queued at once.`}
+        description={`Grants ${what}: about ${formatMoney(r.monthlyCost, currency)} a month${periodCost ? `, ${periodCost}` : ""}. The grant is written and the project's cluster change queued at once.`}
         submitLabel="Approve"
         pendingLabel="Approving…"
         action={approveAction}

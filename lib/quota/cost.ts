@@ -61,3 +61,26 @@ export function monthlyCost(amounts: QuotaAmounts, prices: ReadonlyMap<string, n
 }
 
 export const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * What a time-bound grant costs over its period: its monthly figure prorated
+ * by hours (every rate prorates linearly: hourly rates by the hour, storage's
+ * monthly rate by the fraction of a 730-hour month). Null for a permanent
+ * grant or a period already over.
+ */
+export function costOverPeriod(monthly: number, from: Date, endsAt: Date | null): { cost: number; hours: number } | null {
+  if (!endsAt) return null;
+  const hours = (endsAt.getTime() - from.getTime()) / 3_600_000;
+  if (hours <= 0) return null;
+  return { cost: round2((monthly * hours) / HOURS_PER_MONTH), hours };
+}
+
+/** A period's length as people say it: "36 hours", "14 days", "13.5 days". */
+export function describePeriod(hours: number): string {
+  if (hours < 48) {
+    const h = Math.max(1, Math.round(hours));
+    return `${h} hour${h === 1 ? "" : "s"}`;
+  }
+  const days = Math.round((hours / 24) * 10) / 10;
+  return `${Number.isInteger(days) ? days : days.toFixed(1)} days`;
+}

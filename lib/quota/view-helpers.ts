@@ -2,7 +2,7 @@ import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { formatMoney as formatAmount, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
 import { cpuInput, GiB, gpuBurstInput, gpuCountInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
 import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine, type PoolCapacityInput } from "./capacity";
-import { monthlyCost, type CostEstimate } from "./cost";
+import { costOverPeriod, describePeriod, monthlyCost, type CostEstimate } from "./cost";
 import { autoApproval, NO_AUTO_APPROVED_HOLDINGS, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
 
 /**
@@ -250,4 +250,15 @@ export function formatUsageQuantity(resource: string, quantity: number): string 
   const unit = USAGE_UNITS[kind] ?? "units";
   const value = quantity >= 100 ? Math.round(quantity) : Math.round(quantity * 10) / 10;
   return `${value.toLocaleString("en-US")} ${unit}`;
+}
+
+/**
+ * The cost of a time-bound request or grant over its period, beside its
+ * monthly rate: "$5,405.12 for its 13.7 days". An approver deciding a 14-day
+ * request must not read the monthly figure as what it costs. Null when
+ * permanent (the monthly rate says it all) or already ended.
+ */
+export function periodCostPhrase(monthly: number, from: Date, endsAt: Date | null, currency: string): string | null {
+  const period = costOverPeriod(monthly, from, endsAt);
+  return period && `${formatMoney(period.cost, currency)} for its ${describePeriod(period.hours)}`;
 }

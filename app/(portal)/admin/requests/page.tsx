@@ -13,7 +13,7 @@ import { requestableGpuModels } from "@/lib/quota/commands/requests";
 import { largeRequestThreshold } from "@/lib/quota/policy";
 import { approvalQueue, pendingRequestCount, pendingTenantRequests, type QueueEntry, type QueueFilter } from "@/lib/quota/queries";
 import { loadQuotaPolicy } from "@/lib/quota/store";
-import { describeAmounts, formatMoney } from "@/lib/quota/view-helpers";
+import { describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 import { allTenantsForAdmin } from "@/lib/tenancy/queries";
 import { approveQuotaRequestAction, rejectQuotaRequestAction } from "./actions";
 
@@ -148,6 +148,7 @@ function waited(from: Date, now: Date): string {
 function QueueItem({ entry: e, currency, now }: { entry: QueueEntry; currency: string; now: Date }) {
   const href = `/tenants/${e.tenantSlug}/projects/${e.projectSlug}/quota/requests/${e.id}`;
   const headingId = `request-${e.id}`;
+  const periodCost = periodCostPhrase(e.assessment.estimate.monthly, now, e.endsAt, currency);
   return (
     <article aria-labelledby={headingId} className="min-w-0 rounded-lg border border-slate-200 bg-white shadow-sm" data-testid="queue-entry">
       <header className="flex flex-wrap items-start justify-between gap-4 border-b border-slate-100 px-5 py-3">
@@ -163,6 +164,11 @@ function QueueItem({ entry: e, currency, now }: { entry: QueueEntry; currency: s
               {waited(e.createdAt, now)}
             </time>{" "}
             · about <strong className="font-medium text-slate-800">{formatMoney(e.assessment.estimate.monthly, currency)}</strong> a month
+            {periodCost && (
+              <>
+                , <strong className="font-medium text-slate-800">{periodCost}</strong>
+              </>
+            )}
           </p>
           <div className="mt-1">
             <RequestStatusBadge status={e.status} awaitingSecondApproval={e.awaitingSecondApproval} />

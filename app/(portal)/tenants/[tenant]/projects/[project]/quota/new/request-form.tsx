@@ -8,7 +8,7 @@ import { BudgetCheckNote } from "@/components/quota/budget-check";
 import { CapacityTable, CostLines, QuotaComparison } from "@/components/quota/quota-tables";
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { fitNote } from "@/lib/quota/capacity";
-import { HOURS_PER_MONTH } from "@/lib/quota/cost";
+import { costOverPeriod, describePeriod } from "@/lib/quota/cost";
 import { formatCapacityValue, formatMoney, parseAmountInputs, previewRequest, type AmountInputs, type PreviewBasis } from "@/lib/quota/view-helpers";
 
 type Values = AmountInputs & { duration: "permanent" | "until"; endsAt: string; justification: string };
@@ -66,6 +66,7 @@ export function RequestForm({
   const preview = useMemo(() => previewRequest(basis, amounts), [basis, amounts]);
   const anything = amounts.gpuCount > 0 || (amounts.gpuBurst ?? 0) > 0 || amounts.cpuCores > 0 || amounts.memoryBytes > 0 || amounts.storageBytes > 0;
   const days = values.duration === "until" && values.endsAt ? Math.max(0, (Date.parse(`${values.endsAt}T00:00:00Z`) - Date.parse(now)) / 86_400_000) : null;
+  const askedPeriod = days === null ? null : costOverPeriod(preview.estimate.monthly, new Date(now), new Date(`${values.endsAt}T00:00:00Z`));
   const exceeded = preview.capacity.filter((l) => l.exceeds);
 
   const errorsOf = (name: FieldName, live?: string): string[] | undefined => {
@@ -237,9 +238,9 @@ export function RequestForm({
           {anything ? (
             <>
               <CostLines caption="Estimated monthly cost at the rate card" estimate={preview.estimate} currency={currency} totalLabel="Per month" />
-              {days !== null && days > 0 && (
+              {askedPeriod && (
                 <p className="mt-2 text-xs text-slate-600">
-                  Over the {Math.round(days * 10) / 10} days asked: about <strong>{formatMoney((preview.estimate.monthly / HOURS_PER_MONTH) * days * 24, currency)}</strong>.
+                  Over the {describePeriod(askedPeriod.hours)} asked: about <strong>{formatMoney(askedPeriod.cost, currency)}</strong>.
                 </p>
               )}
             </>

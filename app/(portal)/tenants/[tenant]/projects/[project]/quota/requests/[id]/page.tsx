@@ -12,7 +12,7 @@ import { clusterRuntime } from "@/lib/cluster/runtime";
 import { config } from "@/lib/config";
 import type { QuotaAmounts } from "@/lib/quota/amounts";
 import { requestDetail, type RequestDetail } from "@/lib/quota/queries";
-import { describeAmounts, formatMoney } from "@/lib/quota/view-helpers";
+import { describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { approveQuotaRequestAction, rejectQuotaRequestAction } from "@/app/(portal)/admin/requests/actions";
 import { cancelQuotaRequestAction } from "../../actions";
@@ -36,6 +36,7 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
   const collaborator = isCollaboratorOn(ctx.actor, project.tenant.id) && !ctx.actor.isPlatformAdmin;
   const base = `/tenants/${r.tenantSlug}/projects/${r.projectSlug}`;
   const granted = grantedOf(r);
+  const askedPeriodCost = periodCostPhrase(r.monthlyCost, r.createdAt, r.endsAt, currency);
   const recordOnly = clusterRuntime(config().cluster).mode !== "live";
   const firstApprovalByMe = r.firstApprovedBy !== null && r.firstApprovedBy === ctx.actor.principalId;
 
@@ -104,7 +105,10 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
                 {granted.changed && <span className="block text-xs text-amber-800">less or shorter than asked</span>}
               </Item>
             )}
-            <Item label="Estimate when asked">{formatMoney(r.monthlyCost, currency)} a month</Item>
+            <Item label="Estimate when asked">
+              {formatMoney(r.monthlyCost, currency)} a month
+              {askedPeriodCost && <span className="block text-slate-600">{askedPeriodCost}</span>}
+            </Item>
             <Item label="Requester">
               {r.requester ?? "—"}
               <span className="block text-slate-600">{formatDateTime(r.createdAt)}</span>
