@@ -2,13 +2,20 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import { ADMIN_GROUP, BASE_URL, METRICS_PORT, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ISSUER, PORT, testClockFile } from "./e2e/support/env";
+import { ADMIN_GROUP, BASE_URL, KUBE_API_PORT, KUBE_API_URL, LIVE_BASE_URL, LIVE_PORT, liveKubeconfigFile, METRICS_PORT, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ISSUER, PORT, testClockFile } from "./e2e/support/env";
 
 /**
  * End-to-end journeys against a production build (`next build` runs first, done
  * by the caller) served by `next start`, on a fresh embedded database that
  * seeds the demo data on start. The OpenID provider is started by the journeys
  * that sign in through it (runOidcProviderForThisFile); the portal only contacts it at sign-in.
+ *
+ * Beside it, for the *.live.spec.ts journeys: the stand-in Kubernetes API
+ * server (test/kube-api) as a process of its own, and a second portal in live
+ * mode on its own port and data directory, connected to it with Kueue on. Its
+ * worker applies the demo's objects to the stand-in; the journeys play Kueue
+ * (statuses, Workloads) through the stand-in's API. The record-only portal
+ * never sees it, so what the other journeys assert stays as it was.
  */
 
 // Playwright evaluates this file in the runner and again in every worker. The
@@ -20,10 +27,33 @@ function runDataRoot(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "allot-e2e-"));
   process.env.E2E_DATA_ROOT = root;
   process.on("exit", () => fs.rmSync(root, { recursive: true, force: true }));
+  // The live portal's kubeconfig, before any server starts. Plain http, so the
+  // client must be told to skip TLS verification (there is none to verify).
+  const kubeconfig = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "stand-in", cluster: { server: KUBE_API_URL, "insecure-skip-tls-verify": true } }],
+    users: [{ name: "e2e", user: {} }],
+    contexts: [{ name: "stand-in", context: { cluster: "stand-in", user: "e2e" } }],
+    "current-context": "stand-in",
+  };
+  fs.writeFileSync(liveKubeconfigFile(), JSON.stringify(kubeconfig, null, 2));
   return root;
 }
-// A sub-directory: the database lock file is written beside the data directory.
+// Sub-directories: the database lock file is written beside the data directory.
 const dataDir = path.join(runDataRoot(), "pglite");
+const liveDataDir = path.join(runDataRoot(), "pglite-live");
+
+const portalEnv = {
+  NODE_ENV: "production",
+  NEXT_TELEMETRY_DISABLED: "1",
+  // Warnings and errors only: an access line per request would bury the run's report.
+  LOG_LEVEL: process.env.LOG_LEVEL || "warn",
+  // Empty means unset to the portal's configuration: PGlite even when the shell points at PostgreSQL.
+  DATABASE_URL: "",
+  AUTH_SECRET: "allot-e2e-auth-secret-0123456789-abcdefghijklmnop",
+  ALLOT_DEMO: "1",
+};
 
 const chromiumPath = "/usr/bin/chromium";
 
@@ -62,7 +92,7 @@ export default defineConfig({
       // Journeys that only read, or that create sessions and users of their own.
       name: "journeys",
       testMatch: /\.spec\.ts$/,
-      testIgnore: /\.(changes|tenancy)\.spec\.ts$/,
+      testIgnore: /\.(changes|tenancy|live)\.spec\.ts$/,
       dependencies: ["setup"],
       use: { ...devices["Desktop Chrome"] },
     },
@@ -83,35 +113,67 @@ export default defineConfig({
       dependencies: ["changes"],
       use: { ...devices["Desktop Chrome"] },
     },
-  ],
-  webServer: {
-    // The server's own process, not npx, so nothing is left behind on the port (STACK.md pitfall 8).
-    command: `node node_modules/next/dist/bin/next start -p ${PORT}`,
-    url: `${BASE_URL}/readyz`,
-    reuseExistingServer: false,
-    timeout: 90_000,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: {
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      // Warnings and errors only: an access line per request would bury the run's report.
-      LOG_LEVEL: process.env.LOG_LEVEL || "warn",
-      ALLOT_DATA_DIR: dataDir,
-      // Empty means unset to the portal's configuration: PGlite even when the shell points at PostgreSQL.
-      DATABASE_URL: "",
-      AUTH_SECRET: "allot-e2e-auth-secret-0123456789-abcdefghijklmnop",
-      AUTH_URL: BASE_URL,
-      ALLOT_DEMO: "1",
-      OIDC_ISSUER,
-      OIDC_CLIENT_ID,
-      OIDC_CLIENT_SECRET,
-      ALLOT_ADMIN_GROUP: ADMIN_GROUP,
-      // Journeys move the server's clock by writing this file (e2e/support/clock.ts).
-      ALLOT_TEST_CLOCK_FILE: testClockFile(),
-      // Sessions outlive a clock shift of a few days: an expiry seen then is the grant's, not the session's.
-      ALLOT_SESSION_HOURS: "720",
-      METRICS_PORT: String(METRICS_PORT),
+    {
+      // Journeys against the live portal (see above): they sign in there themselves, so need no setup.
+      name: "live",
+      testMatch: /\.live\.spec\.ts$/,
+      use: { ...devices["Desktop Chrome"], baseURL: LIVE_BASE_URL },
     },
-  },
+  ],
+  webServer: [
+    {
+      // The stand-in API server first: the live portal's worker applies to it from its start.
+      command: "node --import tsx test/kube-api/main.ts",
+      url: `${KUBE_API_URL}/api`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stderr: "pipe",
+      env: { STAND_IN_PORT: String(KUBE_API_PORT) },
+    },
+    {
+      // The server's own process, not npx, so nothing is left behind on the port (STACK.md pitfall 8).
+      command: `node node_modules/next/dist/bin/next start -p ${PORT}`,
+      url: `${BASE_URL}/readyz`,
+      reuseExistingServer: false,
+      timeout: 90_000,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        ...portalEnv,
+        ALLOT_DATA_DIR: dataDir,
+        AUTH_URL: BASE_URL,
+        OIDC_ISSUER,
+        OIDC_CLIENT_ID,
+        OIDC_CLIENT_SECRET,
+        ALLOT_ADMIN_GROUP: ADMIN_GROUP,
+        // Journeys move the server's clock by writing this file (e2e/support/clock.ts).
+        ALLOT_TEST_CLOCK_FILE: testClockFile(),
+        // Sessions outlive a clock shift of a few days: an expiry seen then is the grant's, not the session's.
+        ALLOT_SESSION_HOURS: "720",
+        METRICS_PORT: String(METRICS_PORT),
+        // Record-only, whatever the shell's KUBECONFIG says.
+        ALLOT_CLUSTER_MODE: "record-only",
+      },
+    },
+    {
+      // The live portal: the demo, Kueue on, connected to the stand-in; demo sign-in only, the real clock.
+      command: `node node_modules/next/dist/bin/next start -p ${LIVE_PORT}`,
+      url: `${LIVE_BASE_URL}/readyz`,
+      reuseExistingServer: false,
+      timeout: 90_000,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        ...portalEnv,
+        ALLOT_DATA_DIR: liveDataDir,
+        AUTH_URL: LIVE_BASE_URL,
+        ALLOT_CLUSTER_MODE: "auto",
+        KUBECONFIG: liveKubeconfigFile(),
+        ALLOT_KUEUE: "1",
+        // Drift is not what these journeys look at; reading every object back would only add load.
+        ALLOT_DRIFT_INTERVAL_MINUTES: "0",
+        METRICS_PORT: "0",
+      },
+    },
+  ],
 });

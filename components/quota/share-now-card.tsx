@@ -1,6 +1,6 @@
 import { Badge, Card, formatDateTime } from "@/components/ui";
 import type { ShareNow } from "@/lib/quota/share-now";
-import { FlavourQuotaTable, liveKey, type LiveFlavourUse } from "./flavour-table";
+import { FlavourQuotaTable, flavourName, formatLineAmount, liveCells, liveKey, planCells, resourceName, type LiveFlavourUse } from "./flavour-table";
 
 /**
  * "Share now" on a project's page: the plan per flavour beside what Kueue
@@ -25,7 +25,17 @@ export function ShareNowCard({ share, projectName }: { share: ShareNow; projectN
             <strong>Live figures unavailable.</strong> {share.message} Below is the plan only.
           </p>
         )}
-        <FlavourQuotaTable lines={lines} caption={caption} live={live} lentEstimated />
+        {share.lines.length === 0 ? (
+          <FlavourQuotaTable lines={lines} caption={caption} live={live} lentEstimated />
+        ) : (
+          <>
+            {/* Eight columns do not fit a phone: there each line is a short list, live figures first. */}
+            <div className="hidden sm:block">
+              <FlavourQuotaTable lines={lines} caption={caption} live={live} lentEstimated />
+            </div>
+            <ShareLineList share={share} caption={caption} />
+          </>
+        )}
         {share.mode === "live" && (
           <>
             <p className="text-xs text-slate-500">
@@ -37,6 +47,40 @@ export function ShareNowCard({ share, projectName }: { share: ShareNow; projectN
         )}
       </div>
     </Card>
+  );
+}
+
+/** The lines on a narrow screen: one block per flavour and resource, the same figures as the table's. */
+function ShareLineList({ share, caption }: { share: ShareNow; caption: string }) {
+  return (
+    <ul aria-label={caption} className="divide-y divide-slate-100 sm:hidden" data-testid="share-lines">
+      {share.lines.map((l) => {
+        const plan = planCells(l);
+        const use = share.mode === "live" ? liveCells(l.resource, l) : null;
+        // Live figures on the first row, the plan on the second: three to a row fit a phone without wrapping a number.
+        const figures: [string, string][] = [
+          ...(use ? ([["In use", use.inUse], ["Borrowed", use.borrowed], ["Lent (est.)", use.lent]] as [string, string][]) : []),
+          ["Guaranteed", formatLineAmount(l.resource, Math.max(0, l.guaranteed))],
+          ["Burst limit", plan.burst],
+          ["Others may borrow", plan.othersMayBorrow],
+        ];
+        return (
+          <li key={liveKey(l.flavor, l.resource)} className="py-2">
+            <p className="text-sm font-medium text-slate-900">
+              {flavourName(l.flavor)} <span className="font-normal text-slate-600">· {resourceName(l.resource)}</span>
+            </p>
+            <dl className="mt-1 grid grid-cols-3 gap-x-3 gap-y-1.5">
+              {figures.map(([term, value]) => (
+                <div key={term}>
+                  <dt className="text-xs text-slate-500">{term}</dt>
+                  <dd className="whitespace-nowrap text-sm tabular-nums text-slate-900">{value}</dd>
+                </div>
+              ))}
+            </dl>
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 

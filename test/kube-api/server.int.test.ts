@@ -533,6 +533,31 @@ describe("Kueue status and the visibility API", () => {
     ]);
     expectStatus(await call("GET", "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/a/localqueues/nope/pendingworkloads"), 404, "NotFound");
   });
+
+  it("takes a status applied to the status subresource, as Kueue's controllers write it, and keeps it through the portal's applies", async () => {
+    const cq = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/shared";
+    expect((await apply(cq, { apiVersion: V, kind: "ClusterQueue", metadata: { name: "shared" }, spec: { namespaceSelector: {} } })).status).toBe(201);
+    const reserved = { flavorsReservation: [{ name: "h100", resources: [{ name: "nvidia.com/gpu", total: "12", borrowed: "4" }] }], pendingWorkloads: 2 };
+    const written = await apply(`${cq}/status`, { apiVersion: V, kind: "ClusterQueue", metadata: { name: "shared" }, spec: { ignored: true }, status: reserved }, "kueue");
+    expect(written.status).toBe(200);
+    // Only the status changed: the spec in the body is ignored, as on a real /status.
+    expect(written.json).toMatchObject({ spec: { namespaceSelector: {} }, status: reserved });
+    expect(written.json.spec).not.toHaveProperty("ignored");
+    expect((await call("GET", `${cq}/status`)).json).toMatchObject({ status: reserved });
+    // The portal applying its spec again leaves Kueue's status alone.
+    await apply(cq, { apiVersion: V, kind: "ClusterQueue", metadata: { name: "shared" }, spec: { namespaceSelector: {}, queueingStrategy: "BestEffortFIFO" } });
+    expect((await call("GET", cq)).json).toMatchObject({ spec: { queueingStrategy: "BestEffortFIFO" }, status: reserved });
+
+    // A namespaced object's status, and what is refused.
+    server.put(namespace("a"));
+    server.put({ apiVersion: V, kind: "Workload", metadata: { name: "w", namespace: "a" }, spec: { queueName: "default" } });
+    const conditions = [{ type: "QuotaReserved", status: "False", reason: "Pending", message: "insufficient unused quota" }];
+    expect((await apply("/apis/kueue.x-k8s.io/v1beta2/namespaces/a/workloads/w/status", { status: { conditions } }, "kueue")).json).toMatchObject({ spec: { queueName: "default" }, status: { conditions } });
+    expectStatus(await apply("/apis/kueue.x-k8s.io/v1beta2/namespaces/a/workloads/absent/status", { status: {} }, "kueue"), 404, "NotFound");
+    expectStatus(await apply("/apis/kueue.x-k8s.io/v1beta2/namespaces/a/workloads/w/status", { spec: {} }, "kueue"), 422, "Invalid");
+    expectStatus(await call("PATCH", "/apis/kueue.x-k8s.io/v1beta2/namespaces/a/workloads/w/status", { body: { status: {} } }), 415, "UnsupportedMediaType");
+    expectStatus(await call("GET", "/apis/kueue.x-k8s.io/v1beta2/namespaces/a/workloads/w/scale"), 404, "NotFound");
+  });
 });
 
 describe("through @kubernetes/client-node", () => {
@@ -636,5 +661,13 @@ describe("RBAC enforcement (permissions)", () => {
     expectStatus(escalation, 403, "Forbidden");
     expect(escalation.json.message).toContain('may not bind ClusterRole "cluster-admin"');
     expect(guarded.get("rbac.authorization.k8s.io/v1", "RoleBinding", "default", "to-cluster-admin")).toBeUndefined();
+  });
+
+  it("guards the status subresource as its own resource: patching the object does not allow patching its status", async () => {
+    guarded.put(quota("default", "compute", { cpu: "2" }));
+    const denied = await send("PATCH", applyPath("/api/v1/namespaces/default/resourcequotas/compute/status"), { status: { used: { cpu: "1" } } });
+    expectStatus(denied, 403, "Forbidden");
+    expect(denied.json.message).toBe('resourcequotas "compute" is forbidden: User "system:serviceaccount:allot:allot" cannot patch resource "resourcequotas/status" in API group "" in the namespace "default"');
+    expect(guarded.get("v1", "ResourceQuota", "default", "compute")).not.toHaveProperty("status.used");
   });
 });

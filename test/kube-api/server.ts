@@ -83,6 +83,7 @@ type Route =
   | { type: "discovery"; body: object | undefined }
   | { type: "collection"; resource: ResourceType; namespace?: string }
   | { type: "object"; resource: ResourceType; namespace?: string; name: string }
+  | { type: "status"; resource: ResourceType; namespace?: string; name: string }
   | { type: "pendingworkloads"; version: string; namespace: string; localQueue: string };
 
 const APPLY_PATCH = "application/apply-patch+yaml";
@@ -126,16 +127,18 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     else if (segments[0] === "apis" && segments.length >= 3) [group, version, rest] = [segments[1]!, segments[2]!, segments.slice(3)];
     else return undefined;
     if (rest.length === 0) return { type: "discovery", body: resourceList(types, group, version) };
-    // /namespaces/NS/PLURAL[/NAME]: a namespaced resource (not the Namespace object itself).
+    // /namespaces/NS/PLURAL[/NAME[/status]]: a namespaced resource (not the Namespace object itself).
     if (rest[0] === "namespaces" && rest.length >= 3) {
       const resource = typeFor(group, version, rest[2]!);
-      if (!resource?.namespaced || rest.length > 4) return undefined;
+      if (!resource?.namespaced || rest.length > 5 || (rest.length === 5 && rest[4] !== "status")) return undefined;
+      if (rest.length === 5) return { type: "status", resource, namespace: rest[1]!, name: rest[3]! };
       return rest.length === 3 ? { type: "collection", resource, namespace: rest[1]! } : { type: "object", resource, namespace: rest[1]!, name: rest[3]! };
     }
     const resource = typeFor(group, version, rest[0]!);
-    if (!resource || rest.length > 2) return undefined;
+    if (!resource || rest.length > 3 || (rest.length === 3 && rest[2] !== "status")) return undefined;
     if (rest.length === 1) return { type: "collection", resource };
-    return resource.namespaced ? undefined : { type: "object", resource, name: rest[1]! };
+    if (resource.namespaced) return undefined;
+    return rest.length === 3 ? { type: "status", resource, name: rest[1]! } : { type: "object", resource, name: rest[1]! };
   }
 
   function send(res: http.ServerResponse, code: number, body: object, headers: Record<string, string> = {}): void {
@@ -238,6 +241,34 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     send(res, 200, pendingWorkloadsSummary(r.version, store.list(workload, undefined, () => true), clusterQueueOf, r.namespace, r.localQueue));
   }
 
+  /**
+   * The status subresource, as Kueue's controllers write it: GET, and
+   * server-side apply of `{ status }`. One status writer is modelled (the
+   * controller), so the applied status replaces the stored one whole; spec
+   * and metadata in the body are ignored, as the real server ignores them on
+   * /status. Lets a separate process (an end-to-end journey) play Kueue.
+   */
+  function handleStatus(req: http.IncomingMessage, res: http.ServerResponse, r: Extract<Route, { type: "status" }>, query: URLSearchParams, body: string): void {
+    const method = req.method ?? "GET";
+    const { resource, namespace, name } = r;
+    const verb = method === "GET" ? "get" : method === "PATCH" ? "patch" : method === "PUT" ? "update" : method.toLowerCase();
+    if (options.permissions && !permits(options.permissions, { apiGroup: resource.group, resource: `${resource.plural}/status`, verb, name })) {
+      const message = `${resource.plural}${resource.group ? `.${resource.group}` : ""} "${name}" is forbidden: User "system:serviceaccount:allot:allot" cannot ${verb} resource "${resource.plural}/status" in API group "${resource.group}" ${namespace !== undefined ? `in the namespace "${namespace}"` : "at the cluster scope"}`;
+      forbidden.push(message);
+      throw new StatusError(403, message, "Forbidden", { name, group: resource.group, kind: resource.plural });
+    }
+    const found = store.get(resource, namespace, name);
+    if (!found) throw notFound(resource.plural, name, resource.group);
+    if (method === "GET") return send(res, 200, found);
+    if (method !== "PATCH") throw new StatusError(405, "the server does not allow this method on the requested resource");
+    const contentType = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    if (contentType !== APPLY_PATCH) throw new StatusError(415, `the stand-in API server supports only server-side apply (${APPLY_PATCH}) on status, not ${contentType || "a patch without a content type"}`);
+    if (!query.get("fieldManager")) throw new StatusError(400, "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
+    const status = parseBody(body).status;
+    if (!isObject(status)) throw new StatusError(422, `${resource.kind} "${name}" is invalid: status: Required value: an apply to the status subresource carries a status object`, "Invalid");
+    return send(res, 200, store.put({ ...found, status } as unknown as JsonObject));
+  }
+
   function handleResource(req: http.IncomingMessage, res: http.ServerResponse, r: Extract<Route, { type: "collection" | "object" }>, query: URLSearchParams, body: string): void {
     const method = req.method ?? "GET";
     const { resource } = r;
@@ -306,7 +337,7 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
     const r = route(segments);
     const facts: RequestFacts = { method, path: url.pathname, discovery: r?.type === "discovery" };
-    if (r && (r.type === "collection" || r.type === "object")) Object.assign(facts, { kind: r.resource.kind, namespace: r.namespace, name: r.type === "object" ? r.name : undefined });
+    if (r && (r.type === "collection" || r.type === "object" || r.type === "status")) Object.assign(facts, { kind: r.resource.kind, namespace: r.namespace, name: r.type === "collection" ? undefined : r.name });
     if (r?.type === "pendingworkloads") Object.assign(facts, { kind: "PendingWorkloadsSummary", namespace: r.namespace, name: r.localQueue });
 
     const fault = faults.take(facts);
@@ -324,6 +355,7 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
       return send(res, 200, r.body);
     }
     if (r.type === "pendingworkloads") return pendingWorkloads(req, res, r);
+    if (r.type === "status") return handleStatus(req, res, r, url.searchParams, body);
     handleResource(req, res, r, url.searchParams, body);
   }
 
