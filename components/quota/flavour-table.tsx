@@ -31,7 +31,8 @@ export function FlavourQuotaTable({ lines, caption, live, lentEstimated = false 
   return (
     <MiniTable caption={caption} columns={["Flavour", "Resource", "Guaranteed", "Burst limit", "Others may borrow", ...(live ? ["In use", "Borrowed", lentEstimated ? "Lent (est.)" : "Lent"] : [])]}>
       {shown.map((l) => {
-        const use = live?.[liveKey(l.flavor, l.resource)];
+        // Kueue does not hold storage: it has no live figures, and 0 would read as a fact.
+        const use = l.resource === "storage" ? undefined : live?.[liveKey(l.flavor, l.resource)];
         return (
           <tr key={liveKey(l.flavor, l.resource)}>
             <Td first className="whitespace-nowrap font-medium text-slate-900">
