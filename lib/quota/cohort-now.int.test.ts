@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Database } from "@/db/client";
+import { installDatabase, type Database } from "@/db/client";
+import { memberships } from "@/db/schema";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { kubeClientFromConfig, kubeConfigFor, type ClusterClient } from "@/lib/cluster/kube-client";
@@ -8,6 +9,7 @@ import { CLUSTER_PERMISSIONS } from "@/lib/cluster/permissions";
 import type { ClusterRuntime } from "@/lib/cluster/runtime";
 import { reconcileDue } from "@/lib/cluster/worker";
 import { parseConfig, type AllotConfig } from "@/lib/config";
+import { callApi, operatorAccount } from "@/test/api";
 import { databaseLabel } from "@/test/database";
 import { contextOf } from "@/test/fixtures";
 import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
@@ -169,6 +171,76 @@ describe(`a tenant's cohort and every cohort now, live against the stand-in (${d
       expect(now.cohorts.length).toBeGreaterThan(0);
     } finally {
       await refusing.close();
+    }
+  });
+});
+
+describe(`the share over REST, live and record-only (${databaseLabel()})`, () => {
+  const runtimeHolder = globalThis as unknown as { allotClusterRuntime?: ClusterRuntime };
+  let previousRuntime: ClusterRuntime | undefined;
+  const token = {} as Record<"platform" | "visionAdmin" | "languageAdmin", string>;
+  beforeAll(async () => {
+    installDatabase(seeded.handle);
+    previousRuntime = runtimeHolder.allotClusterRuntime;
+    runtimeHolder.allotClusterRuntime = live;
+    const at = new Date(Date.now() - 60_000);
+    token.platform = (await operatorAccount(db, at, null, "share-platform-bot")).token;
+    for (const [key, tenant] of [
+      ["visionAdmin", "vision-lab"],
+      ["languageAdmin", "language-models"],
+    ] as const) {
+      const bot = await operatorAccount(db, at, tenant, `share-${tenant}-admin-bot`);
+      await db.insert(memberships).values({ tenantId: seeded.tenantId[tenant]!, principalId: bot.principalId, role: "tenant_admin", createdAt: at });
+      token[key] = bot.token;
+    }
+  });
+  afterAll(() => {
+    runtimeHolder.allotClusterRuntime = previousRuntime;
+  });
+  type Line = { quota: string; guaranteed: number; inUse: number | null; borrowed: number | null; lent: number | null };
+  type TenantShareBody = { mode: string; readAt: string | null; envelope: { quota: string; guarantee: number; allocated: number }[]; projects: { project: string; lines: Line[] }[]; totals: (Line & { lendable: number })[]; cohort: unknown };
+
+  it("a project's share and a tenant's envelope with its cohort now carry the stand-in's figures", async () => {
+    const project = await callApi("GET", "/api/v1/tenants/vision-lab/projects/detector-training/quota-share", { token: token.visionAdmin });
+    expect(project.status).toBe(200);
+    const p = project.json as { mode: string; lines: Line[]; pending: unknown[] };
+    expect(p.mode).toBe("live");
+    expect(p.lines.find((l) => l.quota === "gpu:H100")).toMatchObject({ guaranteed: 6, inUse: 9, borrowed: 3, lent: 0 });
+    expect(p.lines.find((l) => l.quota === "storage")).toMatchObject({ inUse: null, borrowed: null, lent: null });
+
+    const tenant = await callApi("GET", "/api/v1/tenants/vision-lab/quota-share", { token: token.visionAdmin });
+    expect(tenant.status).toBe(200);
+    const t = tenant.json as TenantShareBody;
+    expect(t.mode).toBe("live");
+    expect(t.envelope).toEqual([{ quota: "gpu:H100", guarantee: 12, burst: 4, allocated: 10, unallocated: 2 }]);
+    expect(t.totals.find((l) => l.quota === "gpu:H100")).toMatchObject({ guaranteed: 10, lendable: 10, inUse: 10, borrowed: 3, lent: 3 });
+    expect(t.cohort).toEqual({ name: "tenant-vision-lab", weightedShare: 250 });
+    for (const total of t.totals) {
+      const rows = t.projects.flatMap((x) => x.lines.filter((l) => l.quota === total.quota));
+      expect(total.inUse).toBeCloseTo(rows.reduce((s, l) => s + (l.inUse ?? 0), 0), 6);
+      expect(total.borrowed).toBeCloseTo(rows.reduce((s, l) => s + (l.borrowed ?? 0), 0), 6);
+    }
+    const platform = await callApi("GET", "/api/v1/tenants/vision-lab/quota-share", { token: token.platform });
+    expect((platform.json as TenantShareBody).totals).toEqual(t.totals);
+  });
+
+  it("another tenant's admin gets a 404 for both, and nothing of their figures", async () => {
+    for (const path of ["/api/v1/tenants/vision-lab/quota-share", "/api/v1/tenants/vision-lab/projects/detector-training/quota-share"]) {
+      const r = await callApi("GET", path, { token: token.languageAdmin });
+      expect(r.status, path).toBe(404);
+      expect(r.text).not.toMatch(/detector|inUse/);
+    }
+    expect((await callApi("GET", "/api/v1/tenants/vision-lab/quota-share", { token: null })).status).toBe(401);
+  });
+
+  it("record-only answers with the plan and null live figures", async () => {
+    runtimeHolder.allotClusterRuntime = recordOnly;
+    try {
+      const t = (await callApi("GET", "/api/v1/tenants/vision-lab/quota-share", { token: token.visionAdmin })).json as TenantShareBody;
+      expect(t).toMatchObject({ mode: "record-only", readAt: null, cohort: null });
+      expect(t.totals.find((l) => l.quota === "gpu:H100")).toMatchObject({ guaranteed: 10, inUse: null, borrowed: null, lent: null });
+    } finally {
+      runtimeHolder.allotClusterRuntime = live;
     }
   });
 });
