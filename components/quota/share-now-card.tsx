@@ -1,5 +1,5 @@
 import { Badge, Card, formatDateTime } from "@/components/ui";
-import type { ShareNow } from "@/lib/quota/share-now";
+import type { LiveMode, ShareNow } from "@/lib/quota/share-now";
 import { FlavourQuotaTable, flavourName, formatLineAmount, liveCells, liveKey, planCells, resourceName, type LiveFlavourUse } from "./flavour-table";
 
 /**
@@ -15,16 +15,7 @@ export function ShareNowCard({ share, projectName }: { share: ShareNow; projectN
   return (
     <Card title="Share now" description={describe(share, projectName)}>
       <div className="space-y-4" data-testid="share-now">
-        {share.mode === "record-only" && (
-          <p className="text-sm text-slate-700">
-            <Badge tone="amber">No cluster connected</Badge> The portal records plans without applying them, so there is no live use to show: below is the plan only.
-          </p>
-        )}
-        {share.mode === "unavailable" && (
-          <p role="status" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            <strong>Live figures unavailable.</strong> {share.message} Below is the plan only.
-          </p>
-        )}
+        <LiveModeNotice live={share} />
         {share.lines.length === 0 ? (
           <FlavourQuotaTable lines={lines} caption={caption} live={live} lentEstimated />
         ) : (
@@ -82,6 +73,23 @@ function ShareLineList({ share, caption }: { share: ShareNow; caption: string })
       })}
     </ul>
   );
+}
+
+/** Why there are no live figures, when there are none: no cluster connected, or the cluster could not be read. */
+export function LiveModeNotice({ live }: { live: Pick<LiveMode, "mode"> & { message?: string } }) {
+  if (live.mode === "record-only")
+    return (
+      <p className="text-sm text-slate-700">
+        <Badge tone="amber">No cluster connected</Badge> The portal records plans without applying them, so there is no live use to show: below is the plan only.
+      </p>
+    );
+  if (live.mode === "unavailable")
+    return (
+      <p role="status" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+        <strong>Live figures unavailable.</strong> {live.message} Below is the plan only.
+      </p>
+    );
+  return null;
 }
 
 function describe(share: ShareNow, projectName: string): string {

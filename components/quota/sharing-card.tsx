@@ -22,7 +22,7 @@ export function SharingCard({ lines, live }: { lines: readonly LineArithmetic[];
           Per GPU line: guarantees across all tenants (envelopes where set, else their projects’ guarantees) must fit the pools at their autoscaler minimum, after the overcommit in force; bursts
           are preemptible, bounded by the burst limits and the autoscaler maximum.{" "}
           {live
-            ? "These are the limits the portal renders to Kueue; what is borrowed at this moment is in the ClusterQueues’ status on the cluster."
+            ? "These are the limits the portal renders to Kueue; what each cohort uses, borrows and lends at this moment is under “Cohorts now”, from the ClusterQueues’ status."
             : "No cluster is connected (record-only): these are the planned limits, there is no live use to compare them with."}
         </>
       }

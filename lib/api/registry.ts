@@ -11,6 +11,7 @@ import * as metering from "./routes/metering";
 import * as projects from "./routes/projects";
 import * as quota from "./routes/quota";
 import * as serviceAccounts from "./routes/service-accounts";
+import * as share from "./routes/share";
 import * as tenants from "./routes/tenants";
 
 export type RouteHandler = (request: Request, context?: { params?: Promise<Record<string, string | string[]>> }) => Promise<Response>;
@@ -19,7 +20,7 @@ export type RegisteredRoute = { spec: AnyApiRoute; handle: RouteHandler };
 /** Every /api/v1 endpoint, for the OpenAPI document, its docs page and the route files. */
 const isRoute = (value: unknown): value is RegisteredRoute => typeof value === "object" && value !== null && "spec" in value && "handle" in value;
 
-export const REGISTERED_ROUTES: RegisteredRoute[] = [me, tenants, projects, members, collaborators, serviceAccounts, federation, audit, capacity, quota, envelopes, metering]
+export const REGISTERED_ROUTES: RegisteredRoute[] = [me, tenants, projects, members, collaborators, serviceAccounts, federation, audit, capacity, quota, envelopes, share, metering]
   .flatMap((module) => Object.values(module) as unknown[])
   .filter(isRoute);
 

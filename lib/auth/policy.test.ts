@@ -74,6 +74,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "cluster.view": ["platform"],
     "cluster.manage": ["platform"],
     "capacity.manage": ["platform"],
+    "platform.cohorts.view": ["platform"],
     "quota.decide": ["platform"],
     "webhooks.manage": ["platform"],
     "tenant_request.decide": ["platform"],

@@ -56,6 +56,8 @@ export const PERMISSIONS = {
   "cluster.view": { on: "platform", roles: ["platform_admin"] },
   "capacity.view": { on: "platform", roles: ["authenticated"] },
   "capacity.manage": { on: "platform", roles: ["platform_admin"] },
+  /** Every tenant's cohort now (use, borrowing, lending across tenants): for the platform only, a tenant sees its own through tenant.quota.view. */
+  "platform.cohorts.view": { on: "platform", roles: ["platform_admin"] },
   "quota.decide": { on: "platform", roles: ["platform_admin"] },
   "webhooks.manage": { on: "platform", roles: ["platform_admin"] },
   "tenant_request.create": { on: "platform", roles: ["authenticated"] },

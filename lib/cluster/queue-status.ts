@@ -6,8 +6,10 @@ import { parseQuantity } from "./quantity";
  * What Kueue says about a tenant's queues now: the ClusterQueues' status
  * (quota reserved and borrowed per flavour and resource, workload counts,
  * fair-sharing), a project's Workloads (admitted or waiting, and why), and
- * the positions of its pending workloads from Kueue's visibility API. Read
- * only, for "Share now" (lib/quota/share-now.ts). A failure becomes a
+ * the positions of its pending workloads from Kueue's visibility API, and
+ * the tenants' Cohort objects where Kueue serves them (their status carries
+ * fair sharing only: use is the sum of their ClusterQueues'). Read only, for
+ * "Share now" (lib/quota/share-now.ts). A failure becomes a
  * QueueStatusError that says what to do; positions are optional extras
  * (Kueue's visibility server is a separate, often disabled, feature), so a
  * failure there is a note, not an error.
@@ -35,6 +37,14 @@ export interface ClusterQueueStatus {
   pendingWorkloads: number;
   admittedWorkloads: number;
   /** status.fairSharing.weightedShare; null when fair sharing is off. */
+  weightedShare: number | null;
+}
+
+/** A Cohort object's status: Kueue reports its fair sharing, not its use. */
+export interface CohortStatus {
+  name: string;
+  labels: Record<string, string>;
+  /** status.fairSharing.weightedShare; null when fair sharing is off or not computed yet. */
   weightedShare: number | null;
 }
 
@@ -126,6 +136,12 @@ export function clusterQueueStatusOf(o: KubeObject): ClusterQueueStatus {
   };
 }
 
+/** One Cohort as the API server sent it. Pure. */
+export function cohortStatusOf(o: KubeObject): CohortStatus {
+  const share = ((o.status ?? {}) as { fairSharing?: { weightedShare?: unknown } }).fairSharing?.weightedShare;
+  return { name: o.metadata.name, labels: o.metadata.labels ?? {}, weightedShare: share === undefined ? null : num(share) };
+}
+
 interface Condition {
   type?: unknown;
   status?: unknown;
@@ -188,6 +204,8 @@ export function pendingPositionsOf(summary: unknown, namespace: string, localQue
 
 export interface QueueStatusRead {
   clusterQueues: ClusterQueueStatus[];
+  /** The Cohorts asked for (empty when none were). */
+  cohorts: CohortStatus[];
   /** The project's workloads (empty when no namespace was asked for). */
   workloads: WorkloadStatus[];
   positions: PendingPosition[];
@@ -199,6 +217,8 @@ export interface QueueStatusQuery {
   kueueVersion: KueueApiVersion;
   /** Which ClusterQueues: a label selector (the portal's tenant label, or managed-by for all). */
   clusterQueueSelector: string;
+  /** Also read the Cohort objects with this selector (only where the cluster serves them). */
+  cohortSelector?: string;
   /** The project's namespace and LocalQueues, to read its workloads and their positions. */
   project?: { namespace: string; localQueues: readonly string[] };
 }
@@ -214,11 +234,13 @@ export async function readQueueStatus(client: ClusterClient, query: QueueStatusQ
     }
   };
   const project = query.project;
-  const [queues, workloads] = await Promise.all([
+  const cohortSelector = query.cohortSelector;
+  const [queues, workloads, cohorts] = await Promise.all([
     attempt("Kueue ClusterQueues", () => client.list(apiVersion, "ClusterQueue", { labelSelector: query.clusterQueueSelector })),
     project ? attempt(`Kueue Workloads in ${project.namespace}`, () => client.list(apiVersion, "Workload", { namespace: project.namespace, labelSelector: "" })) : Promise.resolve([]),
+    cohortSelector !== undefined ? attempt("Kueue Cohorts", () => client.list(apiVersion, "Cohort", { labelSelector: cohortSelector })) : Promise.resolve([]),
   ]);
-  const read: QueueStatusRead = { clusterQueues: queues.map(clusterQueueStatusOf), workloads: workloads.map(workloadStatusOf), positions: [], positionsNote: null };
+  const read: QueueStatusRead = { clusterQueues: queues.map(clusterQueueStatusOf), cohorts: cohorts.map(cohortStatusOf), workloads: workloads.map(workloadStatusOf), positions: [], positionsNote: null };
   if (!project || !read.workloads.some((w) => w.state === "pending")) return read;
 
   try {

@@ -13,9 +13,11 @@ import { migMixedLabels, node as standInNode, timeSlicedLabels } from "@/test/ku
 import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
 import { fingerprint, outcomeOf, seededDatabase } from "@/test/tenancy";
 import { capacityOverview, nodePoolImportProposal } from "./capacity-queries";
+import { setTenantEnvelope } from "./commands/envelopes";
 import { addRate, createNodePool, deleteNodePool, importNodePools, setQuotaPolicy, updateNodePool } from "./commands/capacity";
 import { ratesInForce } from "./cost";
 import { DEFAULT_CUMULATIVE_FACTOR, DEFAULT_QUOTA_POLICY } from "./policy";
+import { formatNodeLabels, formatNodeTaints } from "./pool-hardware";
 import { loadQuotaPolicy, loadRates, QUOTA_POLICY_KEY } from "./store";
 
 /**
@@ -157,6 +159,41 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
       expect(clash.fields!.gpuResource![0]).toMatch(/h100-pool already serves H100 as nvidia.com\/gpu/);
       const taken = await expectRefused(() => executeCommand(createNodePool, admin, { ...b200, name: "h100-pool", gpuModel: "H100" }), "conflict", ["name"]);
       expect(taken.fields!.name).toEqual(["is already used by another pool"]);
+    });
+
+    it("refuses an edit that leaves fewer GPUs at the autoscaler minimum than all tenants are guaranteed, naming the field, and lets one through that keeps them", async () => {
+      // A pool of its own (the seeded ones are checked by later tests at their version), and an envelope guaranteeing 24 of the 32 its 4-node minimum holds.
+      const created = await executeCommand(createNodePool, admin, { ...b200, name: "g300-pool", gpuModel: "G300", nodeCount: "4", minNodes: "4", maxNodes: "6", nodeLabels: "pool=g300", tiers: "training" });
+      await executeCommand(setTenantEnvelope, admin, { tenant: "vision-lab", quota: "gpu:G300", guarantee: "24", burst: "" });
+      const pool = (await poolByName(created.name))!;
+      const line = (await capacityOverview(admin, settings))!.sharing.find((l) => l.key === "gpu:G300")!;
+      expect([line.guaranteed, line.capacity.atMin, pool.minNodes]).toEqual([24, 32, 4]);
+      const edit = (change: Record<string, string>) => ({
+        id: pool.id,
+        version: String(pool.version),
+        name: pool.name,
+        gpuModel: pool.gpuModel!,
+        gpuResource: pool.gpuResource!,
+        gpusPerNode: String(pool.gpusPerNode),
+        nodeCount: String(pool.nodeCount),
+        minNodes: String(pool.minNodes),
+        maxNodes: String(pool.maxNodes),
+        cpuPerNode: String(pool.cpuPerNode),
+        memoryPerNode: `${Number(pool.memoryBytesPerNode) / GiB}`,
+        dedicatedTenant: "",
+        nodeLabels: formatNodeLabels(pool.nodeLabels),
+        nodeTaints: formatNodeTaints(pool.nodeTaints),
+        tiers: (pool.tiers ?? []).join(", "),
+        ...change,
+      });
+      const refused = await expectRefused(() => executeCommand(updateNodePool, admin, edit({ minNodes: "2" })), "validation", ["minNodes"]);
+      expect(refused.fields!.minNodes).toEqual(["would leave the pools holding 16 G300 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (8 short): keep the minimum higher, or lower the guarantees first"]);
+      await expectRefused(() => executeCommand(updateNodePool, admin, edit({ gpusPerNode: "4" })), "validation", ["gpusPerNode"]);
+      // Three nodes hold exactly the 24 guaranteed.
+      const kept = await executeCommand(updateNodePool, admin, edit({ minNodes: "3" }));
+      expect(kept).toMatchObject({ minNodes: 3, version: pool.version + 1, tiers: pool.tiers, nodeLabels: pool.nodeLabels });
+      await executeCommand(setTenantEnvelope, admin, { tenant: "vision-lab", quota: "gpu:G300", guarantee: "0", burst: "0" });
+      await executeCommand(deleteNodePool, admin, { id: kept.id, version: String(kept.version) });
     });
 
     it("updates a pool at the version that was read, audited with before and after", async () => {

@@ -1,11 +1,18 @@
+import "server-only";
+import { asc } from "drizzle-orm";
+import { tenantQuotaEnvelopes, tenants } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
+import { can } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
-import type { ClusterClient } from "@/lib/cluster/kube-client";
 import { kueueChoiceFor } from "@/lib/cluster/kueue-discovery";
-import { QueueStatusError, queueStatusError, readQueueStatus, type ClusterQueueStatus, type QueueStatusProblem, type QueueStatusRead } from "@/lib/cluster/queue-status";
-import { BURST_LOCAL_QUEUE, burstQueueName, GUARANTEED_LOCAL_QUEUE, guaranteedQueueName, resourceFlavorName, TIER_PRIORITIES } from "@/lib/cluster/render-tenant";
+import { QueueStatusError, queueStatusError, readQueueStatus, type ClusterQueueStatus, type CohortStatus, type QueueStatusProblem, type QueueStatusQuery, type QueueStatusRead } from "@/lib/cluster/queue-status";
+import { BURST_LOCAL_QUEUE, burstQueueName, GUARANTEED_LOCAL_QUEUE, guaranteedQueueName, resourceFlavorName, tenantCohortName, TIER_PRIORITIES } from "@/lib/cluster/render-tenant";
 import { clusterRuntime, type ClusterRuntime } from "@/lib/cluster/runtime";
-import type { QuotaLine } from "./lines";
+import { AppError } from "@/lib/errors";
+import { tenantBySlug } from "@/lib/tenancy/lookup";
+import type { EnvelopeLine } from "./envelope";
+import { cohortMembersByTenant, cohortMembersOf, type CohortQueueMember } from "./envelope-store";
+import { compareLines, type QuotaLine } from "./lines";
 import { projectQuota } from "./queries";
 
 /**
@@ -18,6 +25,10 @@ import { projectQuota } from "./queries";
  * estimate: Kueue reports what each queue borrows, not from whom, so a
  * project is counted as lending the smaller of its unused lendable guarantee
  * and what the tenant's other queues borrow. The page says so.
+ *
+ * The same figures, per project and summed, make a tenant's cohort now
+ * (tenantShareNow, its page) and every tenant's (platformShareNow, the
+ * capacity page), so a project's row there equals its own page.
  */
 
 export interface ShareLine {
@@ -120,10 +131,17 @@ export function pendingWorkloadsOf(tenantSlug: string, read: Pick<QueueStatusRea
     .sort((a, b) => (a.positionInQueue ?? Infinity) - (b.positionInQueue ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-export type ShareNow =
+/** How the live figures were read, or why there are none. */
+export type LiveMode =
   /** No cluster connected: the plan only. */
-  | { mode: "record-only"; lines: ShareLine[] }
+  | { mode: "record-only" }
   /** Kueue is not managed by the portal (ALLOT_KUEUE off): nothing is borrowed or lent through it. */
+  | { mode: "no-kueue" }
+  | { mode: "unavailable"; problem: QueueStatusProblem; message: string }
+  | { mode: "live"; readAt: Date; server: string };
+
+export type ShareNow =
+  | { mode: "record-only"; lines: ShareLine[] }
   | { mode: "no-kueue"; lines: ShareLine[] }
   | { mode: "unavailable"; lines: ShareLine[]; problem: QueueStatusProblem; message: string }
   | { mode: "live"; lines: ShareLine[]; pending: PendingWorkload[]; positionsNote: string | null; readAt: Date; server: string };
@@ -137,10 +155,30 @@ export function tenantSelector(tenantSlug: string): string {
   return `app.kubernetes.io/managed-by=${render.managedBy},${render.labelPrefix}/tenant=${tenantSlug}`;
 }
 
-/** The Kueue version to read: what the cluster serves (discovery, cached), else the setting. */
-async function kueueVersionFor(client: ClusterClient, now: Date) {
-  const render = config().cluster.render;
-  return (await kueueChoiceFor(client, render, now.getTime()))?.apiVersion ?? render.kueue.apiVersion;
+/** The label selector of every object the portal manages, for the platform's view of all cohorts. */
+export function managedSelector(): string {
+  return `app.kubernetes.io/managed-by=${config().cluster.render.managedBy}`;
+}
+
+/**
+ * One read of Kueue's status for a page or an API answer, or the mode that
+ * says why there is none. Never throws for the cluster's sake. Cohort
+ * objects are asked for only where the cluster serves them.
+ */
+async function readLive(runtime: ClusterRuntime, now: Date, query: Omit<QueueStatusQuery, "kueueVersion" | "cohortSelector">, cohortSelector?: string): Promise<{ live: LiveMode; read: QueueStatusRead | null }> {
+  const settings = config().cluster;
+  if (!runtime.client) return { live: { mode: "record-only" }, read: null };
+  if (!settings.render.kueue.enabled) return { live: { mode: "no-kueue" }, read: null };
+  try {
+    const choice = await kueueChoiceFor(runtime.client, settings.render, now.getTime());
+    const kueueVersion = choice?.apiVersion ?? settings.render.kueue.apiVersion;
+    const cohortObjects = choice?.cohortObjects ?? settings.render.kueue.cohortObjects !== false;
+    const read = await readQueueStatus(runtime.client, { ...query, kueueVersion, ...(cohortSelector !== undefined && cohortObjects ? { cohortSelector } : {}) });
+    return { live: { mode: "live", readAt: new Date(), server: runtime.client.server }, read };
+  } catch (err) {
+    const e = err instanceof QueueStatusError ? err : queueStatusError(err, "Kueue's queues", runtime.client.server);
+    return { live: { mode: "unavailable", problem: e.problem, message: e.message }, read: null };
+  }
 }
 
 /**
@@ -150,26 +188,134 @@ async function kueueVersionFor(client: ClusterClient, now: Date) {
  */
 export async function projectShareNow(ctx: CommandContext, tenantSlug: string, projectSlug: string, runtime: ClusterRuntime = clusterRuntime(config().cluster)): Promise<ShareNow> {
   const quota = await projectQuota(ctx, tenantSlug, projectSlug);
-  const settings = config().cluster;
-  if (!runtime.client) return { mode: "record-only", lines: planOnly(quota.lines) };
-  if (!settings.render.kueue.enabled) return { mode: "no-kueue", lines: planOnly(quota.lines) };
   const namespace = quota.namespace;
-  try {
-    const read = await readQueueStatus(runtime.client, {
-      kueueVersion: await kueueVersionFor(runtime.client, ctx.now),
-      clusterQueueSelector: tenantSelector(tenantSlug),
-      project: { namespace, localQueues: [GUARANTEED_LOCAL_QUEUE, BURST_LOCAL_QUEUE] },
+  const { live, read } = await readLive(runtime, ctx.now, { clusterQueueSelector: tenantSelector(tenantSlug), project: { namespace, localQueues: [GUARANTEED_LOCAL_QUEUE, BURST_LOCAL_QUEUE] } });
+  if (live.mode !== "live" || !read) return { ...live, lines: planOnly(quota.lines) } as ShareNow;
+  return {
+    ...live,
+    lines: shareLinesOf(tenantSlug, namespace, quota.lines, read.clusterQueues),
+    pending: pendingWorkloadsOf(tenantSlug, read),
+    positionsNote: read.positionsNote,
+  };
+}
+
+// ---------------------------------------------------------------- a tenant's cohort
+
+/** One line of a cohort: its projects' figures summed (storage is not Kueue's, so it is left out). */
+export interface CohortLineNow {
+  flavor: string;
+  resource: string;
+  guaranteed: number;
+  burst: number;
+  /** What the projects let others borrow of their guarantees: each one's lend limit, or all of it. */
+  lendable: number;
+  inUse: number;
+  borrowed: number;
+  /** The sum of the projects' estimates. */
+  lent: number;
+}
+
+export interface CohortShare {
+  tenantSlug: string;
+  /** The tenant's Cohort object, where Kueue serves them and the cluster has it. */
+  cohort: { name: string; weightedShare: number | null } | null;
+  projects: { slug: string; name: string; namespace: string; lines: ShareLine[] }[];
+  /** Per line, the sum over the projects: the cohort's figures. */
+  totals: CohortLineNow[];
+}
+
+/** A set of projects' lines summed per flavour and resource, ordered as lines are. Pure. */
+export function cohortTotalsOf(projects: readonly { lines: readonly ShareLine[] }[]): CohortLineNow[] {
+  const byLine = new Map<string, CohortLineNow>();
+  for (const l of projects.flatMap((p) => p.lines)) {
+    const key = `${l.flavor}\u0000${l.resource}`;
+    const t = byLine.get(key) ?? { flavor: l.flavor, resource: l.resource, guaranteed: 0, burst: 0, lendable: 0, inUse: 0, borrowed: 0, lent: 0 };
+    const guaranteed = Math.max(0, l.guaranteed);
+    byLine.set(key, {
+      ...t,
+      guaranteed: tidy(t.guaranteed + guaranteed),
+      burst: tidy(t.burst + l.burst),
+      lendable: tidy(t.lendable + Math.min(l.lendLimit ?? guaranteed, guaranteed)),
+      inUse: tidy(t.inUse + l.inUse),
+      borrowed: tidy(t.borrowed + l.borrowed),
+      lent: tidy(t.lent + l.lent),
     });
-    return {
-      mode: "live",
-      lines: shareLinesOf(tenantSlug, namespace, quota.lines, read.clusterQueues),
-      pending: pendingWorkloadsOf(tenantSlug, read),
-      positionsNote: read.positionsNote,
-      readAt: new Date(),
-      server: runtime.client.server,
-    };
-  } catch (err) {
-    const e = err instanceof QueueStatusError ? err : queueStatusError(err, "Kueue's queues", runtime.client.server);
-    return { mode: "unavailable", lines: planOnly(quota.lines), problem: e.problem, message: e.message };
   }
+  return [...byLine.values()].sort(compareLines);
+}
+
+/**
+ * A tenant's cohort now: each open project's lines as its own page shows
+ * them (shareLinesOf over the tenant's ClusterQueues), and their sums.
+ * `queues` null: no live read, the plan only. Pure.
+ */
+export function cohortShareOf(tenantSlug: string, members: readonly CohortQueueMember[], queues: readonly ClusterQueueStatus[] | null, cohort: CohortStatus | null): CohortShare {
+  const projects = members
+    .map((m) => ({
+      slug: m.slug,
+      name: m.name,
+      namespace: m.namespace,
+      lines: (queues ? shareLinesOf(tenantSlug, m.namespace, m.lines, queues) : planOnly(m.lines)).filter((l) => l.resource !== "storage"),
+    }))
+    .filter((p) => p.lines.length > 0);
+  return { tenantSlug, cohort: cohort ? { name: cohort.name, weightedShare: cohort.weightedShare } : null, projects, totals: cohortTotalsOf(projects) };
+}
+
+export type TenantShareNow = LiveMode & { share: CohortShare };
+
+/**
+ * A tenant's cohort now, for those who may view the tenant's quota
+ * (tenant.quota.view): one read of the tenant's ClusterQueues (and its
+ * Cohort), not one per project. Throws not_found when out of reach.
+ */
+export async function tenantShareNow(ctx: CommandContext, tenantSlug: string, runtime: ClusterRuntime = clusterRuntime(config().cluster)): Promise<TenantShareNow> {
+  const tenant = await tenantBySlug(ctx.db, tenantSlug);
+  if (!can(ctx.actor, "tenant.quota.view", { kind: "tenant", tenantId: tenant.id }, ctx.now)) throw new AppError("not_found");
+  const members = await cohortMembersOf(ctx.db, tenant.id, config().cluster.defaultProjectQuota, ctx.now);
+  const selector = tenantSelector(tenant.slug);
+  const { live, read } = await readLive(runtime, ctx.now, { clusterQueueSelector: selector }, selector);
+  const cohort = read?.cohorts.find((c) => c.name === tenantCohortName(tenant)) ?? null;
+  return { ...live, share: cohortShareOf(tenant.slug, members, read?.clusterQueues ?? null, cohort) };
+}
+
+// ---------------------------------------------------------------- every tenant's cohort
+
+export interface PlatformCohort extends CohortShare {
+  tenantName: string;
+  active: boolean;
+  /** The envelope the platform approved, per line, where it set one. */
+  envelope: EnvelopeLine[];
+}
+
+export type PlatformShareNow = LiveMode & { cohorts: PlatformCohort[] };
+
+/**
+ * Every tenant's cohort now, for platform admins (platform.cohorts.view):
+ * one read of all the portal's ClusterQueues and Cohorts, grouped by their
+ * tenant label; each tenant's figures computed as its own page computes
+ * them. Tenants with no quota to share are left out. Throws forbidden.
+ */
+export async function platformShareNow(ctx: CommandContext, runtime: ClusterRuntime = clusterRuntime(config().cluster)): Promise<PlatformShareNow> {
+  if (!can(ctx.actor, "platform.cohorts.view", { kind: "platform" }, ctx.now)) throw new AppError("forbidden");
+  const settings = config().cluster;
+  const [tenantRows, envelopes, members, { live, read }] = await Promise.all([
+    ctx.db.select({ id: tenants.id, slug: tenants.slug, name: tenants.name, status: tenants.status }).from(tenants).orderBy(asc(tenants.slug)),
+    ctx.db.select().from(tenantQuotaEnvelopes),
+    cohortMembersByTenant(ctx.db, settings.defaultProjectQuota, ctx.now),
+    readLive(runtime, ctx.now, { clusterQueueSelector: managedSelector() }, managedSelector()),
+  ]);
+  const tenantLabel = `${settings.render.labelPrefix}/tenant`;
+  return {
+    ...live,
+    cohorts: tenantRows.flatMap((t) => {
+      const queues = read ? read.clusterQueues.filter((q) => q.labels[tenantLabel] === t.slug) : null;
+      const cohort = read?.cohorts.find((c) => c.labels[tenantLabel] === t.slug && c.name === tenantCohortName(t)) ?? null;
+      const share = cohortShareOf(t.slug, members.get(t.id) ?? [], queues, cohort);
+      const envelope = envelopes
+        .filter((e) => e.tenantId === t.id)
+        .map((e) => ({ flavor: e.flavor, resource: e.resource, guarantee: Number(e.guarantee), burst: Number(e.burst) }))
+        .sort(compareLines);
+      return share.projects.length === 0 && envelope.length === 0 ? [] : [{ ...share, tenantName: t.name, active: t.status === "active", envelope }];
+    }),
+  };
 }

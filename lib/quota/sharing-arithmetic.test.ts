@@ -4,7 +4,7 @@ import type { PoolCapacityInput } from "./capacity";
 import { cohortFigures } from "./cohort";
 import { divideEnvelope, moveLines, moveProblem, type ProjectHolding } from "./envelope";
 import { sumLines } from "./lines";
-import { approvalArithmetic, guaranteedOn, holdingsAfterGrant, minimumProblem, sharingArithmetic, tenantLineFigures, type LineHolding, type TenantHoldings } from "./sharing-arithmetic";
+import { approvalArithmetic, guaranteedOn, holdingsAfterGrant, minimumProblem, poolMinimumProblem, sharingArithmetic, tenantLineFigures, type LineHolding, type TenantHoldings } from "./sharing-arithmetic";
 
 const GiB = 2 ** 30;
 const ONE = { cpu: 1, memory: 1, gpu: 1 };
@@ -151,5 +151,28 @@ describe("properties", () => {
         },
       ),
     );
+  });
+});
+
+describe("an edit of the pools against the guarantees", () => {
+  // vision 8 + language 16 = 24 guaranteed; the pool holds 24 at its minimum of 3 nodes.
+  const tenants = [vision, language];
+  it("refuses a minimum that no longer holds the guarantees, naming the line and the shortfall", () => {
+    expect(poolMinimumProblem([h100Pool, cpuPool], [{ ...h100Pool, minNodes: 2 }, cpuPool], ONE, tenants)).toBe(
+      "would leave the pools holding 16 H100 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (8 short): keep the minimum higher, or lower the guarantees first",
+    );
+    // Fewer GPUs per node shrink the minimum as surely; so does a pool moved to another model.
+    expect(poolMinimumProblem([h100Pool], [{ ...h100Pool, gpusPerNode: 4 }], ONE, tenants)).toMatch(/holding 12 H100 GPUs/);
+    expect(poolMinimumProblem([h100Pool], [{ ...h100Pool, gpuModel: "B200" }], ONE, tenants)).toMatch(/holding 0 H100 GPUs/);
+  });
+
+  it("lets through an edit that keeps the guarantees, raises the minimum, or leaves a line already over no worse", () => {
+    expect(poolMinimumProblem([h100Pool], [{ ...h100Pool, minNodes: 3, maxNodes: 4 }], ONE, tenants)).toBeNull();
+    expect(poolMinimumProblem([h100Pool], [{ ...h100Pool, minNodes: 5, maxNodes: 8 }], ONE, tenants)).toBeNull();
+    // Overcommit counts: twice the GPUs at the minimum leaves room to shrink.
+    expect(poolMinimumProblem([h100Pool], [{ ...h100Pool, minNodes: 2 }], { ...ONE, gpu: 2 }, tenants)).toBeNull();
+    const over = [...tenants, noEnvelope]; // 26 guaranteed on 24: already over, and an edit of the maximum changes nothing at the minimum.
+    expect(poolMinimumProblem([h100Pool], [{ ...h100Pool, maxNodes: 8 }], ONE, over)).toBeNull();
+    expect(poolMinimumProblem([h100Pool], [{ ...h100Pool, minNodes: 2 }], ONE, over)).toMatch(/fewer than the 26 guaranteed/);
   });
 });

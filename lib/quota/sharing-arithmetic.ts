@@ -205,3 +205,18 @@ export function minimumProblem(lines: readonly ApprovalArithmetic[]): string | n
     room > 0 ? `at most ${room} more can be guaranteed` : "nothing more can be guaranteed"
   }: grant less (or burst instead), or raise the pools' minimum first`;
 }
+
+/**
+ * Why an edit of the pools would leave a GPU line's guarantees above what the
+ * pools hold at their autoscaler minimum, naming the line, or null: the
+ * invariant approvals keep (minimumProblem), kept from the other side. Only a
+ * line whose minimum the edit lowers is judged, so a line already over (the
+ * autoscaler's bounds imported) does not block an unrelated edit.
+ */
+export function poolMinimumProblem(before: readonly PoolCapacityInput[], after: readonly PoolCapacityInput[], overcommit: Overcommit, tenants: readonly TenantHoldings[]): string | null {
+  const was = sharingArithmetic(before, overcommit, tenants);
+  const broken = sharingArithmetic(after, overcommit, tenants).find((n) => n.guaranteed > n.capacity.atMin && n.capacity.atMin < (was.find((b) => b.key === n.key)?.capacity.atMin ?? 0));
+  if (!broken) return null;
+  const { capacity, guaranteed, flavor } = broken;
+  return `would leave the pools holding ${capacity.atMin} ${flavor} GPUs at their autoscaler minimum, fewer than the ${guaranteed} guaranteed across all tenants (${guaranteed - capacity.atMin} short): keep the minimum higher, or lower the guarantees first`;
+}

@@ -17,7 +17,9 @@ import { GiB } from "../amounts";
 import { quotaPolicySchema, type QuotaPolicy } from "../policy";
 import { gpuSharingInput, MAX_GPU_SLICES, nodeLabelsInput, nodeTaintsInput, sharingFor, tiersInput, type GpuSharing } from "../pool-hardware";
 import { endPoolSize, recordPoolSize } from "../pool-sizes";
-import { loadQuotaPolicy, QUOTA_POLICY_KEY } from "../store";
+import { lockGuaranteeSum, tenantLineHoldings } from "../envelope-store";
+import { poolMinimumProblem } from "../sharing-arithmetic";
+import { loadPools, loadQuotaPolicy, QUOTA_POLICY_KEY } from "../store";
 
 /**
  * Platform admins describe what the cluster can hold and what it costs: node
@@ -282,18 +284,22 @@ export const updateNodePool = defineCommand({
   run: (ctx, input) =>
     unlessNameRace(() =>
       ctx.db.transaction(async (tx) => {
+        // The minimum check below reads every tenant's guarantees: edits, approvals and envelope changes take turns on it (the lock comes first, as there).
+        await lockGuaranteeSum(tx);
         const [before] = await tx.select().from(nodePools).where(eq(nodePools.id, input.id)).for("update");
         if (!before) throw new AppError("not_found", "No such node pool.");
         if (before.version !== input.version) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
         await assertNameFree(tx, input.name, input.id);
         await assertModelConsistent(tx, input);
         const dedicated = await dedicatedTenantId(tx, input.dedicatedTenant);
+        const poolsBefore = await loadPools(tx);
         const [after] = await tx
           .update(nodePools)
           .set({ ...poolColumns(input, dedicated), version: before.version + 1 })
           .where(and(eq(nodePools.id, input.id), eq(nodePools.version, input.version)))
           .returning();
         if (!after) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
+        await assertGuaranteesFitMinimum(tx, poolsBefore, after, ctx.now);
         await recordPoolSize(tx, after, ctx.now);
         await recordAudit(tx, {
           actor: auditActorOf(ctx.actor),
@@ -308,6 +314,27 @@ export const updateNodePool = defineCommand({
       }),
     ),
 });
+
+/**
+ * Guarantees across all tenants stay within what the pools hold at their
+ * autoscaler minimum, as approvals and envelopes keep them: an edit that
+ * shrinks a GPU line's minimum below them is refused on the field that
+ * shrank it. Pools without GPUs before and after cannot.
+ */
+async function assertGuaranteesFitMinimum(tx: Database, poolsBefore: (typeof nodePools.$inferSelect)[], after: typeof nodePools.$inferSelect, at: Date) {
+  const before = poolsBefore.find((p) => p.id === after.id)!;
+  if (!before.gpuModel && !after.gpuModel) return;
+  const [policy, holdings] = await Promise.all([loadQuotaPolicy(tx), tenantLineHoldings(tx, at)]);
+  const problem = poolMinimumProblem(
+    poolsBefore,
+    poolsBefore.map((p) => (p.id === after.id ? after : p)),
+    policy.overcommit,
+    holdings,
+  );
+  if (!problem) return;
+  const changed = (["minNodes", "nodeCount", "gpusPerNode", "gpuModel", "gpuSlices"] as const).find((f) => before[f] !== after[f]) ?? "minNodes";
+  throw new AppError("validation", undefined, { [changed]: [problem] });
+}
 
 /**
  * Remove a pool from the portal's picture of the cluster (the nodes are not

@@ -4,6 +4,7 @@ import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
 import { plural } from "@/components/cluster-status";
 import { HardwareFacts } from "@/components/pool-hardware";
+import { PlatformCohortsCard } from "@/components/quota/cohort-now-card";
 import { SharingCard } from "@/components/quota/sharing-card";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, formatDateTime, PageHeader } from "@/components/ui";
@@ -15,6 +16,7 @@ import { config } from "@/lib/config";
 import { capacityOverview, poolTotalsAt, rateLabel, SIZE_HISTORY_ROWS, type CapacityOverview, type PoolView, type RateRowView, type ResourceCapacity } from "@/lib/quota/capacity-queries";
 import { formatNodeLabels, formatNodeTaints, MAX_GPU_SLICES, schedulableGpusPerNode, sharingLabel, WORKLOAD_TIERS } from "@/lib/quota/pool-hardware";
 import type { QuotaPolicy } from "@/lib/quota/policy";
+import { platformShareNow } from "@/lib/quota/share-now";
 import { addRateAction, createNodePoolAction, deleteNodePoolAction, setQuotaPolicyAction, updateNodePoolAction } from "./actions";
 
 export const metadata = { title: "Capacity and prices" };
@@ -42,7 +44,7 @@ export default async function CapacityPage({ searchParams }: { searchParams: Pro
   if (!ctx) redirect("/sign-in");
   if (!can(ctx.actor, "capacity.manage", { kind: "platform" }, ctx.now)) notFound();
   const cfg = config();
-  const data = await capacityOverview(ctx, cfg.cluster);
+  const [data, cohortsNow] = await Promise.all([capacityOverview(ctx, cfg.cluster), can(ctx.actor, "platform.cohorts.view", { kind: "platform" }, ctx.now) ? platformShareNow(ctx) : null]);
   if (!data) notFound();
   const live = clusterRuntime(cfg.cluster).mode === "live";
   const imported = Number((await searchParams).imported);
@@ -63,6 +65,7 @@ export default async function CapacityPage({ searchParams }: { searchParams: Pro
         <PoolsCard data={data} live={live} />
         <CapacityCard data={data} />
         <SharingCard lines={data.sharing} live={live} />
+        {cohortsNow && <PlatformCohortsCard now={cohortsNow} />}
         <RateCard data={data} currency={cfg.currency} now={ctx.now} />
         <RulesCard policy={data.policy} currency={cfg.currency} />
       </div>

@@ -1,8 +1,10 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ActionDialog } from "@/components/action-form";
+import { TenantCohortCard } from "@/components/quota/cohort-now-card";
 import { EnvelopeCard } from "@/components/quota/envelope-card";
 import { tenantEnvelopeView } from "@/lib/quota/envelope-queries";
+import { tenantShareNow } from "@/lib/quota/share-now";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
@@ -31,7 +33,12 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
   const detail = await tenantDetail(ctx, (await params).tenant);
   if (!detail) notFound();
   const { tenant, members, projects } = detail;
-  const [invitations, envelope] = await Promise.all([detail.canManageMembers ? openInvitations(ctx, tenant.slug) : [], can(ctx.actor, "tenant.quota.view", { kind: "tenant", tenantId: tenant.id }, ctx.now) ? tenantEnvelopeView(ctx, tenant.slug) : null]);
+  const seesQuota = can(ctx.actor, "tenant.quota.view", { kind: "tenant", tenantId: tenant.id }, ctx.now);
+  const [invitations, envelope, cohortNow] = await Promise.all([
+    detail.canManageMembers ? openInvitations(ctx, tenant.slug) : [],
+    seesQuota ? tenantEnvelopeView(ctx, tenant.slug) : null,
+    seesQuota ? tenantShareNow(ctx, tenant.slug) : null,
+  ]);
   const t = { kind: "hidden" as const, name: "tenant", value: tenant.slug };
   const labelPrefix = config().cluster.render.labelPrefix;
 
@@ -87,6 +94,7 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
         </Card>
 
         {envelope && <EnvelopeCard tenant={tenant.slug} tenantName={tenant.name} view={envelope} moveAction={moveQuotaAction} setAction={setTenantEnvelopeAction} />}
+        {cohortNow && <TenantCohortCard now={cohortNow} tenantName={tenant.name} />}
 
         <Card
           title="Members"
