@@ -61,6 +61,8 @@ describe("idle capacity as FOCUS lines", () => {
     expect(rows[1]).toMatchObject({ ChargeCategory: "Adjustment", BillingCurrency: "EUR", Tags: { tenant: "vision", project: "detector", costCentre: "CC-1" } });
     expect(rows[1]!.ChargeDescription).toMatch(/charged back to Detector/);
     expect(rows[4]!.ChargeDescription).toMatch(/negative/);
+    // A negative cost stays a number in the CSV (no formula guard on a plain number).
+    expect(focusCsv([rows[4]!], 2)).toContain(",-3.00,-3.00,-3.00,-3.00,EUR,");
     expect(idleFocusRows(days, byId, { tenantId: "t-1" }, "day", window(2), "EUR", 2).map((r) => r.SubAccountId)).toEqual(["p-1", "p-2"]);
     expect(idleFocusRows(days, byId, { projectId: "p-3" }, "day", window(2), "EUR", 2).map((r) => r.BilledCost)).toEqual([2.5]);
   });
