@@ -12,6 +12,15 @@ describe("CSV", () => {
     expect(csvCell("=HYPERLINK(\"x\")")).toBe("\"'=HYPERLINK(\"\"x\"\")\"");
     expect(csvCell("+1")).toBe("'+1");
     expect(csvCell("@sum")).toBe("'@sum");
+    expect(csvCell("-1+2")).toBe("'-1+2");
+    expect(csvCell("-2.5e3")).toBe("'-2.5e3");
+    expect(csvCell("- 1")).toBe("'- 1");
+  });
+
+  it("leaves a plain negative number a number (a cost below zero stays readable as one)", () => {
+    expect(csvCell("-0.01")).toBe("-0.01");
+    expect(csvCell(-3)).toBe("-3");
+    expect(csvCell("-12")).toBe("-12");
   });
 
   it("writes a header and one line per row", () => {

@@ -12,7 +12,7 @@ import fc from "fast-check";
 export type JsonSchema = Record<string, unknown>;
 
 const ANNOTATIONS = new Set(["description", "default", "examples", "title"]);
-const KEYWORDS = new Set(["type", "enum", "const", "anyOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "properties", "required", "additionalProperties", "items", "minItems", "maxItems"]);
+const KEYWORDS = new Set(["type", "enum", "const", "anyOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "propertyNames"]);
 const FORMATS: Record<string, (text: string) => boolean> = {
   uuid: (t) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t),
   email: (t) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(t),
@@ -57,6 +57,7 @@ export function accepts(schema: JsonSchema, value: unknown): boolean {
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const record = value as Record<string, unknown>;
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    if (schema.propertyNames && !Object.keys(record).every((k) => accepts(schema.propertyNames as JsonSchema, k))) return false;
     if (((schema.required ?? []) as string[]).some((k) => !(k in record))) return false;
     for (const [k, v] of Object.entries(record)) {
       if (properties[k]) {
@@ -153,4 +154,22 @@ export function invalidSamples(schema: JsonSchema): unknown[] {
 export function lenient(schema: JsonSchema, value: unknown, required: boolean): boolean {
   if (typeof value === "string" && value.trim() !== value && accepts(schema, value.trim())) return true;
   return !required && (value === "" || value === null);
+}
+
+/**
+ * Key paths of a value that its schema does not document ("byTenant.0.idleChargedBack"):
+ * an answer's field the OpenAPI document never mentions. Where the schema is
+ * a union, the first branch that accepts the value is followed.
+ */
+export function undocumentedKeys(schema: JsonSchema, value: unknown, prefix = ""): string[] {
+  if (schema.anyOf) {
+    const branch = (schema.anyOf as JsonSchema[]).find((b) => accepts(b, value));
+    return branch ? undocumentedKeys(branch, value, prefix) : [];
+  }
+  if (Array.isArray(value)) return schema.items ? value.flatMap((v, i) => undocumentedKeys(schema.items as JsonSchema, v, `${prefix}${i}.`)) : [];
+  if (value === null || typeof value !== "object") return [];
+  // A record (additionalProperties a schema, no properties): its keys are data, not fields.
+  if (!schema.properties && typeof schema.additionalProperties === "object") return [];
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => (properties[k] ? undocumentedKeys(properties[k], v, `${prefix}${k}.`) : [`${prefix}${k}`]));
 }

@@ -1,13 +1,18 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { installDatabase, type Database } from "@/db/client";
-import { memberships, projectGrants } from "@/db/schema";
+import { instanceSettings, memberships, nodePools, nodePoolSizes, projectGrants, quotaGrantLines, quotaGrants } from "@/db/schema";
 import { seedDemoData } from "@/db/seed";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { currentContext } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { FOCUS_COLUMN_NAMES } from "@/lib/metering/focus";
+import { IDLE_COST_KEY, storedChanges } from "@/lib/metering/idle-mode";
+import { recordPoolSize } from "@/lib/quota/pool-sizes";
+import { accepts, undocumentedKeys, type JsonSchema } from "@/test/openapi-samples";
+import { buildOpenApiDocument } from "./openapi";
+import { API_ROUTES } from "./registry";
 import { MAX_SAMPLES_PER_BATCH } from "@/lib/metering/inputs";
 import { recomputeDailyRollup } from "@/lib/metering/rollup";
 import { toMinor } from "@/lib/money";
@@ -610,7 +615,7 @@ describe(`FOCUS exports (${databaseLabel()})`, () => {
     expect(first.headers.get("content-disposition")).toBe(`attachment; filename="allot-focus-vision-lab-segmentation-research-${BASE_DAY}-to-${BASE_DAY}-day.csv"`);
     const lines = csvLines(first);
     expect(lines[0]).toBe(
-      "BillingAccountId,BillingAccountName,BillingPeriodStart,BillingPeriodEnd,ChargePeriodStart,ChargePeriodEnd,ChargeCategory,ChargeClass,ChargeDescription,BilledCost,EffectiveCost,ListCost,ContractedCost,BillingCurrency,PricingQuantity,PricingUnit,ConsumedQuantity,ConsumedUnit,ServiceCategory,ServiceName,ProviderName,PublisherName,InvoiceIssuerName,SubAccountId,SubAccountName,ResourceType,Tags,x_Tenant,x_Project,x_GpuModel,x_UnpricedQuantity",
+      "BillingAccountId,BillingAccountName,BillingPeriodStart,BillingPeriodEnd,ChargePeriodStart,ChargePeriodEnd,ChargeCategory,ChargeClass,ChargeDescription,BilledCost,EffectiveCost,ListCost,ContractedCost,BillingCurrency,PricingQuantity,PricingUnit,ConsumedQuantity,ConsumedUnit,ServiceCategory,ServiceName,ProviderName,PublisherName,InvoiceIssuerName,SubAccountId,SubAccountName,ResourceType,Tags,x_Tenant,x_Project,x_GpuModel,x_UnpricedQuantity,x_IdleCost",
     );
     expect(lines).toHaveLength(7);
     expect(new Set(lines).size).toBe(lines.length);
@@ -630,7 +635,10 @@ describe(`FOCUS exports (${databaseLabel()})`, () => {
     expect(new Set(keys).size).toBe(keys.length);
     const platform = await get(`/api/v1/spend?${DAY_WINDOW}&format=csv&granularity=month`, token.platform);
     expect(platform.headers.get("content-disposition")).toBe(`attachment; filename="allot-focus-platform-${BASE_DAY}-to-${BASE_DAY}-month.csv"`);
-    expect(csvLines(platform)).toHaveLength(7);
+    // The six use rows of the month, then the platform's idle left apart (the rule is apart): a FOCUS Adjustment with no quantity.
+    const platformLines = csvLines(platform);
+    expect(platformLines).toHaveLength(8);
+    expect(platformLines[7]).toMatch(/^platform,Platform \(idle capacity\),.*,Adjustment,,"Idle capacity of the node pools, shown apart.*,Idle capacity,\{\},,,,,apart$/);
   });
 });
 
@@ -756,7 +764,102 @@ describe(`push throughput (${databaseLabel()})`, () => {
   }, 120_000);
 });
 
+// ---------------------------------------------------------------- answers as the OpenAPI document describes them
+
+const DOCUMENT = buildOpenApiDocument(API_ROUTES, "http://localhost:3000");
+/** The documented 200 JSON schema of the operation a request path falls under. */
+function documentedAnswer(method: string, path: string): JsonSchema | undefined {
+  const bare = path.split("?")[0]!;
+  for (const [template, operations] of Object.entries(DOCUMENT.paths)) {
+    if (!new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}$`).test(bare)) continue;
+    const op = (operations as Record<string, { responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }> }>)[method.toLowerCase()];
+    return op?.responses["200"]?.content?.["application/json"]?.schema;
+  }
+  return undefined;
+}
+/** The answer is accepted by its documented schema and carries no field the document leaves out. */
+function expectDocumented(response: ApiResponse) {
+  const schema = documentedAnswer(response.method, response.path);
+  expect(schema, `${response.method} ${response.path} is documented`).toBeDefined();
+  expect(accepts(schema!, response.json), `${response.method} ${response.path} matches its schema`).toBe(true);
+  expect(undocumentedKeys(schema!, response.json), `${response.method} ${response.path}`).toEqual([]);
+}
+
+type IdleJson = Omit<SpendJson, "byTenant" | "byProject"> & {
+  idleCost: { mode: string; rule: string; chargedBack: number; apart?: number };
+  byTenant?: { slug: string; cost: number; idleChargedBack?: number }[];
+  byProject?: { slug: string; cost: number; idleChargedBack?: number }[];
+};
+
+describe(`idle cost over REST, as the OpenAPI document describes it (${databaseLabel()})`, () => {
+  it("answers the rule and the idle charged back per tenant and project, and the FOCUS rows add up to the cluster cost", async () => {
+    // A 16-core pool since the day before BASE, 8 of its cores guaranteed to segmentation-research, and the rule chargeback.
+    const since = new Date(BASE - DAY);
+    const [pool] = await db.insert(nodePools).values({ name: "idle-test", nodeCount: 1, cpuPerNode: 16, memoryBytesPerNode: 64 * 2 ** 30, createdAt: since }).returning();
+    await recordPoolSize(db, pool!, since);
+    const [grant] = await db.insert(quotaGrants).values({ projectId: segmentationId, startsAt: since, source: "demo" }).returning();
+    await db.insert(quotaGrantLines).values({ grantId: grant!.id, flavor: "default", resource: "cpu", guarantee: "8" });
+    try {
+      const apart = await get(`/api/v1/spend?${DAY_WINDOW}`, token.platform);
+      expectDocumented(apart);
+      const before = jsonOf<IdleJson>(apart);
+      expect(before.idleCost).toMatchObject({ mode: "apart", chargedBack: 0, apart: before.cluster!.idleCost });
+      expect(before.idleCost.rule).toMatch(/shown apart/);
+
+      await db.insert(instanceSettings).values({ key: IDLE_COST_KEY, value: storedChanges([{ mode: "chargeback", effectiveFrom: new Date("2020-01-01T00:00:00Z") }]) });
+      const platformResponse = await get(`/api/v1/spend?${DAY_WINDOW}`, token.platform);
+      expectDocumented(platformResponse);
+      const platform = jsonOf<IdleJson>(platformResponse);
+      const k = platform.cluster!;
+      expect(platform.idleCost.mode).toBe("chargeback");
+      // 16 cores for the day at the CPU rate, less what was used: idle, all of it charged to the one project holding a guarantee.
+      expect(platform.idleCost.chargedBack).toBeGreaterThan(0);
+      expect(cents([platform.idleCost.chargedBack, platform.idleCost.apart!])).toBe(toMinor(k.idleCost, 2));
+      expect(cents([platform.totalCost, platform.idleCost.chargedBack, platform.idleCost.apart!])).toBe(toMinor(k.totalCost, 2));
+      expect(platform.byTenant).toEqual([{ slug: "vision-lab", name: "Vision Lab", cost: KNOWN_TOTAL, idleChargedBack: platform.idleCost.chargedBack }]);
+      expect(platform.byProject!.find((p) => p.slug === "segmentation-research")!.idleChargedBack).toBe(platform.idleCost.chargedBack);
+
+      const tenantResponse = await get(`/api/v1/tenants/vision-lab/spend?${DAY_WINDOW}`, token.tenantViewer);
+      expectDocumented(tenantResponse);
+      const tenant = jsonOf<IdleJson>(tenantResponse);
+      expect(tenant.idleCost).toEqual({ mode: "chargeback", rule: platform.idleCost.rule, chargedBack: platform.idleCost.chargedBack });
+      expect(tenant.byProject!.map((p) => [p.slug, p.idleChargedBack])).toEqual([["segmentation-research", platform.idleCost.chargedBack]]);
+
+      const projectResponse = await get(`${SEG}/spend?${DAY_WINDOW}`, token.tenantAdmin);
+      expectDocumented(projectResponse);
+      expect(jsonOf<IdleJson>(projectResponse).idleCost.chargedBack).toBe(platform.idleCost.chargedBack);
+
+      const focusResponse = await get(`/api/v1/spend/focus?${DAY_WINDOW}`, token.platform);
+      expectDocumented(focusResponse);
+      const rows = jsonOf<FocusJson>(focusResponse).rows as { BilledCost: number | null; ChargeCategory: string; x_IdleCost: string | null; x_Project: string | null }[];
+      const idle = rows.filter((r) => r.x_IdleCost !== null);
+      expect(idle.map((r) => [r.ChargeCategory, r.x_IdleCost, r.x_Project])).toEqual([
+        ["Adjustment", "chargeback", "segmentation-research"],
+        ...(platform.idleCost.apart ? [["Adjustment", "apart", null]] : []),
+      ]);
+      expect(cents(rows.map((r) => r.BilledCost ?? 0))).toBe(toMinor(k.totalCost, 2));
+      const projectFocus = await get(`${SEG}/spend/focus?${DAY_WINDOW}`, token.tenantAdmin);
+      expectDocumented(projectFocus);
+      expect(cents((jsonOf<FocusJson>(projectFocus).rows as { BilledCost: number | null }[]).map((r) => r.BilledCost ?? 0))).toBe(
+        toMinor(KNOWN_TOTAL, 2) + toMinor(platform.idleCost.chargedBack, 2),
+      );
+    } finally {
+      await db.delete(instanceSettings).where(eq(instanceSettings.key, IDLE_COST_KEY));
+      await db.delete(quotaGrantLines).where(eq(quotaGrantLines.grantId, grant!.id));
+      await db.delete(quotaGrants).where(eq(quotaGrants.id, grant!.id));
+      await db.delete(nodePoolSizes).where(eq(nodePoolSizes.poolId, pool!.id));
+      await db.delete(nodePools).where(eq(nodePools.id, pool!.id));
+    }
+  });
+});
+
 describe(`no response leaks internals (${databaseLabel()})`, () => {
+  it("answers every successful JSON request of this file as the OpenAPI document describes it, no field left out of it", () => {
+    const answered = responses.filter((r) => r.status === 200 && r.json !== undefined && r.path.startsWith("/api/v1/"));
+    expect(answered.length).toBeGreaterThan(30);
+    for (const response of answered) expectDocumented(response);
+  });
+
   it("shows no internal ids, hashes or sources in any JSON response of this file", () => {
     expect(responses.length).toBeGreaterThan(150);
     const internal = /(^|\.)(tenantId|projectId|principalId|source|hash|tokenHash)$/;

@@ -58,11 +58,27 @@ describe("OpenAPI document: usage push, spend and FOCUS exports", () => {
     expect(JSON.stringify(report)).not.toMatch(/"(tenantId|projectId)"/);
   });
 
+  it.each(SPEND_PATHS)("documents %s's idle cost: the rule, what was charged back and (platform) what was left apart", (p) => {
+    const report = operation(p, "get")!.responses["200"]!.content!["application/json"]!.schema;
+    const idle = report.properties!.idleCost!;
+    expect(report.required).toContain("idleCost");
+    expect(Object.keys(idle.properties!)).toEqual(["mode", "rule", "chargedBack", "apart"]);
+    expect(idle.properties!.mode!.enum).toEqual(["apart", "chargeback"]);
+    expect(idle.required).toEqual(["mode", "rule", "chargedBack"]);
+    const item = (list: string) => report.properties![list]!.items!;
+    expect(Object.keys(item("byProject").properties!)).toContain("idleChargedBack");
+    expect(item("byProject").required).not.toContain("idleChargedBack");
+    expect(Object.keys(item("byTenant").properties!)).toEqual(["slug", "name", "cost", "idleChargedBack"]);
+  });
+
   it.each(FOCUS_PATHS)("documents %s's FOCUS rows with every CSV column", (p) => {
     const op = operation(p, "get")!;
     const rows = op.responses["200"]!.content!["application/json"]!.schema.properties!.rows!.items!;
     expect(Object.keys(rows.properties!)).toEqual([...FOCUS_COLUMN_NAMES]);
     expect(rows.properties!.ServiceCategory!.enum).toEqual(["Compute", "Storage", "AI and Machine Learning", "Other"]);
+    // Use is Usage; idle capacity is an Adjustment (nothing consumed), marked by x_IdleCost.
+    expect(rows.properties!.ChargeCategory!.enum).toEqual(["Usage", "Adjustment"]);
+    expect(rows.properties!.x_IdleCost!.anyOf!.flatMap((s) => s.enum ?? [])).toEqual(["apart", "chargeback"]);
     expect(Object.keys(op.responses["200"]!.content!).sort()).toEqual(["application/json", "text/csv"]);
   });
 });

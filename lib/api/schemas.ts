@@ -397,9 +397,28 @@ export const projectSpendOut = z.object({
   gpuCost: z.number(),
   gpuIdleCost: z.number().describe("What the measured idle share of the allocated GPUs cost"),
   gpuUtilization: z.number().nullable(),
+  idleChargedBack: z
+    .number()
+    .optional()
+    .describe("Present where idle is charged back in the window (or the rule is chargeback): the idle capacity cost charged to the project. Not in `cost`, which is use"),
 });
 
-export const tenantSpendOut = z.object({ slug: z.string(), name: z.string(), cost: z.number() });
+export const tenantSpendOut = z.object({
+  slug: z.string(),
+  name: z.string(),
+  cost: z.number(),
+  idleChargedBack: z.number().optional().describe("Present where idle is charged back: the idle capacity cost charged to the tenant (the sum of its projects'). Not in `cost`"),
+});
+
+export const idleCostOut = z.object({
+  mode: z.enum(["apart", "chargeback"]).describe("The rule in force at the end of the window: idle shown apart, or charged back to tenants in proportion to their guarantees"),
+  rule: z.string().describe("The rule in a sentence, naming the days of each rule where it changed inside the window"),
+  chargedBack: z.number().describe("The idle capacity cost charged back to this scope over the window (the platform: to all tenants). Not in totalCost, which is use"),
+  apart: z
+    .number()
+    .optional()
+    .describe("The platform only: the idle left apart, charged to no one. totalCost + chargedBack + apart = cluster.totalCost, to the cent"),
+});
 
 export const clusterCostOut = z.object({
   capacityCost: z.number().describe("The node pools' capacity at the rate card over the window, each hour at the pools' size then (their size history), over the hours that have ended"),
@@ -427,44 +446,55 @@ export const spendReportOut = z.object({
   byProject: z.array(projectSpendOut).optional().describe("Tenants and the platform: spend per project, most expensive first"),
   byTenant: z.array(tenantSpendOut).optional().describe("The platform: spend per tenant"),
   cluster: clusterCostOut.optional().describe("The platform: capacity, allocated and idle cost"),
+  idleCost: idleCostOut.describe("How idle capacity cost is treated over the window, and what of it this scope was charged"),
 });
 
 export const focusRowOut = z.object({
-  BillingAccountId: z.string().describe("The tenant's id: the tenant is what its cost centre is charged for"),
+  BillingAccountId: z.string().describe('The tenant\'s id: the tenant is what its cost centre is charged for; "platform" on the line of idle capacity left apart'),
   BillingAccountName: z.string(),
   BillingPeriodStart: isoDateTime,
   BillingPeriodEnd: isoDateTime,
   ChargePeriodStart: isoDateTime.describe("Inclusive"),
   ChargePeriodEnd: isoDateTime.describe("Exclusive"),
-  ChargeCategory: z.literal("Usage"),
-  ChargeClass: z.null(),
+  ChargeCategory: z
+    .enum(["Usage", "Adjustment"])
+    .describe("Usage: metered use of a resource. Adjustment: idle capacity (no quantity was consumed, so FOCUS's Usage does not fit), charged back to a project or left apart on the platform's line; x_IdleCost says which"),
+  ChargeClass: z.null().describe("No row corrects a previously invoiced billing period"),
   ChargeDescription: z.string(),
   BilledCost: z.number().nullable().describe("Null when none of the row's quantity had a price (unpriced: the cost is unknown, not zero)"),
   EffectiveCost: z.number().nullable(),
   ListCost: z.number().nullable(),
   ContractedCost: z.number().nullable(),
   BillingCurrency: z.string(),
-  PricingQuantity: z.number().describe("ConsumedQuantity ÷ the pricing unit (730 hours for GiB-months, 1,000 for requests)"),
-  PricingUnit: z.string(),
-  ConsumedQuantity: z.number(),
-  ConsumedUnit: z.string(),
+  PricingQuantity: z.number().nullable().describe("ConsumedQuantity ÷ the pricing unit (730 hours for GiB-months, 1,000 for requests); null on idle lines"),
+  PricingUnit: z.string().nullable(),
+  ConsumedQuantity: z.number().nullable().describe("Null on idle lines (nothing was consumed)"),
+  ConsumedUnit: z.string().nullable(),
   ServiceCategory: z.enum(["Compute", "Storage", "AI and Machine Learning", "Other"]),
   ServiceName: z.string(),
   ProviderName: z.string(),
   PublisherName: z.string(),
   InvoiceIssuerName: z.string(),
-  SubAccountId: z.string().describe("The project's id"),
-  SubAccountName: z.string(),
-  ResourceType: z.string().describe("GPU, CPU, Memory, Storage, Inference, or the custom meter's key"),
-  Tags: z.record(z.string(), z.string()).describe('{"tenant": slug, "project": slug, "costCentre": …} (as a JSON text in the CSV)'),
-  x_Tenant: z.string(),
-  x_Project: z.string(),
+  SubAccountId: z.string().nullable().describe("The project's id; null on the platform's idle line"),
+  SubAccountName: z.string().nullable(),
+  ResourceType: z.string().describe("GPU, CPU, Memory, Storage, Inference, the custom meter's key, or Idle capacity"),
+  Tags: z.record(z.string(), z.string()).describe('{"tenant": slug, "project": slug, "costCentre": …} (as a JSON text in the CSV); {} on the platform\'s idle line'),
+  x_Tenant: z.string().nullable(),
+  x_Project: z.string().nullable(),
   x_GpuModel: z.string().nullable(),
-  x_UnpricedQuantity: z.number().describe("Consumed quantity with no price: its cost is missing from BilledCost"),
+  x_UnpricedQuantity: z.number().nullable().describe("Consumed quantity with no price: its cost is missing from BilledCost; null on idle lines"),
+  x_IdleCost: z
+    .enum(["apart", "chargeback"])
+    .nullable()
+    .describe("Null on use. On idle lines: chargeback (the project's share of the day's idle, by the value of its guarantees) or apart (the idle charged to no one, on the platform's line)"),
 });
 
 export const focusExportOut = z.object({
   currency: currencyOut,
   window: spendWindowOut,
-  rows: z.array(focusRowOut).describe("One row per charge period, project and resource, ordered by period, tenant, project and resource"),
+  rows: z
+    .array(focusRowOut)
+    .describe(
+      "One row per charge period, project and resource, then the idle lines (per UTC day, or month at month granularity): a project's or tenant's idle charged back, and on the platform's export the idle left apart too, so the platform's rows add up to the cluster cost. Ordered by period, tenant and project, a project's idle after its use, the platform's last",
+    ),
 });

@@ -81,7 +81,7 @@ export async function idleChargeback(db: Database, window: SpendWindow, now: Dat
 }
 
 /** The UTC days from `from` to `to`, each cut to [from, to). */
-function daysOf(from: Date, to: Date): { day: string; from: Date; to: Date }[] {
+export function daysOf(from: Date, to: Date): { day: string; from: Date; to: Date }[] {
   const days: { day: string; from: Date; to: Date }[] = [];
   for (let start = Math.floor(from.getTime() / DAY_MS) * DAY_MS; start < to.getTime(); start += DAY_MS) {
     days.push({ day: new Date(start).toISOString().slice(0, 10), from: new Date(Math.max(start, from.getTime())), to: new Date(Math.min(start + DAY_MS, to.getTime())) });
@@ -90,7 +90,7 @@ function daysOf(from: Date, to: Date): { day: string; from: Date; to: Date }[] {
 }
 
 /** The projects' pool cost (GPU, CPU, memory) per UTC day: sums of the rollup's rounded lines, as clusterCost counts it. */
-async function allocatedByDay(db: Database, from: Date, to: Date, digits: number): Promise<Map<string, Minor>> {
+export async function allocatedByDay(db: Database, from: Date, to: Date, digits: number): Promise<Map<string, Minor>> {
   const rows = await rowsOf<{ day: string; cost: string }>(
     db,
     sql`

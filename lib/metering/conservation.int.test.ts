@@ -8,7 +8,9 @@ import { seededDatabase } from "@/test/tenancy";
 import { divideRounded, sumMinor, toMinor } from "@/lib/money";
 import { endPoolSize, recordPoolSize } from "@/lib/quota/pool-sizes";
 import { idleChargeback } from "./chargeback-query";
-import { focusSourceRows } from "./focus-query";
+import { focusRows } from "./focus";
+import { idleFocusRows, mergeIdleRows } from "./focus-idle";
+import { focusSourceRows, idleDays } from "./focus-query";
 import { IDLE_COST_KEY, storedChanges } from "./idle-mode";
 import { ingestUsage, type UsageSample } from "./ingest";
 import { clusterCost, spendByProject, spendByResource, spendByTenant, spendSeries } from "./spend";
@@ -270,6 +272,24 @@ describe(`cost conservation to the cent (${databaseLabel()})`, () => {
         // In both modes, projects + idle charged back + idle left apart = the cluster's cost.
         const apart = minor(cluster.idleCost) - idle.total;
         expect(projectSum + idle.total + apart).toBe(minor(cluster.totalCost));
+
+        // The FOCUS export under either rule: use rows + idle lines (charged back and apart) = the cluster's cost, by day
+        // and by month; the idle lines charged back are the report's, per tenant and in all; use alone is the spend.
+        for (const granularity of ["day", "month"] as const) {
+          const w = { ...window, range: "custom" as const, granularity, lastDay };
+          const { days, projects } = await idleDays(db, w, window.to);
+          const use = focusRows(await focusSourceRows(db, { platform: true }, w), "USD", 2);
+          const rows = mergeIdleRows(use, idleFocusRows(days, projects, { platform: true }, granularity, w, "USD", 2));
+          expect(sum(rows.map((r) => r.BilledCost ?? 0))).toBe(minor(cluster.totalCost));
+          expect(sum(rows.filter((r) => r.x_IdleCost === null).map((r) => r.BilledCost ?? 0))).toBe(expectedUsage);
+          expect(sum(rows.filter((r) => r.x_IdleCost !== null).map((r) => r.BilledCost!))).toBe(minor(cluster.idleCost));
+          expect(sum(rows.filter((r) => r.x_IdleCost === "chargeback").map((r) => r.BilledCost!))).toBe(idle.total);
+          expect(sum(rows.filter((r) => r.x_IdleCost === "apart").map((r) => r.BilledCost!))).toBe(apart);
+          for (const tenantId of new Set(projectRows.map((p) => p.tenantId))) {
+            const own = idleFocusRows(days, projects, { tenantId }, granularity, w, "USD", 2);
+            expect(sum(own.map((r) => r.BilledCost!))).toBe(idle.byTenant.get(tenantId) ?? 0);
+          }
+        }
       }),
       { numRuns: 25, seed: 20261202 },
     );

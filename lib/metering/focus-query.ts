@@ -1,7 +1,16 @@
 import "server-only";
-import { sql, type SQL } from "drizzle-orm";
+import { inArray, sql, type SQL } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { rowsOf } from "@/db/rows";
+import { tenants } from "@/db/schema";
+import type { Minor } from "@/lib/money";
+import { poolSizesOverlapping } from "@/lib/quota/pool-sizes";
+import { loadRates } from "@/lib/quota/store";
+import { chargeBackPeriod } from "./chargeback";
+import { allocatedByDay, daysOf, idleChargeback } from "./chargeback-query";
+import { idleFocusRows, mergeIdleRows, type IdleDay, type IdleProject } from "./focus-idle";
+import { capacityCost } from "./idle";
+import { hourStart } from "./units";
 import type { CommandContext } from "@/lib/auth/context";
 import { config } from "@/lib/config";
 import { focusCsv, focusRows, type FocusRow, type FocusSourceRow } from "./focus";
@@ -140,14 +149,52 @@ function filenameOf(scopeLabel: string, window: ResolvedWindow): string {
 }
 
 /**
+ * Each UTC day of the window with its idle and what of it was charged back
+ * (chargeback-query.ts decides the split; days under "apart" charge nothing).
+ * A day's capacity is the difference of the window's capacity up to its end
+ * and up to its start, each rounded once as clusterCost rounds the window's,
+ * so the days add up to the platform page's capacity line exactly and the
+ * export's idle lines to its idle; a day that is charged back in full can
+ * then leave a cent either side of zero apart, which the platform line shows.
+ */
+export async function idleDays(db: Database, window: ResolvedWindow, now: Date): Promise<{ days: IdleDay[]; projects: Map<string, IdleProject> }> {
+  const digits = moneyDigits();
+  const capped = new Date(Math.max(window.from.getTime(), Math.min(window.to.getTime(), hourStart(now).getTime())));
+  const [spans, rates, allocated, idle] = await Promise.all([
+    poolSizesOverlapping(db, window.from, capped),
+    loadRates(db),
+    allocatedByDay(db, window.from, window.to, digits),
+    idleChargeback(db, window, now),
+  ]);
+  const chargedByDay = new Map(idle.periods.map((p) => [p.period, chargeBackPeriod(p.idle, p.weights)]));
+  const capacityTo = (at: Date): Minor => capacityCost(spans, rates, window.from, new Date(Math.min(at.getTime(), capped.getTime())), digits);
+  const days: IdleDay[] = daysOf(window.from, window.to).map((d) => ({
+    from: d.from,
+    to: d.to,
+    idle: capacityTo(d.to) - capacityTo(d.from) - (allocated.get(d.day) ?? 0),
+    charged: chargedByDay.get(d.day) ?? new Map<string, Minor>(),
+  }));
+  const tenantIds = [...new Set([...idle.projects.values()].map((p) => p.tenantId))];
+  const centres = tenantIds.length ? await db.select({ id: tenants.id, costCentre: tenants.costCentre }).from(tenants).where(inArray(tenants.id, tenantIds)) : [];
+  const centreOf = new Map(centres.map((t) => [t.id, t.costCentre]));
+  const projects = new Map([...idle.projects].map(([projectId, p]) => [projectId, { projectId, ...p, costCentre: centreOf.get(p.tenantId) ?? "" }]));
+  return { days, projects };
+}
+
+/**
  * The FOCUS rows of a project, a tenant or the platform over a window, for
- * the actor: access is spendScopeFor's, the same as the spend reports'.
+ * the actor: access is spendScopeFor's, the same as the spend reports'. Use
+ * rows, then the idle lines (focus-idle.ts): a project's and a tenant's
+ * export carry the idle charged back to them, the platform's all of it and
+ * the idle left apart, so its rows add up to the cluster's cost.
  */
 export async function focusExport(ctx: CommandContext, scope: FocusExportScope, window: ResolvedWindow): Promise<FocusExport> {
   const { scope: resolved, query: spendScope } = await spendScopeFor(ctx, scope);
   const label = resolved.kind === "project" ? `${resolved.tenantSlug}-${resolved.projectSlug}` : resolved.kind === "tenant" ? resolved.tenantSlug : "platform";
   const currency = config().currency;
-  const rows = focusRows(await focusSourceRows(ctx.db, spendScope, window), currency, moneyDigits());
+  const digits = moneyDigits();
+  const [source, idle] = await Promise.all([focusSourceRows(ctx.db, spendScope, window), idleDays(ctx.db, window, ctx.now)]);
+  const rows = mergeIdleRows(focusRows(source, currency, digits), idleFocusRows(idle.days, idle.projects, spendScope, window.granularity, window, currency, digits));
   return { currency, window, rows, filename: filenameOf(label, window) };
 }
 

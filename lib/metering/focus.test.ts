@@ -82,6 +82,7 @@ describe("a FOCUS row", () => {
       x_Project: "detector-training",
       x_GpuModel: "H100",
       x_UnpricedQuantity: 0,
+      x_IdleCost: null,
     });
   });
 
@@ -213,6 +214,7 @@ describe("the CSV", () => {
         "detector-training",
         "H100",
         "0",
+        "",
       ].join(","),
     );
   });

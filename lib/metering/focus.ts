@@ -1,5 +1,6 @@
 import { toCsv } from "@/lib/csv";
 import { decimalText, roundDecimal, sumMoney, toMinor } from "@/lib/money";
+import type { IdleCostMode } from "./chargeback";
 import { CONSUMED_UNIT, gpuModelOf, PRICING_UNIT, pricingDivisor, pricingOf, resourceKind, resourceLabel, type ResourceKind } from "./units";
 
 /**
@@ -76,7 +77,9 @@ export interface FocusRow {
   BillingPeriodEnd: string;
   ChargePeriodStart: string;
   ChargePeriodEnd: string;
-  ChargeCategory: "Usage";
+  /** Usage for metered use; Adjustment for idle capacity (focus-idle.ts says why). */
+  ChargeCategory: FocusChargeCategory;
+  /** Null: no row corrects a previously invoiced billing period (FOCUS's only other value is "Correction"). */
   ChargeClass: null;
   ChargeDescription: string;
   /** Null (empty in the CSV) when none of the row's quantity had a price: its cost is unknown, not zero. */
@@ -85,25 +88,32 @@ export interface FocusRow {
   ListCost: number | null;
   ContractedCost: number | null;
   BillingCurrency: string;
-  PricingQuantity: number;
-  PricingUnit: string;
-  ConsumedQuantity: number;
-  ConsumedUnit: string;
+  /** Null on idle lines: idle capacity has no quantity consumed or priced (FOCUS requires both only for Usage and Purchase). */
+  PricingQuantity: number | null;
+  PricingUnit: string | null;
+  ConsumedQuantity: number | null;
+  ConsumedUnit: string | null;
   ServiceCategory: FocusServiceCategory;
   ServiceName: string;
   ProviderName: string;
   PublisherName: string;
   InvoiceIssuerName: string;
-  SubAccountId: string;
-  SubAccountName: string;
+  /** Null on the platform's idle line (idle left apart belongs to no project). */
+  SubAccountId: string | null;
+  SubAccountName: string | null;
   ResourceType: string;
   Tags: Record<string, string>;
-  x_Tenant: string;
-  x_Project: string;
+  x_Tenant: string | null;
+  x_Project: string | null;
   x_GpuModel: string | null;
-  /** Consumed quantity with no price on the rate card: its cost is missing from BilledCost. */
-  x_UnpricedQuantity: number;
+  /** Consumed quantity with no price on the rate card: its cost is missing from BilledCost. Null on idle lines. */
+  x_UnpricedQuantity: number | null;
+  /** Null on use; on idle lines how the idle is reported: "apart" (the platform's, charged to no one) or "chargeback" (charged to the project). */
+  x_IdleCost: IdleCostMode | null;
 }
+
+/** FOCUS ChargeCategory values this export writes (FOCUS also allows Purchase, Tax and Credit, which the portal has none of). */
+export type FocusChargeCategory = "Usage" | "Adjustment";
 
 /** The columns in export order (the CSV header). */
 export const FOCUS_COLUMN_NAMES = [
@@ -138,18 +148,18 @@ export const FOCUS_COLUMN_NAMES = [
   "x_Project",
   "x_GpuModel",
   "x_UnpricedQuantity",
+  "x_IdleCost",
 ] as const satisfies readonly (keyof FocusRow)[];
 
 /** FOCUS Date/Time: ISO 8601 in UTC, to the second ("2026-03-02T00:00:00Z"). */
 export const focusDateTime = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
-
 
 export const resourceTypeOf = (resource: string): string => {
   const kind = resourceKind(resource);
   return kind === "custom" ? resource : RESOURCE_TYPE[kind];
 };
 
-function monthBounds(at: Date): [Date, Date] {
+export function monthBounds(at: Date): [Date, Date] {
   return [new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)), new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1))];
 }
 
@@ -192,6 +202,7 @@ export function focusRow(r: FocusSourceRow, currency: string, digits: number): F
     x_Project: r.projectSlug,
     x_GpuModel: gpuModelOf(r.resource),
     x_UnpricedQuantity: quantityOf(r.unpricedQuantity),
+    x_IdleCost: null,
   };
 }
 

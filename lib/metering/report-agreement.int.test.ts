@@ -95,10 +95,16 @@ describe(`the spend pages agree to the cent (${databaseLabel()})`, () => {
       }
     }
 
+    // The FOCUS export: its use rows are the spend, its idle lines (all apart here) the cluster's idle, so its rows add up to the cluster cost.
     const focus = await focusExport(ctx, { kind: "platform" }, window);
-    const focusTotal = cents(focus.rows.map((r) => r.BilledCost ?? 0));
-    if (granularity === "hour") expect(focusTotal).toBe(cents(platform.series.map((p) => p.cost)));
-    else expect(focusTotal).toBe(minor(platform.totalCost));
+    const useTotal = cents(focus.rows.filter((r) => r.x_IdleCost === null).map((r) => r.BilledCost ?? 0));
+    expect(cents(focus.rows.filter((r) => r.x_IdleCost !== null).map((r) => r.BilledCost!))).toBe(minor(k.idleCost));
+    expect(focus.rows.filter((r) => r.x_IdleCost !== null).every((r) => r.x_IdleCost === "apart" && r.ChargeCategory === "Adjustment")).toBe(true);
+    if (granularity === "hour") expect(useTotal).toBe(cents(platform.series.map((p) => p.cost)));
+    else {
+      expect(useTotal).toBe(minor(platform.totalCost));
+      expect(cents(focus.rows.map((r) => r.BilledCost ?? 0))).toBe(minor(k.totalCost));
+    }
   }, 240_000);
 
   it.each([
@@ -133,8 +139,27 @@ describe(`the spend pages agree to the cent (${databaseLabel()})`, () => {
           const project = await projectSpendReport(ctx, t.slug, p.slug, window);
           expect(project.idleCost.chargedBack, p.slug).toBe(p.idleChargedBack);
           expect(formatMoney(project.idleCost.chargedBack, "USD")).toBe(formatMoney(p.idleChargedBack!, "USD"));
+          const projectFocus = await focusExport(ctx, { kind: "project", tenant: t.slug, project: p.slug }, window);
+          expect(cents(projectFocus.rows.filter((r) => r.x_IdleCost === "chargeback").map((r) => r.BilledCost!)), p.slug).toBe(minor(p.idleChargedBack!));
+          expect(cents(projectFocus.rows.filter((r) => r.x_IdleCost === null).map((r) => r.BilledCost ?? 0)), p.slug).toBe(
+            granularity === "hour" ? cents(project.series.map((x) => x.cost)) : minor(project.totalCost),
+          );
         }
+        const tenantFocus = await focusExport(ctx, { kind: "tenant", tenant: t.slug }, window);
+        expect(tenantFocus.rows.some((r) => r.x_IdleCost === "apart"), t.slug).toBe(false);
+        expect(cents(tenantFocus.rows.filter((r) => r.x_IdleCost === "chargeback").map((r) => r.BilledCost!)), t.slug).toBe(minor(t.idleChargedBack!));
       }
+
+      // The platform's FOCUS export: idle charged back per project and left apart per day, all adding up to the cluster cost.
+      const focus = await focusExport(ctx, { kind: "platform" }, window);
+      const idleOf = (rule: "apart" | "chargeback") => cents(focus.rows.filter((r) => r.x_IdleCost === rule).map((r) => r.BilledCost!));
+      expect(idleOf("chargeback")).toBe(minor(platform.idleCost.chargedBack));
+      expect(idleOf("apart")).toBe(minor(platform.idleCost.apart!));
+      for (const r of focus.rows.filter((x) => x.x_IdleCost === "chargeback")) {
+        expect(r).toMatchObject({ ChargeCategory: "Adjustment", ConsumedQuantity: null });
+        expect(r.SubAccountId).not.toBeNull();
+      }
+      if (granularity !== "hour") expect(cents(focus.rows.map((r) => r.BilledCost ?? 0))).toBe(minor(k.totalCost));
     } finally {
       await ctx.db.delete(instanceSettings).where(eq(instanceSettings.key, IDLE_COST_KEY));
     }

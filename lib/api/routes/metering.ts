@@ -26,7 +26,7 @@ const TAG = "Usage and spend";
 const SPEND_DESCRIPTION =
   "The window is `range` (7d, 30d, 90d, month: ending with today) or `from`/`to` (YYYY-MM-DD, both days included); `granularity` is hour (windows up to 31 days), day or month. Cost is the quantity × the rate in force at each hour. `?format=csv` returns the FOCUS rows of the window as CSV instead (the same as …/spend/focus?format=csv).";
 const FOCUS_DESCRIPTION =
-  "FinOps FOCUS 1.x rows: one per charge period (hour, day or month, clipped to the window), project and resource; BilledCost = EffectiveCost = ListCost = ContractedCost (the rate card, no discounts). Re-running an export gives the same rows in the same order. `?format=csv` returns them as CSV with the same columns (Tags as JSON text).";
+  "FinOps FOCUS 1.x rows: one per charge period (hour, day or month, clipped to the window), project and resource (ChargeCategory Usage); BilledCost = EffectiveCost = ListCost = ContractedCost (the rate card, no discounts). Then the idle capacity lines (ChargeCategory Adjustment, x_IdleCost apart or chargeback) per UTC day (per month at month granularity): the idle charged back to the scope's projects and, on the platform's export, the idle left apart, so the platform's rows add up to the cluster cost to the cent. Re-running an export gives the same rows in the same order. `?format=csv` returns them as CSV with the same columns (Tags as JSON text).";
 
 function windowOf(query: SpendQuery, now: Date): ResolvedWindow {
   const resolved = resolveWindow(query, now);
@@ -58,9 +58,19 @@ function spendOut(report: SpendReport): z.input<typeof spendReportOut> {
     unpricedResources: report.unpricedResources,
     demo: report.demo,
     budget: report.budget,
-    byProject: report.byProject?.map((p) => ({ tenantSlug: p.tenantSlug, slug: p.slug, name: p.name, cost: p.cost, gpuCost: p.gpuCost, gpuIdleCost: p.gpuIdleCost, gpuUtilization: p.gpuUtilization })),
-    byTenant: report.byTenant?.map((t) => ({ slug: t.slug, name: t.name, cost: t.cost })),
+    byProject: report.byProject?.map((p) => ({
+      tenantSlug: p.tenantSlug,
+      slug: p.slug,
+      name: p.name,
+      cost: p.cost,
+      gpuCost: p.gpuCost,
+      gpuIdleCost: p.gpuIdleCost,
+      gpuUtilization: p.gpuUtilization,
+      idleChargedBack: p.idleChargedBack,
+    })),
+    byTenant: report.byTenant?.map((t) => ({ slug: t.slug, name: t.name, cost: t.cost, idleChargedBack: t.idleChargedBack })),
     cluster: report.cluster,
+    idleCost: report.idleCost,
   };
 }
 
