@@ -36,6 +36,7 @@ const identity = (subject: string, email: string, extra: Partial<OidcIdentity> =
   email,
   name: null,
   inAdminGroup: null,
+  groups: [],
   ...extra,
 });
 
