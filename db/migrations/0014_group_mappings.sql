@@ -9,7 +9,7 @@ CREATE TABLE "group_mappings" (
 	"created_by" uuid,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "group_mappings_one_role" CHECK (("group_mappings"."project_id" is null and "group_mappings"."tenant_role" is not null and "group_mappings"."project_role" is null) or ("group_mappings"."project_id" is not null and "group_mappings"."project_role" is not null and "group_mappings"."tenant_role" is null)),
-	CONSTRAINT "group_mappings_no_meter" CHECK ("group_mappings"."project_role" is null or "group_mappings"."project_role" <> 'meter')
+	CONSTRAINT "group_mappings_no_meter" CHECK ("group_mappings"."project_role" is null or "group_mappings"."project_role"::text <> 'meter')
 );
 --> statement-breakpoint
 CREATE TABLE "principal_claim_groups" (

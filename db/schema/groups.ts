@@ -37,7 +37,8 @@ export const groupMappings = pgTable(
       sql`(${t.projectId} is null and ${t.tenantRole} is not null and ${t.projectRole} is null) or (${t.projectId} is not null and ${t.projectRole} is not null and ${t.tenantRole} is null)`,
     ),
     // A meter role is a service account's; groups hold people.
-    check("group_mappings_no_meter", sql`${t.projectRole} is null or ${t.projectRole} <> 'meter'`),
+    // Compared as text: migrations run in one transaction, where the enum value "meter" added earlier cannot be named yet.
+    check("group_mappings_no_meter", sql`${t.projectRole} is null or ${t.projectRole}::text <> 'meter'`),
   ],
 );
 

@@ -235,7 +235,7 @@ export async function projectDetail(ctx: CommandContext, tenantSlug: string, pro
       // A group is the organisation's own: whoever it brings in is not an outside collaborator.
       collaborator: false,
       expiresAt: null,
-      grantedBy: `identity provider (${g.sources.map((s) => (s === "scim" ? "SCIM" : "sign-in claim")).join(", ")})`,
+      grantedBy: `identity provider (${[g.sources.includes("scim") && "SCIM", g.sources.includes("claim") && "sign-in claim"].filter(Boolean).join(", ")})`,
     })),
   ];
   access.sort((a, b) => a.displayName.localeCompare(b.displayName) || ACCESS_ORDER[a.via] - ACCESS_ORDER[b.via] || (a.group ?? "").localeCompare(b.group ?? ""));
