@@ -119,3 +119,16 @@ export async function peopleByMapping(db: Database, tenantId: string): Promise<M
   );
   return new Map(rows.map((r) => [r.id, Number(r.n)]));
 }
+
+/** People who are tenant admins of a tenant through a group now (disabled people left out), for notices to a tenant's admins. */
+export async function groupTenantAdminIds(db: Database, tenantId: string): Promise<string[]> {
+  const rows = await rowsOf<{ principal_id: string }>(
+    db,
+    sql`select distinct gm.principal_id
+          from ${groupMappings} m
+          join ${groupMemberships(null)} gm on gm.group_key = m.group_key
+          join ${principals} p on p.id = gm.principal_id and p.disabled_at is null
+         where m.tenant_id = ${tenantId} and m.project_id is null and m.tenant_role = 'tenant_admin'`,
+  );
+  return rows.map((r) => r.principal_id);
+}

@@ -8,6 +8,7 @@ import { executeCommand } from "@/lib/auth/command";
 import { loadActor, loadActorForSession } from "@/lib/auth/load-actor";
 import { can, rolesOn } from "@/lib/auth/policy";
 import { provisionOidcUser, startSession, type OidcIdentity } from "@/lib/auth/sign-in";
+import { tenantAdminIds } from "@/lib/notify/in-app";
 import { mintScimToken } from "@/lib/scim/token";
 import { accessThrough, ACCESS_CSV_COLUMNS } from "@/lib/tenancy/access-csv";
 import { inviteMember } from "@/lib/tenancy/commands/members";
@@ -143,11 +144,14 @@ describe(`access through SCIM groups (${databaseLabel()})`, () => {
     const invited = await executeCommand(inviteMember, await ctxOf(sam), { tenant: "vision-lab", email: uniqueEmail("invitee"), role: "member" });
     expect(invited.role).toBe("member");
     expect((await reachableTenants(await ctxOf(sam))).map((t) => t.slug)).toEqual(["vision-lab"]);
+    // Notices to the tenant's admins reach them too.
+    expect(await tenantAdminIds(db, tenantId["vision-lab"]!)).toEqual(expect.arrayContaining([sam, await principalIdOf(db, personaEmail("vision-admin"))]));
 
     // Entra ID's removal: a filtered path.
     const removed = await callScim(token, "PATCH", `/Groups/${groupId}`, scimPatch([{ op: "Remove", path: `members[value eq "${sam}"]` }]));
     expect(removed.status).toBe(200);
     expect((await actor(sam)).memberships).toEqual([]);
+    expect(await tenantAdminIds(db, tenantId["vision-lab"]!)).not.toContain(sam);
     expect(await outcomeOf(executeCommand(inviteMember, await ctxOf(sam), { tenant: "vision-lab", email: uniqueEmail("invitee"), role: "member" }))).toBe("not_found");
   });
 
