@@ -8,19 +8,31 @@ export type TenantRole = "tenant_admin" | "member" | "viewer";
 export type ProjectRole = "member" | "viewer" | "meter";
 export type TenantStatus = "active" | "disabled";
 
+/** Where a binding comes from: held directly (a membership or grant row), or through an identity provider's group. */
+export type BindingSource = { group: string } | null;
+
 export type Actor = {
   principalId: string;
-  kind: "user" | "service_account";
+  /**
+   * "scim_client" is an identity provider holding a SCIM token (lib/scim/http.ts):
+   * not a principal, holds no binding, and may do nothing but provision.
+   */
+  kind: "user" | "service_account" | "scim_client";
   displayName: string;
   email: string | null;
   isPlatformAdmin: boolean;
-  memberships: { tenantId: string; tenantStatus: TenantStatus; role: TenantRole }[];
+  /**
+   * Direct bindings and those derived from groups (lib/groups/derived.ts), side
+   * by side: a tenant may appear more than once, and every entry counts.
+   */
+  memberships: { tenantId: string; tenantStatus: TenantStatus; role: TenantRole; via?: BindingSource }[];
   projectGrants: {
     projectId: string;
     tenantId: string;
     tenantStatus: TenantStatus;
     role: ProjectRole;
     expiresAt: Date | null;
+    via?: BindingSource;
   }[];
 };
 

@@ -16,7 +16,8 @@ import { auth } from "./nextauth";
 export const currentActor = cache(async (): Promise<Actor | null> => {
   const session = await auth();
   if (!session?.sid) return null;
-  return loadActorForSession(db(), session.sid, systemClock(), config().platformAdminEmails);
+  const c = config();
+  return loadActorForSession(db(), session.sid, systemClock(), c.platformAdminEmails, c.sessionRecheckMinutes);
 });
 
 /** The context for queries and commands on behalf of the signed-in principal. */

@@ -7,6 +7,7 @@ import { users } from "@/db/schema";
 import { config } from "@/lib/config";
 import { findDemoPersona } from "@/lib/demo/personas";
 import { systemClock } from "@/lib/clock";
+import { claimGroupNames } from "@/lib/groups/group-key";
 import { endSession, provisionOidcUser, startSession } from "./sign-in";
 
 declare module "next-auth" {
@@ -83,6 +84,7 @@ function buildAuthConfig(): NextAuthConfig {
               email: profile.email,
               name: typeof profile.name === "string" ? profile.name : null,
               inAdminGroup: c.adminGroup ? Array.isArray(groups) && groups.includes(c.adminGroup) : null,
+              groups: claimGroupNames(groups),
             },
             now,
           );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Actor, Resource } from "./actor";
-import { ACTIONS, decide, decisionConflict, rolesOn, type Action } from "./policy";
+import { ACTIONS, decide, decisionConflict, isCollaboratorOn, rolesOn, scimClientActor, type Action } from "./policy";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
 const LATER = new Date("2026-12-20T00:00:00Z");
@@ -33,6 +33,8 @@ const grant = (projectId: string, tenantId: string, role: "member" | "viewer" | 
   expiresAt,
   tenantStatus,
 });
+/** Bindings that come through an identity provider's group (lib/groups/derived.ts) rather than a row of their own. */
+const viaGroup = { via: { group: "vision-admins" } };
 
 const subjects = {
   platformAdmin: actor({ isPlatformAdmin: true }),
@@ -53,6 +55,26 @@ const subjects = {
   meterOnA1: actor({ kind: "service_account", projectGrants: [grant("a1", T_A, "meter", null)] }),
   expiredMeterOnA1: actor({ kind: "service_account", projectGrants: [grant("a1", T_A, "meter", EARLIER)] }),
   nobody: actor({}),
+  /** A tenant admin only because an IdP group is mapped to that role. */
+  groupTenantAdminA: actor({ memberships: [{ tenantId: T_A, tenantStatus: "active", role: "tenant_admin", ...viaGroup }] }),
+  /** A plain member directly, and tenant admin through a group: every binding counts, not the first found. */
+  memberAAndGroupAdminA: actor({
+    memberships: [
+      { tenantId: T_A, tenantStatus: "active", role: "member", via: null },
+      { tenantId: T_A, tenantStatus: "active", role: "tenant_admin", ...viaGroup },
+    ],
+  }),
+  /** A project role through a group, without any tenant membership. */
+  groupMemberOnA1: actor({ projectGrants: [{ ...grant("a1", T_A, "member", null), ...viaGroup }] }),
+  groupViewerA: actor({ memberships: [{ tenantId: T_A, tenantStatus: "active", role: "viewer", ...viaGroup }] }),
+  /** A collaborator on A1 who is tenant admin of B through a group: each tenant sees only its own binding. */
+  collaboratorOnA1GroupAdminB: actor({
+    memberships: [{ tenantId: T_B, tenantStatus: "active", role: "tenant_admin", ...viaGroup }],
+    projectGrants: [grant("a1", T_A, "member", LATER)],
+  }),
+  groupAdminOfDisabledTenant: actor({ memberships: [{ tenantId: T_OFF, tenantStatus: "disabled", role: "tenant_admin", ...viaGroup }] }),
+  /** An identity provider with a SCIM token: provisions, and nothing else. */
+  scimClient: scimClientActor("abcdefabcdef"),
 } satisfies Record<string, Actor>;
 type SubjectName = keyof typeof subjects;
 
@@ -62,8 +84,10 @@ const ALL_PROJECTS: ResourceName[] = ["projectA1", "projectA2", "projectB1", "pr
 /** Any signed-in principal may try to accept an invitation; the command then checks it is addressed to them. */
 const ACCEPT = { "invitation.accept": ["platform"], "notification.own": ["platform"], "capacity.view": ["platform"], "tenant_request.create": ["platform"] } satisfies Partial<Record<Action, ResourceName[]>>;
 
+type Expected = Partial<Record<Action, ResourceName[]>>;
+
 /** The expected matrix, written out by hand: everything not listed must be refused. */
-const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
+const allowed: Record<SubjectName, Expected> = {
   platformAdmin: {
     ...ACCEPT,
     "platform.view": ["platform"],
@@ -92,6 +116,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     "tenant.disable": ALL_TENANTS,
     "tenant.cluster.manage": ALL_TENANTS,
     "tenant.members.manage": ALL_TENANTS,
+    "tenant.groups.manage": ALL_TENANTS,
     "tenant.audit.view": ALL_TENANTS,
     "service_account.view": ALL_TENANTS,
     "service_account.manage": ALL_TENANTS,
@@ -108,6 +133,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     ...ACCEPT,
     "tenant.view": ["tenantA"],
     "tenant.members.manage": ["tenantA"],
+    "tenant.groups.manage": ["tenantA"],
     "tenant.audit.view": ["tenantA"],
     "service_account.view": ["tenantA"],
     "service_account.manage": ["tenantA"],
@@ -162,6 +188,7 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
     ...ACCEPT,
     "tenant.view": ["tenantB"],
     "tenant.members.manage": ["tenantB"],
+    "tenant.groups.manage": ["tenantB"],
     "tenant.audit.view": ["tenantB"],
     "service_account.view": ["tenantB"],
     "service_account.manage": ["tenantB"],
@@ -185,7 +212,30 @@ const allowed: Record<SubjectName, Partial<Record<Action, ResourceName[]>>> = {
   meterOnA1: { ...ACCEPT, "usage.push": ["projectA1"] },
   expiredMeterOnA1: { ...ACCEPT },
   nobody: { ...ACCEPT },
+  // Group-derived roles allow exactly what the same role held directly allows (filled in below from those rows).
+  groupTenantAdminA: {},
+  memberAAndGroupAdminA: {},
+  groupMemberOnA1: {},
+  groupViewerA: {},
+  collaboratorOnA1GroupAdminB: {},
+  groupAdminOfDisabledTenant: { ...ACCEPT },
+  /** Not a person: none of what any signed-in principal may do, and nothing but provisioning. */
+  scimClient: { "scim.provision": ["platform"] },
 };
+
+/** Everything either expectation allows. */
+function union(...all: Expected[]): Expected {
+  const merged: Expected = {};
+  for (const expected of all) {
+    for (const [action, names] of Object.entries(expected) as [Action, ResourceName[]][]) merged[action] = [...new Set([...(merged[action] ?? []), ...names])];
+  }
+  return merged;
+}
+allowed.groupTenantAdminA = allowed.tenantAdminA;
+allowed.memberAAndGroupAdminA = allowed.tenantAdminA;
+allowed.groupMemberOnA1 = allowed.collaboratorOnA1;
+allowed.groupViewerA = allowed.viewerA;
+allowed.collaboratorOnA1GroupAdminB = union(allowed.collaboratorOnA1, allowed.tenantAdminB);
 
 describe("authorization policy matrix", () => {
   for (const [subjectName, subject] of Object.entries(subjects) as [SubjectName, Actor][]) {
@@ -226,6 +276,32 @@ describe("authorization policy matrix", () => {
     expect(rolesOn(subjects.memberAWithGrantOnA1, resources.projectA1, NOW)).toEqual(["project_member"]);
     expect(rolesOn(subjects.memberAWithGrantOnA1, resources.projectA2, NOW)).toEqual([]);
     expect(rolesOn(subjects.memberAWithGrantOnA1, resources.tenantA, NOW)).toEqual(["tenant_member"]);
+  });
+});
+
+describe("roles through groups", () => {
+  it("count beside direct ones and are reported with them", () => {
+    expect(rolesOn(subjects.memberAAndGroupAdminA, resources.tenantA, NOW)).toEqual(["tenant_admin", "tenant_member"]);
+    expect(rolesOn(subjects.groupMemberOnA1, resources.projectA1, NOW)).toEqual(["project_member"]);
+  });
+
+  it("end with the group: the same person without the group's binding is refused", () => {
+    const removed = { ...subjects.memberAAndGroupAdminA, memberships: subjects.memberAAndGroupAdminA.memberships.filter((m) => !m.via) };
+    expect(decide(subjects.memberAAndGroupAdminA, "tenant.members.manage", resources.tenantA, NOW).allowed).toBe(true);
+    expect(decide(removed, "tenant.members.manage", resources.tenantA, NOW)).toEqual({ allowed: false, reason: "no_role" });
+    expect(decide(removed, "tenant.view", resources.tenantA, NOW).allowed).toBe(true);
+  });
+
+  it("do not make a group's project member an outside collaborator", () => {
+    expect(isCollaboratorOn(subjects.groupMemberOnA1, T_A)).toBe(false);
+    expect(isCollaboratorOn(subjects.collaboratorOnA1, T_A)).toBe(true);
+    expect(isCollaboratorOn(subjects.collaboratorOnA1GroupAdminB, T_A)).toBe(true);
+  });
+
+  it("make a SCIM client nothing but a provisioner, and no person one", () => {
+    expect(rolesOn(subjects.scimClient, resources.tenantA, NOW)).toEqual([]);
+    expect(decide(subjects.scimClient, "invitation.accept", resources.platform, NOW)).toEqual({ allowed: false, reason: "no_role" });
+    expect(decide(subjects.platformAdmin, "scim.provision", resources.platform, NOW)).toEqual({ allowed: false, reason: "no_role" });
   });
 });
 

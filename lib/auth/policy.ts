@@ -17,12 +17,27 @@ import type { Actor, Resource } from "./actor";
  * - project_meter    a service account's project grant that may push usage
  *                    for the project (POST /api/v1/usage) and do nothing else,
  *                    not even read it.
+ * - scim_client      an identity provider with a SCIM token in force: it
+ *                    provisions people and groups (/scim/v2) and nothing
+ *                    else; no person, not even a platform admin, holds it.
+ * Memberships and grants reached through an identity provider's group (a
+ * group mapping, lib/groups) count exactly like direct ones while the person
+ * is in the group.
  * Grants stop counting at their expiry instant, and bindings in a disabled
  * tenant do not count at all; both are checked on every decision.
  * A rule may also name `authenticated`: any signed-in principal (e.g. to
- * accept an invitation addressed to it, which the command then checks).
+ * accept an invitation addressed to it, which the command then checks); a
+ * SCIM client is not one.
  */
-export type RoleKey = "platform_admin" | "tenant_admin" | "tenant_member" | "tenant_viewer" | "project_member" | "project_viewer" | "project_meter";
+export type RoleKey =
+  | "platform_admin"
+  | "tenant_admin"
+  | "tenant_member"
+  | "tenant_viewer"
+  | "project_member"
+  | "project_viewer"
+  | "project_meter"
+  | "scim_client";
 
 /** Strongest first: the order in which held roles are reported (and the first is shown). */
 export const ROLE_KEYS: readonly RoleKey[] = [
@@ -33,6 +48,7 @@ export const ROLE_KEYS: readonly RoleKey[] = [
   "tenant_viewer",
   "project_viewer",
   "project_meter",
+  "scim_client",
 ];
 
 type RuleRole = RoleKey | "authenticated";
@@ -67,11 +83,15 @@ export const PERMISSIONS = {
   /** Whether idle capacity cost is shown apart or charged back to tenants: one rule for the cluster. */
   "platform.idle_cost.manage": { on: "platform", roles: ["platform_admin"] },
   "usage.manage": { on: "platform", roles: ["platform_admin"] },
+  /** Create, change and disable people and groups through /scim/v2: the identity provider's job alone. */
+  "scim.provision": { on: "platform", roles: ["scim_client"] },
   // Tenant
   "tenant.view": { on: "tenant", roles: TENANT_READERS },
   "tenant.disable": { on: "tenant", roles: ["platform_admin"] },
   "tenant.cluster.manage": { on: "tenant", roles: ["platform_admin"] },
   "tenant.members.manage": { on: "tenant", roles: ADMINS },
+  /** Which identity provider groups hold roles in the tenant: as strong as managing members. */
+  "tenant.groups.manage": { on: "tenant", roles: ADMINS },
   "tenant.audit.view": { on: "tenant", roles: ADMINS },
   "service_account.view": { on: "tenant", roles: TENANT_READERS },
   "service_account.manage": { on: "tenant", roles: ADMINS },
@@ -109,24 +129,23 @@ export function inForce(expiresAt: Date | null, now: Date): boolean {
 /** The roles an actor holds on a resource at `now`, strongest first. */
 export function rolesOn(actor: Actor, resource: Resource, now: Date): RoleKey[] {
   const roles = new Set<RoleKey>();
+  if (actor.kind === "scim_client") return resource.kind === "platform" ? ["scim_client"] : [];
   if (actor.isPlatformAdmin) roles.add("platform_admin");
   if (resource.kind === "platform") return [...roles];
 
-  const membership = actor.memberships.find((m) => m.tenantId === resource.tenantId && m.tenantStatus === "active");
-  // Plain tenant membership gives nothing on a project (work there needs a grant), so it is not reported there.
-  if (membership && !(resource.kind === "project" && membership.role === "member")) {
+  // A tenant may be reached both directly and through groups: every binding there counts.
+  for (const membership of actor.memberships) {
+    if (membership.tenantId !== resource.tenantId || membership.tenantStatus !== "active") continue;
+    // Plain tenant membership gives nothing on a project (work there needs a grant), so it is not reported there.
+    if (resource.kind === "project" && membership.role === "member") continue;
     roles.add(`tenant_${membership.role === "tenant_admin" ? "admin" : membership.role}`);
   }
 
   if (resource.kind === "project") {
-    const grant = actor.projectGrants.find(
-      (g) =>
-        g.projectId === resource.projectId &&
-        g.tenantId === resource.tenantId &&
-        g.tenantStatus === "active" &&
-        inForce(g.expiresAt, now),
-    );
-    if (grant) roles.add(`project_${grant.role}`);
+    for (const grant of actor.projectGrants) {
+      if (grant.projectId !== resource.projectId || grant.tenantId !== resource.tenantId) continue;
+      if (grant.tenantStatus === "active" && inForce(grant.expiresAt, now)) roles.add(`project_${grant.role}`);
+    }
   }
   return ROLE_KEYS.filter((r) => roles.has(r));
 }
@@ -139,7 +158,7 @@ export function decide(actor: Actor, action: string, resource: Resource, now: Da
   if (rule.on !== resource.kind) return { allowed: false, reason: "wrong_resource" };
   const held = rolesOn(actor, resource, now);
   const allowed: readonly RuleRole[] = rule.roles;
-  if (allowed.includes("authenticated")) return { allowed: true, roles: held };
+  if (allowed.includes("authenticated")) return actor.kind === "scim_client" ? { allowed: false, reason: "no_role" } : { allowed: true, roles: held };
   return held.some((r) => allowed.includes(r)) ? { allowed: true, roles: held } : { allowed: false, reason: "no_role" };
 }
 
@@ -147,9 +166,18 @@ export function can(actor: Actor, action: Action, resource: Resource, now: Date)
   return decide(actor, action, resource, now).allowed;
 }
 
-/** True when the actor's only way into this project is a grant, not a membership. */
+/** The actor a SCIM request acts as once its token is found in force (lib/scim/http.ts); the policy decides what it may do. */
+export function scimClientActor(tokenPrefix: string): Actor {
+  return { principalId: `scim:${tokenPrefix}`, kind: "scim_client", displayName: `scim:${tokenPrefix}`, email: null, isPlatformAdmin: false, memberships: [], projectGrants: [] };
+}
+
+/**
+ * True when the actor's only way into the tenant is a direct project grant: no
+ * membership, and no project role through one of the organisation's groups
+ * (whoever a group brings in is not an outside collaborator).
+ */
 export function isCollaboratorOn(actor: Actor, tenantId: string): boolean {
-  return !actor.memberships.some((m) => m.tenantId === tenantId);
+  return !actor.memberships.some((m) => m.tenantId === tenantId) && !actor.projectGrants.some((g) => g.tenantId === tenantId && g.via);
 }
 
 /**

@@ -9,6 +9,7 @@ export const ROLE_LABELS: Record<RoleKey, string> = {
   project_member: "Project member",
   project_viewer: "Project viewer",
   project_meter: "Usage meter",
+  scim_client: "SCIM client",
 };
 
 export function primaryRoleLabel(roles: readonly RoleKey[], options: { collaborator?: boolean } = {}): string {

@@ -36,6 +36,7 @@ const identity = (subject: string, email: string, extra: Partial<OidcIdentity> =
   email,
   name: null,
   inAdminGroup: null,
+  groups: [],
   ...extra,
 });
 
@@ -225,13 +226,13 @@ describe(`loadActor (${databaseLabel()})`, () => {
     const [lm] = await db.select().from(tenants).where(eq(tenants.slug, "language-models"));
 
     const before = await loadActor(db, bo, []);
-    expect(before?.memberships).toEqual([{ tenantId: lm!.id, tenantStatus: "active", role: "tenant_admin" }]);
+    expect(before?.memberships).toEqual([{ tenantId: lm!.id, tenantStatus: "active", role: "tenant_admin", via: null }]);
     expect(can(before!, "tenant.view", { kind: "tenant", tenantId: lm!.id }, NOW)).toBe(true);
 
     await db.update(tenants).set({ status: "disabled" }).where(eq(tenants.id, lm!.id));
     try {
       const after = await loadActor(db, bo, []);
-      expect(after?.memberships).toEqual([{ tenantId: lm!.id, tenantStatus: "disabled", role: "tenant_admin" }]);
+      expect(after?.memberships).toEqual([{ tenantId: lm!.id, tenantStatus: "disabled", role: "tenant_admin", via: null }]);
       expect(can(after!, "tenant.view", { kind: "tenant", tenantId: lm!.id }, NOW)).toBe(false);
 
       const collaborator = await loadActor(db, cleo, []);

@@ -5,6 +5,7 @@ import type { Database } from "@/db/client";
 import { authSessions, platformAdmins, principals, users } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { AppError, isUniqueViolation } from "@/lib/errors";
+import { recordClaimGroups } from "@/lib/groups/claim";
 
 /**
  * What happens in the database when someone signs in or out: provisioning of
@@ -19,6 +20,8 @@ export type OidcIdentity = {
   name: string | null;
   /** Whether the provider's groups claim contains ALLOT_ADMIN_GROUP (null: not configured). */
   inAdminGroup: boolean | null;
+  /** The groups claim of this sign-in (claimGroupNames); replaces the person's claim groups. */
+  groups: string[];
 };
 
 const system: AuditActor = { principalId: null, label: "system:sign-in" };
@@ -83,6 +86,7 @@ async function provisionOnce(db: Database, identity: OidcIdentity, now: Date): P
     }
 
     if (identity.inAdminGroup !== null) await syncGroupAdmin(tx, principalId, identity.inAdminGroup, now);
+    await recordClaimGroups(tx, principalId, identity.groups, now);
     return principalId;
   });
 }

@@ -88,6 +88,12 @@ const envSchema = z.object({
     .min(1, "must be at least 1")
     .max(24 * 30, "must be at most 720 (30 days)")
     .default(12),
+  ALLOT_SESSION_RECHECK_MINUTES: z.coerce
+    .number({ message: "must be a number of minutes" })
+    .int("must be a whole number of minutes")
+    .min(1, "must be at least 1")
+    .max(24 * 60, "must be at most 1440 (24 hours)")
+    .default(60),
   ALLOT_SHUTDOWN_DRAIN_SECONDS: z.coerce
     .number({ message: "must be a number of seconds" })
     .int("must be a whole number of seconds")
@@ -194,6 +200,8 @@ export type AllotConfig = {
   adminGroup: string | undefined;
   groupsClaim: string;
   sessionHours: number;
+  /** How old a session from the identity provider may be before its groups claim must be read again by signing in. */
+  sessionRecheckMinutes: number;
   /** After SIGTERM, how long the server goes on answering with readiness false before it closes. */
   shutdownDrainSeconds: number;
   migrateOnStart: boolean;
@@ -317,6 +325,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     adminGroup: e.ALLOT_ADMIN_GROUP,
     groupsClaim: e.ALLOT_GROUPS_CLAIM,
     sessionHours: e.ALLOT_SESSION_HOURS,
+    sessionRecheckMinutes: e.ALLOT_SESSION_RECHECK_MINUTES,
     shutdownDrainSeconds: e.ALLOT_SHUTDOWN_DRAIN_SECONDS,
     migrateOnStart: e.ALLOT_MIGRATE_ON_START,
     maxCollaboratorDays: e.ALLOT_MAX_COLLABORATOR_DAYS,

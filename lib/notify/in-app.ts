@@ -1,6 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { memberships, notifications, platformAdmins } from "@/db/schema";
+import { groupTenantAdminIds } from "@/lib/groups/derived";
 
 export interface Notice {
   kind: string;
@@ -17,12 +18,16 @@ export async function notify(db: Database, principalIds: readonly (string | null
   await db.insert(notifications).values(ids.map((principalId) => ({ principalId, kind: notice.kind, title: notice.title, body: notice.body ?? "", link: notice.link ?? null, createdAt: at })));
 }
 
+/** A tenant's admins, direct and through a group, each once. */
 export async function tenantAdminIds(db: Database, tenantId: string): Promise<string[]> {
-  const rows = await db
-    .select({ id: memberships.principalId })
-    .from(memberships)
-    .where(and(eq(memberships.tenantId, tenantId), inArray(memberships.role, ["tenant_admin"])));
-  return rows.map((r) => r.id);
+  const [rows, viaGroups] = await Promise.all([
+    db
+      .select({ id: memberships.principalId })
+      .from(memberships)
+      .where(and(eq(memberships.tenantId, tenantId), inArray(memberships.role, ["tenant_admin"]))),
+    groupTenantAdminIds(db, tenantId),
+  ]);
+  return [...new Set([...rows.map((r) => r.id), ...viaGroups])];
 }
 
 export async function platformAdminIds(db: Database): Promise<string[]> {

@@ -2,6 +2,7 @@ import "server-only";
 import { db, type Database } from "@/db/client";
 import type { AuditActor } from "@/lib/audit/record";
 import { addressRetryAfter, clientAddress, prefixRetryAfter, recordAuthFailure } from "@/lib/api/rate-limit";
+import { decide, scimClientActor } from "@/lib/auth/policy";
 import { systemClock } from "@/lib/clock";
 import { reportUnexpectedError } from "@/lib/errors";
 import { firstUnsafeString } from "@/lib/input/text";
@@ -50,6 +51,10 @@ async function authenticate(request: Request, now: Date): Promise<AuditActor | R
     await recordAuthFailure(db(), address, result.prefix, now);
     if (prefixWait > 0) return limited(prefixWait);
     return unauthenticated({ malformed: "Malformed SCIM token.", unknown: "Unknown SCIM token.", revoked: "This SCIM token was revoked.", expired: "This SCIM token has expired." }[result.reason]);
+  }
+  // The token says who calls; what that caller may do is the policy's decision, like everywhere else.
+  if (!decide(scimClientActor(result.prefix), "scim.provision", { kind: "platform" }, now).allowed) {
+    return scimError(new ScimError(403, "This token may not provision through SCIM."));
   }
   return { principalId: null, label: `scim:${result.prefix}` };
 }

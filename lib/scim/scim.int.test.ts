@@ -207,7 +207,7 @@ describe(`SCIM 2.0 at /scim/v2 (${databaseLabel()})`, () => {
     expect(session!.endedAt).not.toBeNull();
     // Sign-in refused as a demo persona and through the IdP alike.
     await expect(startSession(db, id, "demo", new Date(), 8)).rejects.toThrow(/disabled/);
-    const viaIdp = await provisionOidcUser(db, { issuer: "https://idp.test", subject: "ds-1", email, name: null, inAdminGroup: null }, new Date());
+    const viaIdp = await provisionOidcUser(db, { issuer: "https://idp.test", subject: "ds-1", email, name: null, inAdminGroup: null, groups: [] }, new Date());
     await expect(startSession(db, viaIdp, "oidc", new Date(), 8)).rejects.toThrow(/disabled/);
 
     const [disabled] = await auditOf("scim.user.disabled", id);

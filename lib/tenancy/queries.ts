@@ -4,6 +4,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { memberships, principals, projectGrants, projects, tenants, users } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can, inForce, rolesOn, type RoleKey } from "@/lib/auth/policy";
+import { groupAccessToProject } from "@/lib/groups/derived";
 
 /**
  * Reads for the tenancy pages. Each narrows by the actor's own bindings in the
@@ -145,7 +146,10 @@ export type AccessEntry = {
   email: string | null;
   kind: "user" | "service_account";
   role: string;
-  via: "tenant membership" | "project grant";
+  /** A person with both a direct grant and a group has one entry for each. */
+  via: "tenant membership" | "project grant" | "group";
+  /** The group's name when via is "group". */
+  group: string | null;
   collaborator: boolean;
   expiresAt: Date | null;
   grantedBy: string | null;
@@ -160,6 +164,9 @@ export type ProjectDetail = {
   canManageAccess: boolean;
 };
 
+/** Direct access first, then what comes through groups. */
+const ACCESS_ORDER: Record<AccessEntry["via"], number> = { "tenant membership": 0, "project grant": 1, group: 2 };
+
 /** The project page, or null when out of reach (the page then answers 404, leaking nothing). */
 export async function projectDetail(ctx: CommandContext, tenantSlug: string, projectSlug: string): Promise<ProjectDetail | null> {
   const { actor, now } = ctx;
@@ -173,7 +180,7 @@ export async function projectDetail(ctx: CommandContext, tenantSlug: string, pro
   if (!can(actor, "project.view", resource, now)) return null;
 
   const grantor = alias(principals, "grantor");
-  const [membershipRows, grantRows] = await Promise.all([
+  const [membershipRows, grantRows, groupRows] = await Promise.all([
     ctx.db
       .select({ principalId: principals.id, displayName: principals.displayName, email: users.email, kind: principals.kind, role: memberships.role })
       .from(memberships)
@@ -199,6 +206,7 @@ export async function projectDetail(ctx: CommandContext, tenantSlug: string, pro
       .leftJoin(grantor, eq(grantor.id, projectGrants.grantedBy))
       .leftJoin(memberships, and(eq(memberships.principalId, projectGrants.principalId), eq(memberships.tenantId, row.tenant.id)))
       .where(eq(projectGrants.projectId, row.project.id)),
+    groupAccessToProject(ctx.db, row.tenant.id, row.project.id),
   ]);
 
   const access: AccessEntry[] = [
@@ -207,15 +215,30 @@ export async function projectDetail(ctx: CommandContext, tenantSlug: string, pro
       grantId: null,
       role: m.role === "tenant_admin" ? "tenant admin" : "viewer",
       via: "tenant membership" as const,
+      group: null,
       collaborator: false,
       expiresAt: null,
       grantedBy: null,
     })),
     ...grantRows
       .filter((g) => inForce(g.expiresAt, now))
-      .map(({ membershipId, ...g }) => ({ ...g, via: "project grant" as const, collaborator: membershipId === null && g.kind === "user" })),
+      .map(({ membershipId, ...g }) => ({ ...g, via: "project grant" as const, group: null, collaborator: membershipId === null && g.kind === "user" })),
+    ...groupRows.map((g) => ({
+      grantId: null,
+      principalId: g.principalId,
+      displayName: g.displayName,
+      email: g.email,
+      kind: "user" as const,
+      role: g.role === "tenant_admin" ? "tenant admin" : g.role,
+      via: "group" as const,
+      group: g.groupName,
+      // A group is the organisation's own: whoever it brings in is not an outside collaborator.
+      collaborator: false,
+      expiresAt: null,
+      grantedBy: `identity provider (${[g.sources.includes("scim") && "SCIM", g.sources.includes("claim") && "sign-in claim"].filter(Boolean).join(", ")})`,
+    })),
   ];
-  access.sort((a, b) => a.displayName.localeCompare(b.displayName));
+  access.sort((a, b) => a.displayName.localeCompare(b.displayName) || ACCESS_ORDER[a.via] - ACCESS_ORDER[b.via] || (a.group ?? "").localeCompare(b.group ?? ""));
   return {
     ...row,
     roles: rolesOn(actor, resource, now),

@@ -5,6 +5,7 @@ import { redirect } from "next/navigation";
 import { formAction } from "@/lib/auth/form-action";
 import { createTrustFromForm, revokeTrust } from "@/lib/federation/commands";
 import { formatDateTime } from "@/lib/format";
+import { mapGroup, unmapGroup } from "@/lib/groups/commands";
 import { moveQuota, setTenantEnvelope } from "@/lib/quota/commands/envelopes";
 import { absoluteUrl } from "@/lib/server/request-url";
 import { extendCollaborator, inviteCollaborator } from "@/lib/tenancy/commands/collaborators";
@@ -79,5 +80,8 @@ export const rotateTokenAction = formAction(rotateToken, tokenReveal);
 export const revokeTokenAction = formAction(revokeToken, refresh);
 export const createTrustAction = formAction(createTrustFromForm, refresh);
 export const revokeTrustAction = formAction(revokeTrust, refresh);
+
+export const mapGroupAction = formAction(mapGroup, refresh);
+export const unmapGroupAction = formAction(unmapGroup, refresh);
 
 export const setTenantClusterSettingsAction = formAction(setTenantClusterSettings, () => refresh());

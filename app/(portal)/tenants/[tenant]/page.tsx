@@ -13,6 +13,8 @@ import { config } from "@/lib/config";
 import { primaryRoleLabel } from "@/lib/auth/role-labels";
 import { openInvitations } from "@/lib/tenancy/member-queries";
 import { tenantDetail } from "@/lib/tenancy/queries";
+import { tenantGroupMappings } from "@/lib/groups/queries";
+import { GroupMappingsSection } from "./group-mappings-section";
 import { changeMemberRoleAction, createProjectAction, inviteMemberAction, moveQuotaAction, removeMemberAction, revokeInvitationAction, setTenantClusterSettingsAction, setTenantEnvelopeAction } from "./actions";
 import { TenantHeader } from "./tenant-header";
 
@@ -34,10 +36,11 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
   if (!detail) notFound();
   const { tenant, members, projects } = detail;
   const seesQuota = can(ctx.actor, "tenant.quota.view", { kind: "tenant", tenantId: tenant.id }, ctx.now);
-  const [invitations, envelope, cohortNow] = await Promise.all([
+  const [invitations, envelope, cohortNow, groupMappings] = await Promise.all([
     detail.canManageMembers ? openInvitations(ctx, tenant.slug) : [],
     seesQuota ? tenantEnvelopeView(ctx, tenant.slug) : null,
     seesQuota ? tenantShareNow(ctx, tenant.slug) : null,
+    tenantGroupMappings(ctx, tenant.slug),
   ]);
   const t = { kind: "hidden" as const, name: "tenant", value: tenant.slug };
   const labelPrefix = config().cluster.render.labelPrefix;
@@ -157,6 +160,17 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
             </DataTable>
           )}
         </Card>
+
+        {groupMappings && (
+          <GroupMappingsSection
+            tenantSlug={tenant.slug}
+            tenantName={tenant.name}
+            mappings={groupMappings}
+            projects={projects.filter((p) => !p.archived)}
+            groupsClaim={config().groupsClaim}
+            recheckMinutes={config().sessionRecheckMinutes}
+          />
+        )}
 
         {detail.canManageCluster && (
           <Card

@@ -17,6 +17,7 @@ import { dateInputValue } from "@/lib/format";
 import { grantCandidates } from "@/lib/tenancy/member-queries";
 import { projectShareNow } from "@/lib/quota/share-now";
 import { projectDetail } from "@/lib/tenancy/queries";
+import { accessThrough } from "@/lib/tenancy/access-csv";
 import { archiveProjectAction, grantProjectRoleAction, inviteCollaboratorAction, revokeProjectGrantAction, updateProjectAction } from "../../actions";
 
 type Params = Promise<{ tenant: string; project: string }>;
@@ -161,7 +162,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
         ) : (
           <DataTable caption={`Access to ${project.name}`} columns={["Name", "Role", "Through", "Expires", "Granted by", ...(manage ? [""] : [])]}>
             {access.map((a) => (
-              <tr key={`${a.principalId}-${a.via}`}>
+              <tr key={`${a.principalId}-${a.via}-${a.group ?? ""}`}>
                 <Cell>
                   <span className="font-medium">{a.displayName}</span>
                   {a.email && <p className="text-xs text-slate-500">{a.email}</p>}
@@ -170,7 +171,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
                   <Badge tone={a.role === "tenant admin" ? "blue" : "slate"}>{a.role}</Badge> {a.collaborator && <Badge tone="amber">external collaborator</Badge>}{" "}
                   {a.kind === "service_account" && <Badge>service account</Badge>}
                 </Cell>
-                <Cell className="text-slate-600">{a.via}</Cell>
+                <Cell className="text-slate-600">{accessThrough(a)}</Cell>
                 <Cell className="text-slate-600">{a.expiresAt ? formatDate(a.expiresAt) : "never"}</Cell>
                 <Cell className="text-slate-600">{a.grantedBy ?? "—"}</Cell>
                 {manage && (

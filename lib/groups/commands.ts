@@ -1,0 +1,101 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import { groupMappings, projects } from "@/db/schema";
+import { recordAudit } from "@/lib/audit/record";
+import { defineCommand } from "@/lib/auth/command";
+import { auditActorOf } from "@/lib/auth/context";
+import { AppError, isUniqueViolation } from "@/lib/errors";
+import { tenantRoleInput, uuidInput } from "@/lib/tenancy/inputs";
+import { assertProjectOpen, assertTenantActive, tenantBySlug } from "@/lib/tenancy/lookup";
+import { projectSlug } from "@/lib/tenancy/slugs";
+import { onTenant, tenantAddress } from "@/lib/tenancy/targets";
+import { groupKey, groupNameInput } from "./group-key";
+
+/**
+ * Group mappings: an identity provider's group gets a role in the tenant or
+ * on one of its projects. Tenant admins manage their tenant's, platform admins
+ * any tenant's (policy action tenant.groups.manage). Whoever is in the group
+ * holds the role from their next request (lib/groups/derived.ts).
+ */
+
+const mappingInput = tenantAddress
+  .extend({
+    group: groupNameInput,
+    // A form's "whole tenant" option sends an empty string.
+    project: z.union([z.literal("").transform(() => null), projectSlug]).nullish().transform((p) => p ?? null),
+    role: tenantRoleInput,
+  })
+  .superRefine((input, issue) => {
+    // A project role is member or viewer; administering is the tenant's role, given in the whole tenant.
+    if (input.project !== null && input.role === "tenant_admin") {
+      issue.addIssue({ code: "custom", path: ["role"], message: "on a project must be member or viewer; tenant admin applies to the whole tenant" });
+    }
+  });
+
+export const mapGroup = defineCommand({
+  name: "mapGroup",
+  input: mappingInput,
+  target: onTenant("tenant.groups.manage"),
+  async run(ctx, input, { tenantId }) {
+    try {
+      return await ctx.db.transaction(async (tx) => {
+        assertTenantActive(await tenantBySlug(tx, input.tenant));
+        let projectId: string | null = null;
+        if (input.project !== null) {
+          // The project is looked up inside the tenant acted on: another tenant's slug is simply not found here.
+          const [project] = await tx.select().from(projects).where(and(eq(projects.tenantId, tenantId), eq(projects.slug, input.project)));
+          if (!project) throw new AppError("validation", undefined, { project: ["is not a project of this tenant"] });
+          assertProjectOpen(project);
+          projectId = project.id;
+        }
+        const role = input.project === null ? { tenantRole: input.role, projectRole: null } : { tenantRole: null, projectRole: input.role as "member" | "viewer" };
+        const [row] = await tx
+          .insert(groupMappings)
+          .values({ tenantId, projectId, groupName: input.group, groupKey: groupKey(input.group), ...role, createdBy: ctx.actor.principalId, createdAt: ctx.now })
+          .returning();
+        await recordAudit(tx, {
+          actor: auditActorOf(ctx.actor),
+          at: ctx.now,
+          tenantId,
+          action: "group_mapping.created",
+          target: { type: "group_mapping", id: row!.id },
+          after: { group: input.group, projectId, project: input.project, role: input.role },
+        });
+        return row!;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new AppError("conflict", `The group ${input.group} already has a role ${input.project === null ? "in this tenant" : "on this project"}; remove that mapping first to change it.`, {
+          group: ["is already mapped here"],
+        });
+      }
+      throw error;
+    }
+  },
+});
+
+export const unmapGroup = defineCommand({
+  name: "unmapGroup",
+  input: tenantAddress.extend({ mappingId: uuidInput }),
+  target: onTenant("tenant.groups.manage"),
+  async run(ctx, input, { tenantId }) {
+    return ctx.db.transaction(async (tx) => {
+      // The tenant in the WHERE clause: another tenant's mapping id is not found here.
+      const [removed] = await tx
+        .delete(groupMappings)
+        .where(and(eq(groupMappings.id, input.mappingId), eq(groupMappings.tenantId, tenantId)))
+        .returning();
+      if (!removed) throw new AppError("not_found", "No such group mapping in this tenant.");
+      await recordAudit(tx, {
+        actor: auditActorOf(ctx.actor),
+        at: ctx.now,
+        tenantId,
+        action: "group_mapping.deleted",
+        target: { type: "group_mapping", id: removed.id },
+        before: { group: removed.groupName, projectId: removed.projectId, role: removed.tenantRole ?? removed.projectRole },
+      });
+      return { removed: true };
+    });
+  },
+});
