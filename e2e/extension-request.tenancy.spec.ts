@@ -15,6 +15,7 @@ const NARROW = { width: 390, height: 844 };
 const WIDE = { width: 1280, height: 900 };
 
 test.describe.serial("Cleo asks for more time on Chat evaluation and Bo grants it", () => {
+  test.use({ storageState: storageStateOf("bo") });
   const untilDay = utcDayFromNow(75);
   const until = formatDay(new Date(untilDay));
   let cleoContext: BrowserContext | undefined;
