@@ -115,6 +115,8 @@ export const WRITABLE_TABLES = [
   "platform_admins",
   "memberships",
   "project_grants",
+  "access_extension_requests",
+  "reminders_sent",
   "invitations",
   "audit_events",
   "cluster_changes",

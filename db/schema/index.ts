@@ -8,3 +8,4 @@ export * from "./metering";
 export * from "./jobs";
 export * from "./scim";
 export * from "./groups";
+export * from "./reminders";

@@ -53,6 +53,9 @@ const subjects = {
     projectGrants: [grant("off1", T_OFF, "member", null, "disabled")],
   }),
   meterOnA1: actor({ kind: "service_account", projectGrants: [grant("a1", T_A, "meter", null)] }),
+  /** A service account (its token) holding a time-bound member grant: it works there, but has no one to ask for an extension. */
+  serviceAccountMemberOnA1: actor({ kind: "service_account", projectGrants: [grant("a1", T_A, "member", LATER)] }),
+  viewerCollaboratorOnA1: actor({ projectGrants: [grant("a1", T_A, "viewer", LATER)] }),
   expiredMeterOnA1: actor({ kind: "service_account", projectGrants: [grant("a1", T_A, "meter", EARLIER)] }),
   nobody: actor({}),
   /** A tenant admin only because an IdP group is mapped to that role. */
@@ -125,6 +128,7 @@ const allowed: Record<SubjectName, Expected> = {
     "project.view": ALL_PROJECTS,
     "project.edit": ALL_PROJECTS,
     "project.access.manage": ALL_PROJECTS,
+    "project.extension.decide": ALL_PROJECTS,
     "project.cluster.view": ALL_PROJECTS,
     "project.quota.view": ALL_PROJECTS,
     "project.quota.request": ALL_PROJECTS,
@@ -142,6 +146,7 @@ const allowed: Record<SubjectName, Expected> = {
     "project.view": ["projectA1", "projectA2"],
     "project.edit": ["projectA1", "projectA2"],
     "project.access.manage": ["projectA1", "projectA2"],
+    "project.extension.decide": ["projectA1", "projectA2"],
     "project.cluster.view": ["projectA1", "projectA2"],
     "project.quota.view": ["projectA1", "projectA2"],
     "project.quota.request": ["projectA1", "projectA2"],
@@ -162,6 +167,8 @@ const allowed: Record<SubjectName, Expected> = {
     "project.quota.request": ["projectA1"],
     "tenant.quota.view": ["tenantA"],
     "project.spend.view": ["projectA1"],
+    // The policy lets a grant holder ask; the command then refuses a grant that does not expire.
+    "project.extension.request": ["projectA1"],
   },
   viewerA: {
     ...ACCEPT,
@@ -181,7 +188,17 @@ const allowed: Record<SubjectName, Expected> = {
     "project.quota.view": ["projectA1"],
     "project.quota.request": ["projectA1"],
     "project.spend.view": ["projectA1"],
+    "project.extension.request": ["projectA1"],
   },
+  viewerCollaboratorOnA1: {
+    ...ACCEPT,
+    "project.view": ["projectA1"],
+    "project.cluster.view": ["projectA1"],
+    "project.quota.view": ["projectA1"],
+    "project.spend.view": ["projectA1"],
+    "project.extension.request": ["projectA1"],
+  },
+  /** Once expired (or at the instant), a collaborator can no longer ask: the sponsor invites again. */
   expiredCollaboratorOnA1: { ...ACCEPT },
   collaboratorExpiringNow: { ...ACCEPT },
   tenantAdminB: {
@@ -197,6 +214,7 @@ const allowed: Record<SubjectName, Expected> = {
     "project.view": ["projectB1", "projectA1InB"],
     "project.edit": ["projectB1", "projectA1InB"],
     "project.access.manage": ["projectB1", "projectA1InB"],
+    "project.extension.decide": ["projectB1", "projectA1InB"],
     "project.cluster.view": ["projectB1", "projectA1InB"],
     "project.quota.view": ["projectB1", "projectA1InB"],
     "project.quota.request": ["projectB1", "projectA1InB"],
@@ -210,6 +228,14 @@ const allowed: Record<SubjectName, Expected> = {
   adminOfDisabledTenant: { ...ACCEPT },
   /** A meter pushes usage for its project and reads nothing, not even that project. */
   meterOnA1: { ...ACCEPT, "usage.push": ["projectA1"] },
+  serviceAccountMemberOnA1: {
+    ...ACCEPT,
+    "project.view": ["projectA1"],
+    "project.cluster.view": ["projectA1"],
+    "project.quota.view": ["projectA1"],
+    "project.quota.request": ["projectA1"],
+    "project.spend.view": ["projectA1"],
+  },
   expiredMeterOnA1: { ...ACCEPT },
   nobody: { ...ACCEPT },
   // Group-derived roles allow exactly what the same role held directly allows (filled in below from those rows).

@@ -108,6 +108,13 @@ export const PERMISSIONS = {
   "project.view": { on: "project", roles: PROJECT_READERS },
   "project.edit": { on: "project", roles: ADMINS },
   "project.access.manage": { on: "project", roles: ADMINS },
+  /**
+   * Asking to keep one's own time-bound grant longer (lib/tenancy/commands/extensions.ts):
+   * a person holding a grant in force; the command takes the actor's own grant, never one from the input.
+   */
+  "project.extension.request": { on: "project", roles: ["project_member", "project_viewer"], usersOnly: true },
+  /** Granting or declining such a request: the sponsor is a tenant admin; any admin of the tenant may answer. */
+  "project.extension.decide": { on: "project", roles: ADMINS },
   "project.cluster.view": { on: "project", roles: PROJECT_READERS },
   "project.quota.view": { on: "project", roles: PROJECT_READERS },
   "project.quota.request": { on: "project", roles: ["platform_admin", "tenant_admin", "project_member"] },
@@ -116,7 +123,7 @@ export const PERMISSIONS = {
   /** How a project shares its guarantee with its cohort (lend limits, fair-share weight): the tenant's call. */
   "project.sharing.manage": { on: "project", roles: ADMINS },
   "usage.push": { on: "project", roles: ["project_meter"] },
-} as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RuleRole[] }>;
+} as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RuleRole[]; usersOnly?: true }>;
 
 export type Action = keyof typeof PERMISSIONS;
 export const ACTIONS = Object.keys(PERMISSIONS) as Action[];
@@ -157,6 +164,8 @@ export function decide(actor: Actor, action: string, resource: Resource, now: Da
   const rule = PERMISSIONS[action as Action];
   if (rule.on !== resource.kind) return { allowed: false, reason: "wrong_resource" };
   const held = rolesOn(actor, resource, now);
+  // A request a person makes for themselves (an extension): a service account's token has no one behind it to ask.
+  if ("usersOnly" in rule && actor.kind !== "user") return { allowed: false, reason: "no_role" };
   const allowed: readonly RuleRole[] = rule.roles;
   if (allowed.includes("authenticated")) return actor.kind === "scim_client" ? { allowed: false, reason: "no_role" } : { allowed: true, roles: held };
   return held.some((r) => allowed.includes(r)) ? { allowed: true, roles: held } : { allowed: false, reason: "no_role" };

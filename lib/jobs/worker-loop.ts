@@ -14,6 +14,7 @@ import { setLeader } from "@/lib/observability/metrics";
 import { logLine } from "@/lib/observability/log";
 import { followClusterChange } from "@/lib/quota/follow";
 import { quotaExpiryJob } from "@/lib/quota/expiry";
+import { expiryRemindersJob } from "@/lib/reminders/send";
 import { leadershipHolder } from "./leadership";
 import { periodicSchedule, type BackgroundJob, type JobLog, type PeriodicJob } from "./periodic";
 
@@ -45,6 +46,8 @@ export function leaderJobs(c: JobContext): PeriodicJob[] {
     spendAlertsJob(c.db),
     // Scheduled changes (expiries) whose instant has come join the outbox first, so this pass applies them.
     scheduledChangesJob(c.db),
+    // Before the webhook retries, so a reminder's deliveries go out in the same pass.
+    expiryRemindersJob(c.db),
     webhookDeliveryJob(c.db),
     ...(c.client && driftEveryMs > 0 ? [driftCheckJob({ db: c.db, client: c.client, clock: c.clock, everyMs: driftEveryMs })] : []),
   ];

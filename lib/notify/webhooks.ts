@@ -5,7 +5,7 @@ import { webhookDeliveries, webhooks } from "@/db/schema";
 import type { PeriodicJob } from "@/lib/jobs/periodic";
 import { metrics } from "@/lib/observability/metrics";
 
-export const WEBHOOK_EVENTS = ["request.created", "request.decided", "request.applied", "request.failed", "budget.threshold", "budget.forecast", "gpu.idle"] as const;
+export const WEBHOOK_EVENTS = ["request.created", "request.decided", "request.applied", "request.failed", "budget.threshold", "budget.forecast", "gpu.idle", "access.expiring", "access.extension"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { invitationProblem, type InvitationState } from "./invitation-rules";
+import { collaboratorExpiryProblem, invitationProblem, type InvitationState } from "./invitation-rules";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
 const open: InvitationState = { email: "ann@example.com", acceptedAt: null, revokedAt: null, expiresAt: new Date("2026-12-09T12:00:00Z"), tenantStatus: "active" };
@@ -26,5 +26,18 @@ describe("invitationProblem", () => {
     const problem = invitationProblem({ ...open, ...change }, "ann@example.com", NOW);
     expect(problem?.code).toBe("conflict");
     expect(problem?.message).toMatch(message);
+  });
+});
+
+describe("collaboratorExpiryProblem", () => {
+  const DAY = 86_400_000;
+  it("accepts an end in the future up to the maximum, to the millisecond", () => {
+    expect(collaboratorExpiryProblem(new Date(NOW.getTime() + 1), NOW, 90)).toBeNull();
+    expect(collaboratorExpiryProblem(new Date(NOW.getTime() + 90 * DAY), NOW, 90)).toBeNull();
+  });
+  it("refuses an end now or past, and one beyond the maximum", () => {
+    expect(collaboratorExpiryProblem(NOW, NOW, 90)).toBe("must be in the future");
+    expect(collaboratorExpiryProblem(new Date(NOW.getTime() + 90 * DAY + 1), NOW, 90)).toBe("must be at most 90 days from now");
+    expect(collaboratorExpiryProblem(new Date(NOW.getTime() + 31 * DAY), NOW, 30)).toBe("must be at most 30 days from now");
   });
 });

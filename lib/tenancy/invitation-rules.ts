@@ -18,3 +18,17 @@ export function invitationProblem(invitation: InvitationState, actorEmail: strin
   if (invitation.tenantStatus !== "active") return { code: "conflict", message: "This tenant is disabled." };
   return null;
 }
+
+const DAY = 86_400_000;
+
+/**
+ * The term of a collaborator's access (and of any time-bound project grant):
+ * it must end in the future and at most `maxDays` (ALLOT_MAX_COLLABORATOR_DAYS)
+ * from now. One rule for inviting, changing an expiry, and asking for and
+ * granting an extension. Returns what is wrong, or null.
+ */
+export function collaboratorExpiryProblem(expiresAt: Date, now: Date, maxDays: number): string | null {
+  if (expiresAt.getTime() <= now.getTime()) return "must be in the future";
+  if (expiresAt.getTime() > now.getTime() + maxDays * DAY) return `must be at most ${maxDays} days from now`;
+  return null;
+}

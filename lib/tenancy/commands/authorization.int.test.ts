@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { projects, tenants } from "@/db/schema";
+import { accessExtensionRequests, projectGrants, projects, tenants } from "@/db/schema";
 import { verifyAuditChainCommand, writeAuditCheckpointCommand } from "@/lib/audit/commands";
 import { auditFilterInput, listAuditEvents } from "@/lib/audit/queries";
 import type { z } from "zod";
@@ -29,6 +29,7 @@ import {
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "../operator";
 import { acceptInvitation } from "./accept-invitation";
 import { extendCollaborator, inviteCollaborator } from "./collaborators";
+import { declineExtension, grantExtension, requestExtension } from "./extensions";
 import { createProject } from "./create-project";
 import { createTenant } from "./create-tenant";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from "./members";
@@ -84,6 +85,12 @@ const PROJECT_MEMBER_ACTION: Record<TenantSlug, Row> = {
   "vision-lab": { priya: "ok", alex: "ok", bo: "not_found", dana: "ok", vic: "not_found", cleo: "not_found", cleoExpired: "not_found", bot: "ok" },
   "language-models": { priya: "ok", alex: "not_found", bo: "ok", dana: "not_found", vic: "forbidden", cleo: "ok", cleoExpired: "not_found", bot: "not_found" },
 };
+// Asking for more time on one's own time-bound grant: only Cleo holds one (Dana's grant does not expire);
+// a service account's token may not ask, nor an admin without a grant of their own.
+const EXTENSION_REQUEST: Record<TenantSlug, Row> = {
+  "vision-lab": { priya: "forbidden", alex: "forbidden", bo: "not_found", dana: "conflict", vic: "not_found", cleo: "not_found", cleoExpired: "not_found", bot: "forbidden" },
+  "language-models": { priya: "forbidden", alex: "not_found", bo: "forbidden", dana: "not_found", vic: "forbidden", cleo: "ok", cleoExpired: "not_found", bot: "not_found" },
+};
 // Actions on a tenant that only a platform admin may take.
 const PLATFORM_ON_TENANT: Record<TenantSlug, Row> = {
   "vision-lab": { priya: "ok", alex: "forbidden", bo: "not_found", dana: "forbidden", vic: "not_found", cleo: "not_found", cleoExpired: "not_found", bot: "not_found" },
@@ -134,6 +141,18 @@ async function serviceAccountIn(tenant: TenantSlug, withToken = false) {
   await createServiceAccountAsOperator(db, { tenant, name, description: "", projectRoles: [] }, NOW);
   const prefix = withToken ? (await mintTokenAsOperator(db, tenant, name, null, NOW)).prefix : undefined;
   return { tenant, serviceAccount: name, prefix };
+}
+
+/** A guest's pending extension request on the tenant's project (set-up rows, not a command). */
+async function pendingExtension(tenant: TenantSlug) {
+  const grantId = await collaboratorGrant(tenant);
+  const projectId = await projectIdOf(db, tenant, PROJECT[tenant]);
+  const [guest] = await db.select({ principalId: projectGrants.principalId }).from(projectGrants).where(eq(projectGrants.id, grantId));
+  const [row] = await db
+    .insert(accessExtensionRequests)
+    .values({ tenantId: tenantId[tenant]!, projectId, grantId, requestedBy: guest!.principalId, currentExpiresAt: later(10 * DAY), requestedUntil: later(40 * DAY), reason: "to finish the study", createdAt: NOW })
+    .returning({ id: accessExtensionRequests.id });
+  return { requestId: row!.id };
 }
 
 async function collaboratorGrant(tenant: TenantSlug) {
@@ -187,6 +206,16 @@ const CASES: Case[] = [
     expected: PROJECT_ADMIN_ACTION,
     input: async (tenant) => ({ tenant, project: PROJECT[tenant], grantId: await collaboratorGrant(tenant), expiresAt: later(20 * DAY), version: 1 }),
   },
+  {
+    command: runner(requestExtension),
+    expected: EXTENSION_REQUEST,
+    input: (tenant) => Promise.resolve({ tenant, project: PROJECT[tenant], until: later(70 * DAY), reason: "The study runs another month." }),
+    undo: async () => {
+      await db.delete(accessExtensionRequests).where(eq(accessExtensionRequests.status, "pending"));
+    },
+  },
+  { command: runner(grantExtension), expected: PROJECT_ADMIN_ACTION, input: (tenant) => pendingExtension(tenant) },
+  { command: runner(declineExtension), expected: PROJECT_ADMIN_ACTION, input: (tenant) => pendingExtension(tenant) },
   {
     command: runner(grantProjectRole),
     expected: PROJECT_ADMIN_ACTION,

@@ -8,6 +8,7 @@ import { auditActorOf, type CommandContext } from "@/lib/auth/context";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { emailInput, futureInstant, projectRoleInput, uuidInput, versionInput } from "../inputs";
+import { collaboratorExpiryProblem } from "../invitation-rules";
 import { invitationPath, newInvitationToken } from "../invitation-token";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
 import { onProject, projectAddress } from "../targets";
@@ -16,15 +17,11 @@ import { enqueueProjectChange } from "@/lib/cluster/outbox";
 
 const DAY = 86_400_000;
 
-/** An expiry must be in the future and within ALLOT_MAX_COLLABORATOR_DAYS of now. */
+/** An expiry must be in the future and within ALLOT_MAX_COLLABORATOR_DAYS of now (collaboratorExpiryProblem). */
 function checkCollaboratorExpiry(ctx: CommandContext, expiresAt: Date) {
-  const max = config().maxCollaboratorDays;
-  if (expiresAt.getTime() <= ctx.now.getTime()) throw new AppError("validation", undefined, { expiresAt: ["must be in the future"] });
-  if (expiresAt.getTime() > ctx.now.getTime() + max * DAY) {
-    throw new AppError("validation", undefined, { expiresAt: [`must be at most ${max} days from now`] });
-  }
+  const problem = collaboratorExpiryProblem(expiresAt, ctx.now, config().maxCollaboratorDays);
+  if (problem) throw new AppError("validation", undefined, { expiresAt: [problem] });
 }
-
 
 /**
  * Invite a person outside the tenant to one project, with a mandatory expiry.

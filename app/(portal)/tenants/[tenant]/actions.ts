@@ -10,6 +10,7 @@ import { moveQuota, setTenantEnvelope } from "@/lib/quota/commands/envelopes";
 import { absoluteUrl } from "@/lib/server/request-url";
 import { extendCollaborator, inviteCollaborator } from "@/lib/tenancy/commands/collaborators";
 import { createProject } from "@/lib/tenancy/commands/create-project";
+import { declineExtension, grantExtension } from "@/lib/tenancy/commands/extensions";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from "@/lib/tenancy/commands/members";
 import { grantProjectRole, revokeProjectGrant } from "@/lib/tenancy/commands/project-access";
 import { archiveProject, updateProject } from "@/lib/tenancy/commands/projects";
@@ -68,6 +69,8 @@ export const removeMemberAction = formAction(removeMember, refresh);
 
 export const inviteCollaboratorAction = formAction(inviteCollaborator, invitationReveal);
 export const extendCollaboratorAction = formAction(extendCollaborator, refresh);
+export const grantExtensionAction = formAction(grantExtension, refresh);
+export const declineExtensionAction = formAction(declineExtension, refresh);
 export const grantProjectRoleAction = formAction(grantProjectRole, refresh);
 export const revokeProjectGrantAction = formAction(revokeProjectGrant, refresh);
 

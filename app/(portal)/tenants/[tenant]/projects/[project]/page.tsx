@@ -43,6 +43,9 @@ export default async function ProjectPage({ params }: { params: Params }) {
   const { tenant, project, access } = detail;
   const collaborator = isCollaboratorOn(ctx.actor, tenant.id) && !ctx.actor.isPlatformAdmin;
   const archived = project.archivedAt !== null;
+  // A time-bound grant of one's own, in force: the way to ask for more time is offered beside it.
+  const ownGrant = ctx.actor.projectGrants.find((g) => g.projectId === project.id && g.expiresAt !== null && g.expiresAt.getTime() > ctx.now.getTime());
+  const ownEnd = ownGrant && !archived && can(ctx.actor, "project.extension.request", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now) ? ownGrant.expiresAt : null;
   const manage = detail.canManageAccess && !archived;
   const candidates = manage ? await grantCandidates(ctx, tenant.slug) : [];
   const target: FieldSpec[] = [
@@ -65,6 +68,15 @@ export default async function ProjectPage({ params }: { params: Params }) {
         subtitle={
           <>
             {tenant.name} · namespace <code className="font-mono text-xs">{project.namespace}</code> · your role: <strong>{primaryRoleLabel(detail.roles, { collaborator })}</strong>
+            {ownEnd && (
+              <>
+                {" "}
+                · your access ends {formatDate(ownEnd)} ·{" "}
+                <Link href={`/tenants/${tenant.slug}/projects/${project.slug}/extension`} className="font-medium text-brand-700 hover:underline">
+                  Ask for more time
+                </Link>
+              </>
+            )}
             {archived && (
               <>
                 {" "}

@@ -1,0 +1,12 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { formAction } from "@/lib/auth/form-action";
+import { formatDateTime } from "@/lib/format";
+import { requestExtension } from "@/lib/tenancy/commands/extensions";
+
+/** The holder's request for more time: a command behind the shared wrapper. */
+export const requestExtensionAction = formAction(requestExtension, (r) => {
+  revalidatePath("/", "layout");
+  return { message: `Asked for access until ${formatDateTime(r.requestedUntil)}. Your sponsor and the tenant's admins have been told.` };
+});
