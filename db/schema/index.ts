@@ -7,3 +7,4 @@ export * from "./quota";
 export * from "./metering";
 export * from "./jobs";
 export * from "./scim";
+export * from "./reviews";

@@ -17,12 +17,24 @@ import type { Actor, Resource } from "./actor";
  * - project_meter    a service account's project grant that may push usage
  *                    for the project (POST /api/v1/usage) and do nothing else,
  *                    not even read it.
+ * - assigned_reviewer
+ *                    on an access review item assigned to this person by name
+ *                    (a collaborator's sponsor), while they are still a member
+ *                    of that tenant. Never a service account: reviews are for people.
  * Grants stop counting at their expiry instant, and bindings in a disabled
  * tenant do not count at all; both are checked on every decision.
  * A rule may also name `authenticated`: any signed-in principal (e.g. to
  * accept an invitation addressed to it, which the command then checks).
  */
-export type RoleKey = "platform_admin" | "tenant_admin" | "tenant_member" | "tenant_viewer" | "project_member" | "project_viewer" | "project_meter";
+export type RoleKey =
+  | "platform_admin"
+  | "tenant_admin"
+  | "tenant_member"
+  | "tenant_viewer"
+  | "project_member"
+  | "project_viewer"
+  | "project_meter"
+  | "assigned_reviewer";
 
 /** Strongest first: the order in which held roles are reported (and the first is shown). */
 export const ROLE_KEYS: readonly RoleKey[] = [
@@ -33,6 +45,7 @@ export const ROLE_KEYS: readonly RoleKey[] = [
   "tenant_viewer",
   "project_viewer",
   "project_meter",
+  "assigned_reviewer",
 ];
 
 type RuleRole = RoleKey | "authenticated";
@@ -65,6 +78,8 @@ export const PERMISSIONS = {
   /** Whether idle capacity cost is shown apart or charged back to tenants: one rule for the cluster. */
   "platform.idle_cost.manage": { on: "platform", roles: ["platform_admin"] },
   "usage.manage": { on: "platform", roles: ["platform_admin"] },
+  /** Reviews of the platform's own access (platform admins, platform service accounts): open, read, export. */
+  "access_review.platform": { on: "platform", roles: ["platform_admin"] },
   // Tenant
   "tenant.view": { on: "tenant", roles: TENANT_READERS },
   "tenant.disable": { on: "tenant", roles: ["platform_admin"] },
@@ -82,6 +97,8 @@ export const PERMISSIONS = {
   /** Dividing the envelope among the tenant's projects needs no ticket: its admins do it. */
   "tenant.quota.move": { on: "tenant", roles: ADMINS },
   "tenant.spend.view": { on: "tenant", roles: TENANT_SPEND_READERS },
+  /** Open a review of the tenant's access, read all of it and export it: who manages members reviews them. */
+  "access_review.manage": { on: "tenant", roles: ADMINS },
   // Project
   "project.view": { on: "project", roles: PROJECT_READERS },
   "project.edit": { on: "project", roles: ADMINS },
@@ -94,6 +111,9 @@ export const PERMISSIONS = {
   /** How a project shares its guarantee with its cohort (lend limits, fair-share weight): the tenant's call. */
   "project.sharing.manage": { on: "project", roles: ADMINS },
   "usage.push": { on: "project", roles: ["project_meter"] },
+  // Access review items
+  /** Keep or revoke one item (and see it): the admins of its scope, or the person it is assigned to. */
+  "access_review.item.decide": { on: "review_item", roles: ["platform_admin", "tenant_admin", "assigned_reviewer"] },
 } as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RuleRole[] }>;
 
 export type Action = keyof typeof PERMISSIONS;
@@ -109,6 +129,7 @@ export function rolesOn(actor: Actor, resource: Resource, now: Date): RoleKey[] 
   const roles = new Set<RoleKey>();
   if (actor.isPlatformAdmin) roles.add("platform_admin");
   if (resource.kind === "platform") return [...roles];
+  if (resource.kind === "review_item") return reviewItemRoles(actor, resource, roles);
 
   const membership = actor.memberships.find((m) => m.tenantId === resource.tenantId && m.tenantStatus === "active");
   // Plain tenant membership gives nothing on a project (work there needs a grant), so it is not reported there.
@@ -125,6 +146,17 @@ export function rolesOn(actor: Actor, resource: Resource, now: Date): RoleKey[] 
         inForce(g.expiresAt, now),
     );
     if (grant) roles.add(`project_${grant.role}`);
+  }
+  return ROLE_KEYS.filter((r) => roles.has(r));
+}
+
+/** On a review item: platform admins; a platform item nothing else; a tenant's item its admins and, by name, its reviewer. */
+function reviewItemRoles(actor: Actor, resource: Extract<Resource, { kind: "review_item" }>, roles: Set<RoleKey>): RoleKey[] {
+  const { tenantId } = resource;
+  if (tenantId !== null) {
+    const membership = actor.memberships.find((m) => m.tenantId === tenantId && m.tenantStatus === "active");
+    if (membership?.role === "tenant_admin") roles.add("tenant_admin");
+    if (membership && actor.kind === "user" && resource.reviewerId === actor.principalId) roles.add("assigned_reviewer");
   }
   return ROLE_KEYS.filter((r) => roles.has(r));
 }

@@ -9,6 +9,7 @@ export const ROLE_LABELS: Record<RoleKey, string> = {
   project_member: "Project member",
   project_viewer: "Project viewer",
   project_meter: "Usage meter",
+  assigned_reviewer: "Reviewer",
 };
 
 export function primaryRoleLabel(roles: readonly RoleKey[], options: { collaborator?: boolean } = {}): string {
