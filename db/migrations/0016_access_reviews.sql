@@ -9,6 +9,7 @@ CREATE TABLE "access_review_items" (
 	"subject_id" uuid NOT NULL,
 	"principal_id" uuid,
 	"principal_label" text NOT NULL,
+	"principal_email" text,
 	"project_id" uuid,
 	"project_label" text,
 	"access" text NOT NULL,
@@ -21,7 +22,8 @@ CREATE TABLE "access_review_items" (
 	"decided_at" timestamp with time zone,
 	"decided_by" uuid,
 	"decided_by_label" text,
-	"flagged" text,
+	"flagged" boolean DEFAULT false NOT NULL,
+	"note" text,
 	CONSTRAINT "access_review_items_decided_whole" CHECK (("access_review_items"."decision" is null) = ("access_review_items"."decided_at" is null) and ("access_review_items"."decision" is null) = ("access_review_items"."decided_by_label" is null))
 );
 --> statement-breakpoint

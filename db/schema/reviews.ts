@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, index, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { principals } from "./identity";
 import { tenants } from "./tenancy";
 
@@ -55,6 +55,8 @@ export const accessReviewItems = pgTable(
     subjectId: uuid("subject_id").notNull(),
     principalId: uuid("principal_id").references(() => principals.id, { onDelete: "set null" }),
     principalLabel: text("principal_label").notNull(),
+    /** A person's email (null for a service account): names tell two people apart only sometimes. */
+    principalEmail: text("principal_email"),
     projectId: uuid("project_id"),
     projectLabel: text("project_label"),
     /** The role, or for a service account its tokens, as snapshot text. */
@@ -70,8 +72,10 @@ export const accessReviewItems = pgTable(
     decidedBy: uuid("decided_by").references(() => principals.id, { onDelete: "set null" }),
     /** Who decided, as it reads in the result: a person's email, or "rule: revoke at deadline". */
     decidedByLabel: text("decided_by_label"),
-    /** Kept by the deadline's rule (or because revoking was refused): someone should look at it. */
-    flagged: text("flagged"),
+    /** Kept by the deadline's rule (or because revoking was refused there): someone should look at it. */
+    flagged: boolean("flagged").notNull().default(false),
+    /** What the decision did when it was not plain: the access was already gone, a revocation was refused and why. */
+    note: text("note"),
   },
   (t) => [
     uniqueIndex("access_review_items_subject_unique").on(t.reviewId, t.kind, t.subjectId),
