@@ -84,7 +84,7 @@ export const openTenantReview = defineCommand({
 export const openPlatformReview = defineCommand({
   name: "openPlatformReview",
   input: reviewSettings,
-  target: async () => ({ action: "access_review.platform" as const, resource: { kind: "platform" as const } }),
+  target: () => Promise.resolve({ action: "access_review.platform" as const, resource: { kind: "platform" as const } }),
   async run(ctx, input) {
     checkDeadline(ctx.now, input.deadline);
     return ctx.db.transaction(async (tx) => {
