@@ -92,7 +92,7 @@ export default defineConfig({
       // Journeys that only read, or that create sessions and users of their own.
       name: "journeys",
       testMatch: /\.spec\.ts$/,
-      testIgnore: /\.(changes|tenancy|live)\.spec\.ts$/,
+      testIgnore: /\.(changes|tenancy|live|reviews)\.spec\.ts$/,
       dependencies: ["setup"],
       use: { ...devices["Desktop Chrome"] },
     },
@@ -111,6 +111,13 @@ export default defineConfig({
       name: "tenancy",
       testMatch: /\.tenancy\.spec\.ts$/,
       dependencies: ["changes"],
+      use: { ...devices["Desktop Chrome"] },
+    },
+    {
+      // Access reviews revoke access that every journey above asserts, so they run after all of them.
+      name: "reviews",
+      testMatch: /\.reviews\.spec\.ts$/,
+      dependencies: ["tenancy"],
       use: { ...devices["Desktop Chrome"] },
     },
     {

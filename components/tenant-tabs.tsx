@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 
-type Tab = "overview" | "requests" | "spend" | "collaborators" | "service-accounts" | "audit";
+type Tab = "overview" | "requests" | "spend" | "collaborators" | "reviews" | "service-accounts" | "audit";
 
 /**
  * Sub-navigation of a tenant; tabs the person may not use are left out by the page.
@@ -13,7 +13,7 @@ type Tab = "overview" | "requests" | "spend" | "collaborators" | "service-accoun
  */
 export function TenantTabs({ tenantSlug, tabs }: { tenantSlug: string; tabs: Tab[] }) {
   const pathname = usePathname();
-  const labels = { overview: "Overview", requests: "Quota requests", spend: "Spend", collaborators: "Collaborators", "service-accounts": "Service accounts", audit: "Audit log" } as const;
+  const labels = { overview: "Overview", requests: "Quota requests", spend: "Spend", collaborators: "Collaborators", reviews: "Access reviews", "service-accounts": "Service accounts", audit: "Audit log" } as const;
   const shown = tabs.includes("overview") && !tabs.includes("requests") ? tabs.flatMap((t): Tab[] => (t === "overview" ? ["overview", "requests"] : [t])) : tabs;
   return (
     <nav aria-label="Tenant" className="mb-6 flex gap-1 border-b border-slate-200 text-sm">

@@ -9,3 +9,4 @@ export * from "./jobs";
 export * from "./scim";
 export * from "./groups";
 export * from "./reminders";
+export * from "./reviews";

@@ -40,4 +40,10 @@ export type Actor = {
 export type Resource =
   | { kind: "platform" }
   | { kind: "tenant"; tenantId: string }
-  | { kind: "project"; tenantId: string; projectId: string };
+  | { kind: "project"; tenantId: string; projectId: string }
+  /**
+   * One item of an access review: in a tenant, or the platform's own (tenantId
+   * null). reviewerId is the person it is assigned to by name (a collaborator's
+   * sponsor), null when it is for the tenant's or the platform's admins.
+   */
+  | { kind: "review_item"; tenantId: string | null; reviewerId: string | null };

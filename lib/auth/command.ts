@@ -36,7 +36,8 @@ export function fieldErrorsOf(error: z.ZodError): Record<string, string[]> {
   return fields;
 }
 
-const VIEW_ACTION: Record<Resource["kind"], Action | null> = { platform: null, tenant: "tenant.view", project: "project.view" };
+// A review item is seen by exactly those who may decide it, so a refusal there is always not_found.
+const VIEW_ACTION: Record<Resource["kind"], Action | null> = { platform: null, tenant: "tenant.view", project: "project.view", review_item: "access_review.item.decide" };
 
 export async function executeCommand<Schema extends z.ZodType, Target extends Resource, Result>(
   command: Command<Schema, Target, Result>,

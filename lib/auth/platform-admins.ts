@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Database } from "@/db/client";
 import { platformAdmins } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
+import { AppError } from "@/lib/errors";
 import { findOrCreateUserByEmail } from "./users";
 
 export const adminEmail = z.string().trim().toLowerCase().pipe(z.email({ message: "must be an email address" }));
@@ -39,4 +40,28 @@ export async function grantPlatformAdmin(
     });
     return { principalId: user.principalId, created, alreadyAdmin: false };
   });
+}
+
+/**
+ * Take the platform admin role recorded in the database from a principal
+ * (an access review's revocation), inside the caller's transaction. The last
+ * one is refused: nobody could then administer the platform from the portal.
+ * Returns false when the role was already gone. Admins named in
+ * ALLOT_PLATFORM_ADMINS are configuration, not rows, and stay until it changes.
+ */
+export async function revokePlatformAdminWithin(tx: Database, by: { actor: AuditActor; now: Date }, principalId: string): Promise<boolean> {
+  const rows = await tx.select().from(platformAdmins).for("update");
+  const row = rows.find((r) => r.principalId === principalId);
+  if (!row) return false;
+  if (rows.length <= 1) throw new AppError("conflict", "The platform must keep at least one platform admin: make someone else one first.");
+  await tx.delete(platformAdmins).where(eq(platformAdmins.principalId, principalId));
+  await recordAudit(tx, {
+    actor: by.actor,
+    at: by.now,
+    tenantId: null,
+    action: "platform_admin.revoked",
+    target: { type: "principal", id: principalId },
+    before: { source: row.source },
+  });
+  return true;
 }

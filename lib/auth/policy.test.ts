@@ -20,6 +20,15 @@ const resources = {
   // A's project id presented as if it lived in tenant B: must not borrow A's grant.
   projectA1InB: { kind: "project", tenantId: T_B, projectId: "a1" },
   projectOff: { kind: "project", tenantId: T_OFF, projectId: "off1" },
+  // Access review items: for the tenant's admins, assigned by name, and the platform's own.
+  itemAForAdmins: { kind: "review_item", tenantId: T_A, reviewerId: null },
+  itemAForSponsor: { kind: "review_item", tenantId: T_A, reviewerId: "sponsor-a" },
+  // Assignments that the opening never makes, which must still give nothing: to an outsider, to a machine.
+  itemAForCollaborator: { kind: "review_item", tenantId: T_A, reviewerId: "collaborator-a1" },
+  itemAForServiceAccount: { kind: "review_item", tenantId: T_A, reviewerId: "service-account-a" },
+  itemBForAdmins: { kind: "review_item", tenantId: T_B, reviewerId: null },
+  itemOffForItsAdmin: { kind: "review_item", tenantId: T_OFF, reviewerId: "admin-off" },
+  itemPlatform: { kind: "review_item", tenantId: null, reviewerId: null },
 } satisfies Record<string, Resource>;
 type ResourceName = keyof typeof resources;
 
@@ -44,11 +53,20 @@ const subjects = {
     projectGrants: [grant("a1", T_A, "member", null)],
   }),
   viewerA: actor({ memberships: [{ tenantId: T_A, tenantStatus: "active", role: "viewer" }] }),
-  collaboratorOnA1: actor({ projectGrants: [grant("a1", T_A, "member", LATER)] }),
-  expiredCollaboratorOnA1: actor({ projectGrants: [grant("a1", T_A, "member", EARLIER)] }),
+  collaboratorOnA1: actor({ principalId: "collaborator-a1", projectGrants: [grant("a1", T_A, "member", LATER)] }),
+  expiredCollaboratorOnA1: actor({ principalId: "collaborator-a1", projectGrants: [grant("a1", T_A, "member", EARLIER)] }),
+  /** A member of A who once sponsored a collaborator: reviews that item by name, nothing else of the review. */
+  sponsorA: actor({ principalId: "sponsor-a", memberships: [{ tenantId: T_A, tenantStatus: "active", role: "member" }] }),
+  /** A service account named as reviewer (never done by the opening): machines do not review. */
+  serviceAccountA: actor({
+    principalId: "service-account-a",
+    kind: "service_account",
+    memberships: [{ tenantId: T_A, tenantStatus: "active", role: "member" }],
+  }),
   collaboratorExpiringNow: actor({ projectGrants: [grant("a1", T_A, "member", NOW)] }),
   tenantAdminB: actor({ memberships: [{ tenantId: T_B, tenantStatus: "active", role: "tenant_admin" }] }),
   adminOfDisabledTenant: actor({
+    principalId: "admin-off",
     memberships: [{ tenantId: T_OFF, tenantStatus: "disabled", role: "tenant_admin" }],
     projectGrants: [grant("off1", T_OFF, "member", null, "disabled")],
   }),
@@ -84,6 +102,8 @@ type SubjectName = keyof typeof subjects;
 /** The expected matrix, written out by hand: everything not listed must be refused. */
 const ALL_TENANTS: ResourceName[] = ["tenantA", "tenantB", "tenantOff"];
 const ALL_PROJECTS: ResourceName[] = ["projectA1", "projectA2", "projectB1", "projectA1InB", "projectOff"];
+const ALL_ITEMS: ResourceName[] = ["itemAForAdmins", "itemAForSponsor", "itemAForCollaborator", "itemAForServiceAccount", "itemBForAdmins", "itemOffForItsAdmin", "itemPlatform"];
+const ITEMS_OF_A: ResourceName[] = ["itemAForAdmins", "itemAForSponsor", "itemAForCollaborator", "itemAForServiceAccount"];
 /** Any signed-in principal may try to accept an invitation; the command then checks it is addressed to them. */
 const ACCEPT = { "invitation.accept": ["platform"], "notification.own": ["platform"], "capacity.view": ["platform"], "tenant_request.create": ["platform"] } satisfies Partial<Record<Action, ResourceName[]>>;
 
@@ -132,9 +152,14 @@ const allowed: Record<SubjectName, Expected> = {
     "project.cluster.view": ALL_PROJECTS,
     "project.quota.view": ALL_PROJECTS,
     "project.quota.request": ALL_PROJECTS,
+    "access_review.platform": ["platform"],
+    "access_review.manage": ALL_TENANTS,
+    "access_review.item.decide": ALL_ITEMS,
   },
   tenantAdminA: {
     ...ACCEPT,
+    "access_review.manage": ["tenantA"],
+    "access_review.item.decide": ITEMS_OF_A,
     "tenant.view": ["tenantA"],
     "tenant.members.manage": ["tenantA"],
     "tenant.groups.manage": ["tenantA"],
@@ -200,9 +225,24 @@ const allowed: Record<SubjectName, Expected> = {
   },
   /** Once expired (or at the instant), a collaborator can no longer ask: the sponsor invites again. */
   expiredCollaboratorOnA1: { ...ACCEPT },
+  sponsorA: {
+    ...ACCEPT,
+    "tenant.view": ["tenantA"],
+    "service_account.view": ["tenantA"],
+    "tenant.quota.view": ["tenantA"],
+    "access_review.item.decide": ["itemAForSponsor"],
+  },
+  serviceAccountA: {
+    ...ACCEPT,
+    "tenant.view": ["tenantA"],
+    "service_account.view": ["tenantA"],
+    "tenant.quota.view": ["tenantA"],
+  },
   collaboratorExpiringNow: { ...ACCEPT },
   tenantAdminB: {
     ...ACCEPT,
+    "access_review.manage": ["tenantB"],
+    "access_review.item.decide": ["itemBForAdmins"],
     "tenant.view": ["tenantB"],
     "tenant.members.manage": ["tenantB"],
     "tenant.groups.manage": ["tenantB"],

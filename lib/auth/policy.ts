@@ -23,6 +23,10 @@ import type { Actor, Resource } from "./actor";
  * Memberships and grants reached through an identity provider's group (a
  * group mapping, lib/groups) count exactly like direct ones while the person
  * is in the group.
+ * - assigned_reviewer
+ *                    on an access review item assigned to this person by name
+ *                    (a collaborator's sponsor), while they are still a member
+ *                    of that tenant. Never a service account: reviews are for people.
  * Grants stop counting at their expiry instant, and bindings in a disabled
  * tenant do not count at all; both are checked on every decision.
  * A rule may also name `authenticated`: any signed-in principal (e.g. to
@@ -37,7 +41,8 @@ export type RoleKey =
   | "project_member"
   | "project_viewer"
   | "project_meter"
-  | "scim_client";
+  | "scim_client"
+  | "assigned_reviewer";
 
 /** Strongest first: the order in which held roles are reported (and the first is shown). */
 export const ROLE_KEYS: readonly RoleKey[] = [
@@ -49,6 +54,7 @@ export const ROLE_KEYS: readonly RoleKey[] = [
   "project_viewer",
   "project_meter",
   "scim_client",
+  "assigned_reviewer",
 ];
 
 type RuleRole = RoleKey | "authenticated";
@@ -85,6 +91,8 @@ export const PERMISSIONS = {
   "usage.manage": { on: "platform", roles: ["platform_admin"] },
   /** Create, change and disable people and groups through /scim/v2: the identity provider's job alone. */
   "scim.provision": { on: "platform", roles: ["scim_client"] },
+  /** Reviews of the platform's own access (platform admins, platform service accounts): open, read, export. */
+  "access_review.platform": { on: "platform", roles: ["platform_admin"] },
   // Tenant
   "tenant.view": { on: "tenant", roles: TENANT_READERS },
   "tenant.disable": { on: "tenant", roles: ["platform_admin"] },
@@ -104,6 +112,8 @@ export const PERMISSIONS = {
   /** Dividing the envelope among the tenant's projects needs no ticket: its admins do it. */
   "tenant.quota.move": { on: "tenant", roles: ADMINS },
   "tenant.spend.view": { on: "tenant", roles: TENANT_SPEND_READERS },
+  /** Open a review of the tenant's access, read all of it and export it: who manages members reviews them. */
+  "access_review.manage": { on: "tenant", roles: ADMINS },
   // Project
   "project.view": { on: "project", roles: PROJECT_READERS },
   "project.edit": { on: "project", roles: ADMINS },
@@ -123,6 +133,9 @@ export const PERMISSIONS = {
   /** How a project shares its guarantee with its cohort (lend limits, fair-share weight): the tenant's call. */
   "project.sharing.manage": { on: "project", roles: ADMINS },
   "usage.push": { on: "project", roles: ["project_meter"] },
+  // Access review items
+  /** Keep or revoke one item (and see it): the admins of its scope, or the person it is assigned to. */
+  "access_review.item.decide": { on: "review_item", roles: ["platform_admin", "tenant_admin", "assigned_reviewer"] },
 } as const satisfies Record<string, { on: Resource["kind"]; roles: readonly RuleRole[]; usersOnly?: true }>;
 
 export type Action = keyof typeof PERMISSIONS;
@@ -139,6 +152,7 @@ export function rolesOn(actor: Actor, resource: Resource, now: Date): RoleKey[] 
   if (actor.kind === "scim_client") return resource.kind === "platform" ? ["scim_client"] : [];
   if (actor.isPlatformAdmin) roles.add("platform_admin");
   if (resource.kind === "platform") return [...roles];
+  if (resource.kind === "review_item") return reviewItemRoles(actor, resource, roles);
 
   // A tenant may be reached both directly and through groups: every binding there counts.
   for (const membership of actor.memberships) {
@@ -153,6 +167,17 @@ export function rolesOn(actor: Actor, resource: Resource, now: Date): RoleKey[] 
       if (grant.projectId !== resource.projectId || grant.tenantId !== resource.tenantId) continue;
       if (grant.tenantStatus === "active" && inForce(grant.expiresAt, now)) roles.add(`project_${grant.role}`);
     }
+  }
+  return ROLE_KEYS.filter((r) => roles.has(r));
+}
+
+/** On a review item: platform admins; a platform item nothing else; a tenant's item its admins and, by name, its reviewer. */
+function reviewItemRoles(actor: Actor, resource: Extract<Resource, { kind: "review_item" }>, roles: Set<RoleKey>): RoleKey[] {
+  const { tenantId } = resource;
+  if (tenantId !== null) {
+    const membership = actor.memberships.find((m) => m.tenantId === tenantId && m.tenantStatus === "active");
+    if (membership?.role === "tenant_admin") roles.add("tenant_admin");
+    if (membership && actor.kind === "user" && resource.reviewerId === actor.principalId) roles.add("assigned_reviewer");
   }
   return ROLE_KEYS.filter((r) => roles.has(r));
 }

@@ -10,6 +10,7 @@ export const ROLE_LABELS: Record<RoleKey, string> = {
   project_viewer: "Project viewer",
   project_meter: "Usage meter",
   scim_client: "SCIM client",
+  assigned_reviewer: "Reviewer",
 };
 
 export function primaryRoleLabel(roles: readonly RoleKey[], options: { collaborator?: boolean } = {}): string {

@@ -15,6 +15,7 @@ import { logLine } from "@/lib/observability/log";
 import { followClusterChange } from "@/lib/quota/follow";
 import { quotaExpiryJob } from "@/lib/quota/expiry";
 import { expiryRemindersJob } from "@/lib/reminders/send";
+import { reviewDeadlineJob } from "@/lib/reviews/deadline";
 import { leadershipHolder } from "./leadership";
 import { periodicSchedule, type BackgroundJob, type JobLog, type PeriodicJob } from "./periodic";
 
@@ -43,6 +44,8 @@ export function leaderJobs(c: JobContext): PeriodicJob[] {
   const driftEveryMs = c.settings.driftIntervalMinutes * 60_000;
   return [
     quotaExpiryJob(c.db),
+    // Before the reconcile pass: what a deadline revokes reaches the cluster in the same pass.
+    reviewDeadlineJob(c.db),
     spendAlertsJob(c.db),
     // Scheduled changes (expiries) whose instant has come join the outbox first, so this pass applies them.
     scheduledChangesJob(c.db),

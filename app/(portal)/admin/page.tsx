@@ -38,6 +38,9 @@ export default async function AdminPage() {
             <Link href="/admin/webhooks" className={buttonClass()}>
               Webhooks
             </Link>
+            <Link href="/admin/reviews" className={buttonClass()}>
+              Access reviews
+            </Link>
             <Link href="/admin/audit" className={buttonClass()}>
               Audit log
             </Link>

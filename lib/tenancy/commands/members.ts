@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { invitations, memberships, principals, projectGrants, projects, users } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { config } from "@/lib/config";
@@ -132,37 +132,44 @@ export const removeMember = defineCommand({
   input: memberTarget.extend({ version: versionInput.optional() }),
   target: onTenant("tenant.members.manage"),
   async run(ctx, input, { tenantId }) {
-    return ctx.db.transaction(async (tx) => {
-      const { membership } = await membershipOf(tx, tenantId, input.principalId);
-      if (input.version !== undefined && input.version !== membership.version) {
-        throw new AppError("conflict", "Someone changed this membership meanwhile. Reload and try again.");
-      }
-      if (membership.role === "tenant_admin") await assertAdminRemains(tx, tenantId, membership.id);
-      const tenantProjects = tx.select({ id: projects.id }).from(projects).where(eq(projects.tenantId, tenantId));
-      const removedGrants = await tx
-        .delete(projectGrants)
-        .where(and(eq(projectGrants.principalId, input.principalId), inArray(projectGrants.projectId, tenantProjects)))
-        .returning({ projectId: projectGrants.projectId, role: projectGrants.role });
-      await tx.delete(memberships).where(eq(memberships.id, membership.id));
-      // Invitations they sent die with their membership: nobody joins on a departed admin's word.
-      const withdrawn = await tx
-        .update(invitations)
-        .set({ revokedAt: ctx.now })
-        .where(and(eq(invitations.tenantId, tenantId), eq(invitations.invitedBy, input.principalId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
-        .returning({ id: invitations.id });
-      await recordAudit(tx, {
-        actor: auditActorOf(ctx.actor),
-        at: ctx.now,
-        tenantId,
-        action: "membership.removed",
-        target: { type: "principal", id: input.principalId },
-        before: { role: membership.role, projectGrants: removedGrants, invitationsWithdrawn: withdrawn.map((i) => i.id) },
-      });
-      await enqueueTenantChange(tx, { tenantId, reason: "member removed", at: ctx.now });
-      return { removed: true, projectGrantsRemoved: removedGrants.length };
-    });
+    return ctx.db.transaction(async (tx) => removeMembershipWithin(tx, { actor: auditActorOf(ctx.actor), now: ctx.now }, tenantId, input.principalId, input.version));
   },
 });
+
+/**
+ * The removal itself, inside the caller's transaction: the command above, and
+ * an access review's revocation (lib/reviews), which writes its decision in
+ * the same transaction and was authorized by the review's own policy action.
+ */
+export async function removeMembershipWithin(tx: Database, by: { actor: AuditActor; now: Date }, tenantId: string, principalId: string, expectedVersion?: number) {
+  const { membership } = await membershipOf(tx, tenantId, principalId);
+  if (expectedVersion !== undefined && expectedVersion !== membership.version) {
+    throw new AppError("conflict", "Someone changed this membership meanwhile. Reload and try again.");
+  }
+  if (membership.role === "tenant_admin") await assertAdminRemains(tx, tenantId, membership.id);
+  const tenantProjects = tx.select({ id: projects.id }).from(projects).where(eq(projects.tenantId, tenantId));
+  const removedGrants = await tx
+    .delete(projectGrants)
+    .where(and(eq(projectGrants.principalId, principalId), inArray(projectGrants.projectId, tenantProjects)))
+    .returning({ projectId: projectGrants.projectId, role: projectGrants.role });
+  await tx.delete(memberships).where(eq(memberships.id, membership.id));
+  // Invitations they sent die with their membership: nobody joins on a departed admin's word.
+  const withdrawn = await tx
+    .update(invitations)
+    .set({ revokedAt: by.now })
+    .where(and(eq(invitations.tenantId, tenantId), eq(invitations.invitedBy, principalId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+    .returning({ id: invitations.id });
+  await recordAudit(tx, {
+    actor: by.actor,
+    at: by.now,
+    tenantId,
+    action: "membership.removed",
+    target: { type: "principal", id: principalId },
+    before: { role: membership.role, projectGrants: removedGrants, invitationsWithdrawn: withdrawn.map((i) => i.id) },
+  });
+  await enqueueTenantChange(tx, { tenantId, reason: "member removed", at: by.now });
+  return { removed: true, projectGrantsRemoved: removedGrants.length };
+}
 
 /** Withdraw an invitation that has not been accepted. */
 export const revokeInvitation = defineCommand({

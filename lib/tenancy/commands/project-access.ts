@@ -1,7 +1,8 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
 import { memberships, projectGrants, serviceAccounts } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import type { Database } from "@/db/client";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { AppError, isUniqueViolation } from "@/lib/errors";
@@ -81,22 +82,25 @@ export const revokeProjectGrant = defineCommand({
   input: projectAddress.extend({ grantId: uuidInput }),
   target: onProject("project.access.manage"),
   async run(ctx, input, { tenantId, projectId }) {
-    return ctx.db.transaction(async (tx) => {
-      const [removed] = await tx
-        .delete(projectGrants)
-        .where(and(eq(projectGrants.id, input.grantId), eq(projectGrants.projectId, projectId)))
-        .returning();
-      if (!removed) throw new AppError("not_found", "No such grant on this project.");
-      await recordAudit(tx, {
-        actor: auditActorOf(ctx.actor),
-        at: ctx.now,
-        tenantId,
-        action: "project_grant.revoked",
-        target: { type: "project_grant", id: removed.id },
-        before: { projectId, principalId: removed.principalId, role: removed.role, expiresAt: removed.expiresAt },
-      });
-      await enqueueProjectChange(tx, { tenantId, projectId, reason: "project role revoked", at: ctx.now });
-      return { revoked: true };
-    });
+    return ctx.db.transaction(async (tx) => revokeGrantWithin(tx, { actor: auditActorOf(ctx.actor), now: ctx.now }, tenantId, projectId, input.grantId));
   },
 });
+
+/** The revocation itself, inside the caller's transaction (the command above, and an access review's decision). */
+export async function revokeGrantWithin(tx: Database, by: { actor: AuditActor; now: Date }, tenantId: string, projectId: string, grantId: string) {
+  const [removed] = await tx
+    .delete(projectGrants)
+    .where(and(eq(projectGrants.id, grantId), eq(projectGrants.projectId, projectId)))
+    .returning();
+  if (!removed) throw new AppError("not_found", "No such grant on this project.");
+  await recordAudit(tx, {
+    actor: by.actor,
+    at: by.now,
+    tenantId,
+    action: "project_grant.revoked",
+    target: { type: "project_grant", id: removed.id },
+    before: { projectId, principalId: removed.principalId, role: removed.role, expiresAt: removed.expiresAt },
+  });
+  await enqueueProjectChange(tx, { tenantId, projectId, reason: "project role revoked", at: by.now });
+  return { revoked: true };
+}

@@ -231,12 +231,21 @@ export const revokeToken = defineCommand({
     return ctx.db.transaction(async (tx) => {
       const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
       const token = await openToken(tx, account.principalId, input.prefix);
-      await tx.update(apiTokens).set({ revokedAt: ctx.now }).where(eq(apiTokens.id, token.id));
-      await recordAudit(tx, { actor: auditActorOf(ctx.actor), at: ctx.now, tenantId, action: "api_token.revoked", target: { type: "api_token", id: token.prefix } });
+      await revokeTokenWithin(tx, { actor: auditActorOf(ctx.actor), now: ctx.now }, tenantId, token);
       return { revoked: true };
     });
   },
 });
+
+/**
+ * The revocation of one open token, inside the caller's transaction (the
+ * command above, and an access review's decision on a service account, which
+ * also reaches platform-scoped accounts: tenantId null).
+ */
+export async function revokeTokenWithin(tx: Database, by: { actor: AuditActor; now: Date }, tenantId: string | null, token: { id: string; prefix: string }) {
+  await tx.update(apiTokens).set({ revokedAt: by.now }).where(eq(apiTokens.id, token.id));
+  await recordAudit(tx, { actor: by.actor, at: by.now, tenantId, action: "api_token.revoked", target: { type: "api_token", id: token.prefix } });
+}
 
 /**
  * Replace a token: a new one is minted, and the old one keeps working for the

@@ -1,0 +1,75 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { Cell, DataTable } from "./table";
+import { Badge, EmptyState, formatDate, formatDateTime } from "./ui";
+import type { FieldSpec } from "./action-form";
+
+/** A review as the lists show it (lib/reviews/queries.ts ReviewSummary, without importing server code). */
+export type ReviewListEntry = {
+  id: string;
+  title: string;
+  tenantName: string | null;
+  deadline: Date;
+  rule: "revoke" | "keep_and_flag";
+  openedAt: Date;
+  openedByLabel: string;
+  deadlineAppliedAt: Date | null;
+  total: number;
+  decided: number;
+  revoked: number;
+  flagged: number;
+};
+
+export const RULE_WORDS = { revoke: "revoke what is not reviewed", keep_and_flag: "keep and flag what is not reviewed" } as const;
+
+/** Fields of the "Open a review" dialog, tenant or platform (the tenant's slug is added by the page). */
+export function openReviewFields(defaultDeadline: string, maxDeadline: string): FieldSpec[] {
+  return [
+    { kind: "text", name: "title", label: "Title", hint: "Optional; by default “Access review of <scope>, <date>”." },
+    { kind: "date", name: "deadline", label: "Deadline", defaultValue: defaultDeadline, max: maxDeadline, hint: "At the start of this day (UTC) the rule decides whatever is left." },
+    {
+      kind: "select",
+      name: "rule",
+      label: "At the deadline, items nobody reviewed are",
+      defaultValue: "keep_and_flag",
+      options: [
+        { value: "keep_and_flag", label: "kept and flagged" },
+        { value: "revoke", label: "revoked" },
+      ],
+    },
+  ];
+}
+
+export function reviewState(r: Pick<ReviewListEntry, "deadlineAppliedAt" | "deadline">, now: Date): ReactNode {
+  if (r.deadlineAppliedAt) return <Badge tone="slate">closed {formatDate(r.deadlineAppliedAt)}</Badge>;
+  if (r.deadline <= now) return <Badge tone="amber">deadline passed, rule pending</Badge>;
+  return <Badge tone="blue">open until {formatDateTime(r.deadline)}</Badge>;
+}
+
+export function ReviewList({ reviews, now, showTenant, empty }: { reviews: ReviewListEntry[]; now: Date; showTenant: boolean; empty: ReactNode }) {
+  if (reviews.length === 0) return <EmptyState title="No access reviews yet">{empty}</EmptyState>;
+  return (
+    <DataTable caption="Access reviews" columns={["Review", ...(showTenant ? ["Tenant"] : []), "State", "Decided", "Revoked", "Flagged", "Rule"]}>
+      {reviews.map((r) => (
+        <tr key={r.id}>
+          <Cell>
+            <Link href={`/reviews/${r.id}`} className="font-medium text-brand-700 hover:underline">
+              {r.title}
+            </Link>
+            <p className="text-xs text-slate-500">
+              opened {formatDate(r.openedAt)} by {r.openedByLabel}
+            </p>
+          </Cell>
+          {showTenant && <Cell>{r.tenantName ?? "Platform"}</Cell>}
+          <Cell>{reviewState(r, now)}</Cell>
+          <Cell className="tabular-nums">
+            {r.decided} of {r.total}
+          </Cell>
+          <Cell className="tabular-nums">{r.revoked}</Cell>
+          <Cell className="tabular-nums">{r.flagged}</Cell>
+          <Cell className="text-sm text-slate-600">{RULE_WORDS[r.rule]}</Cell>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { planPlatformItems, planTenantItems, tokensAccess, type TenantSnapshot } from "./assign";
+
+const grant = (over: Partial<TenantSnapshot["grants"][number]>): TenantSnapshot["grants"][number] => ({
+  grantId: "g",
+  projectId: "p1",
+  projectLabel: "Detector training",
+  principalId: "x",
+  principalKind: "user",
+  label: "X",
+  role: "member",
+  expiresAt: null,
+  grantedBy: null,
+  ...over,
+});
+
+const snapshot: TenantSnapshot = {
+  memberships: [
+    { membershipId: "m-alex", principalId: "alex", label: "Alex", role: "tenant_admin" },
+    { membershipId: "m-dana", principalId: "dana", label: "Dana", role: "member" },
+  ],
+  grants: [
+    grant({ grantId: "g-dana", principalId: "dana", label: "Dana", grantedBy: "alex" }),
+    grant({ grantId: "g-cleo", principalId: "cleo", label: "Cleo", grantedBy: "dana", expiresAt: new Date("2027-01-01T00:00:00Z") }),
+    // The sponsor has left the tenant: nobody named can review it, so the admins do.
+    grant({ grantId: "g-gone", principalId: "guest", label: "Guest", grantedBy: "departed", expiresAt: new Date("2027-01-01T00:00:00Z") }),
+    grant({ grantId: "g-nosponsor", principalId: "orphan", label: "Orphan", grantedBy: null, expiresAt: new Date("2027-01-01T00:00:00Z") }),
+    grant({ grantId: "g-bot", principalId: "bot", principalKind: "service_account", label: "ci-bot", grantedBy: "dana" }),
+  ],
+  serviceAccounts: [{ principalId: "bot", name: "ci-bot", tokens: [{ prefix: "abcdefabcdef", expiresAt: null, lastUsedAt: null }] }],
+  memberLabels: new Map([
+    ["alex", "Alex"],
+    ["dana", "Dana"],
+  ]),
+};
+
+describe("planTenantItems", () => {
+  const items = planTenantItems(snapshot);
+  const bySubject = Object.fromEntries(items.map((i) => [i.subjectId, i]));
+
+  it("lists every membership, grant and service account once", () => {
+    expect(items.map((i) => `${i.kind}:${i.subjectId}`).sort()).toEqual(
+      ["membership:m-alex", "membership:m-dana", "project_grant:g-dana", "collaborator:g-cleo", "collaborator:g-gone", "collaborator:g-nosponsor", "project_grant:g-bot", "service_account:bot"].sort(),
+    );
+  });
+
+  it("gives a collaborator to their sponsor while the sponsor is a member, else to the tenant admins", () => {
+    expect(bySubject["g-cleo"]).toMatchObject({ reviewer: "sponsor", reviewerPrincipalId: "dana", reviewerLabel: "Sponsor: Dana" });
+    expect(bySubject["g-gone"]).toMatchObject({ reviewer: "tenant_admins", reviewerPrincipalId: null });
+    expect(bySubject["g-nosponsor"]).toMatchObject({ reviewer: "tenant_admins", reviewerPrincipalId: null });
+  });
+
+  it("gives members' and service accounts' grants, memberships and accounts to the tenant admins, whoever granted them", () => {
+    for (const id of ["m-alex", "m-dana", "g-dana", "g-bot", "bot"]) expect(bySubject[id]!.reviewer, id).toBe("tenant_admins");
+  });
+
+  it("states a service account's live tokens", () => {
+    expect(bySubject.bot!.access).toBe("service account, 1 live token: abcdefabcdef");
+    expect(tokensAccess([])).toBe("service account, no live tokens");
+  });
+});
+
+describe("planPlatformItems", () => {
+  it("gives platform admins and platform service accounts to the platform admins", () => {
+    const items = planPlatformItems({
+      admins: [{ principalId: "priya", label: "Priya", source: "seed" }],
+      serviceAccounts: [{ principalId: "ops", name: "ops-bot", tokens: [] }],
+    });
+    expect(items.map((i) => [i.kind, i.subjectId, i.reviewer])).toEqual([
+      ["platform_admin", "priya", "platform_admins"],
+      ["service_account", "ops", "platform_admins"],
+    ]);
+  });
+});

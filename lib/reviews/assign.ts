@@ -1,0 +1,147 @@
+/**
+ * Who reviews what, decided on the snapshot taken when a review opens (pure).
+ *
+ * - A collaborator (a person's project grant without a membership of the
+ *   tenant) goes to their sponsor, the admin who invited them, while the
+ *   sponsor is still a member of the tenant; otherwise to the tenant admins.
+ * - Everything else of a tenant (memberships, members' and service accounts'
+ *   project grants, service accounts with their tokens) goes to the tenant admins.
+ * - A platform review (platform admins, platform service accounts) goes to the platform admins.
+ */
+
+export type ItemKind = "membership" | "project_grant" | "collaborator" | "service_account" | "platform_admin";
+export type ReviewerKind = "tenant_admins" | "sponsor" | "platform_admins";
+
+export type TenantSnapshot = {
+  memberships: { membershipId: string; principalId: string; label: string; role: "tenant_admin" | "member" | "viewer" }[];
+  grants: {
+    grantId: string;
+    projectId: string;
+    projectLabel: string;
+    principalId: string;
+    principalKind: "user" | "service_account";
+    label: string;
+    role: string;
+    expiresAt: Date | null;
+    grantedBy: string | null;
+  }[];
+  serviceAccounts: { principalId: string; name: string; tokens: TokenSnapshot[] }[];
+  /** Labels of the tenant's members, by principal id: who can still be a sponsor, and how they read. */
+  memberLabels: ReadonlyMap<string, string>;
+};
+
+export type PlatformSnapshot = {
+  admins: { principalId: string; label: string; source: string }[];
+  serviceAccounts: { principalId: string; name: string; tokens: TokenSnapshot[] }[];
+};
+
+export type TokenSnapshot = { prefix: string; expiresAt: Date | null; lastUsedAt: Date | null };
+
+export type PlannedItem = {
+  kind: ItemKind;
+  subjectId: string;
+  principalId: string;
+  principalLabel: string;
+  projectId: string | null;
+  projectLabel: string | null;
+  access: string;
+  expiresAt: Date | null;
+  detail: { tokens: TokenSnapshot[] } | null;
+  reviewer: ReviewerKind;
+  reviewerPrincipalId: string | null;
+  reviewerLabel: string;
+};
+
+export const TENANT_ADMINS_LABEL = "Tenant admins";
+export const PLATFORM_ADMINS_LABEL = "Platform admins";
+const ROLE_WORDS = { tenant_admin: "tenant admin", member: "member", viewer: "viewer" } as const;
+
+export function tokensAccess(tokens: readonly TokenSnapshot[]): string {
+  if (tokens.length === 0) return "service account, no live tokens";
+  return `service account, ${tokens.length} live token${tokens.length === 1 ? "" : "s"}: ${tokens.map((t) => t.prefix).join(", ")}`;
+}
+
+const toAdmins = { reviewer: "tenant_admins", reviewerPrincipalId: null, reviewerLabel: TENANT_ADMINS_LABEL } as const;
+
+export function planTenantItems(s: TenantSnapshot): PlannedItem[] {
+  const members = new Set(s.memberships.map((m) => m.principalId));
+  const items: PlannedItem[] = s.memberships.map((m) => ({
+    kind: "membership",
+    subjectId: m.membershipId,
+    principalId: m.principalId,
+    principalLabel: m.label,
+    projectId: null,
+    projectLabel: null,
+    access: `${ROLE_WORDS[m.role]} of the tenant`,
+    expiresAt: null,
+    detail: null,
+    ...toAdmins,
+  }));
+  for (const g of s.grants) {
+    const collaborator = g.principalKind === "user" && !members.has(g.principalId);
+    const sponsorLabel = g.grantedBy ? s.memberLabels.get(g.grantedBy) : undefined;
+    items.push({
+      kind: collaborator ? "collaborator" : "project_grant",
+      subjectId: g.grantId,
+      principalId: g.principalId,
+      principalLabel: g.label,
+      projectId: g.projectId,
+      projectLabel: g.projectLabel,
+      access: `${g.role} on ${g.projectLabel}`,
+      expiresAt: g.expiresAt,
+      detail: null,
+      ...(collaborator && g.grantedBy && sponsorLabel !== undefined
+        ? { reviewer: "sponsor" as const, reviewerPrincipalId: g.grantedBy, reviewerLabel: `Sponsor: ${sponsorLabel}` }
+        : toAdmins),
+    });
+  }
+  for (const a of s.serviceAccounts) items.push(serviceAccountItem(a, toAdmins));
+  return items;
+}
+
+export function planPlatformItems(s: PlatformSnapshot): PlannedItem[] {
+  const toPlatform = { reviewer: "platform_admins", reviewerPrincipalId: null, reviewerLabel: PLATFORM_ADMINS_LABEL } as const;
+  return [
+    ...s.admins.map(
+      (a): PlannedItem => ({
+        kind: "platform_admin",
+        subjectId: a.principalId,
+        principalId: a.principalId,
+        principalLabel: a.label,
+        projectId: null,
+        projectLabel: null,
+        access: `platform admin (${a.source === "oidc_group" ? "from the admin group" : a.source === "cli" ? "granted by the CLI" : "demo seed"})`,
+        expiresAt: null,
+        detail: null,
+        ...toPlatform,
+      }),
+    ),
+    ...s.serviceAccounts.map((a) => serviceAccountItem(a, toPlatform)),
+  ];
+}
+
+function serviceAccountItem(
+  a: { principalId: string; name: string; tokens: TokenSnapshot[] },
+  to: Pick<PlannedItem, "reviewer" | "reviewerPrincipalId" | "reviewerLabel">,
+): PlannedItem {
+  return {
+    kind: "service_account",
+    subjectId: a.principalId,
+    principalId: a.principalId,
+    principalLabel: a.name,
+    projectId: null,
+    projectLabel: null,
+    access: tokensAccess(a.tokens),
+    expiresAt: null,
+    detail: { tokens: a.tokens },
+    ...to,
+  };
+}
+
+export const KIND_LABELS: Record<ItemKind, string> = {
+  membership: "membership",
+  project_grant: "project grant",
+  collaborator: "external collaborator",
+  service_account: "service account",
+  platform_admin: "platform admin",
+};

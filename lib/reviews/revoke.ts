@@ -1,0 +1,53 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { memberships, projectGrants, serviceAccounts } from "@/db/schema";
+import type { AuditActor } from "@/lib/audit/record";
+import { revokePlatformAdminWithin } from "@/lib/auth/platform-admins";
+import { removeMembershipWithin } from "@/lib/tenancy/commands/members";
+import { revokeGrantWithin } from "@/lib/tenancy/commands/project-access";
+import { revokeTokenWithin } from "@/lib/tenancy/commands/service-accounts";
+import type { ItemKind } from "./assign";
+import { liveTokens } from "./snapshot";
+
+export type RevocableItem = { kind: ItemKind; subjectId: string; principalId: string | null; projectId: string | null };
+
+/** The access was removed between the snapshot and the decision (by hand, by another item, by expiry). */
+export const ALREADY_GONE = "the access was already gone";
+
+/**
+ * Take away what an item stands for, through the same functions the tenancy
+ * commands use (membership removal, grant removal, token revocation), inside
+ * the caller's transaction so it commits with the item's decision. Each of
+ * them audits its own change as `by`. Returns a note when there was nothing
+ * left to take; throws the AppError of a refusal (the last tenant admin, the
+ * last platform admin).
+ */
+export async function revokeItemAccess(tx: Database, by: { actor: AuditActor; now: Date }, tenantId: string | null, item: RevocableItem): Promise<string | null> {
+  switch (item.kind) {
+    case "membership": {
+      const [row] = await tx.select({ principalId: memberships.principalId }).from(memberships).where(and(eq(memberships.id, item.subjectId), tenantId ? eq(memberships.tenantId, tenantId) : undefined));
+      if (!row || !tenantId) return ALREADY_GONE;
+      await removeMembershipWithin(tx, by, tenantId, row.principalId);
+      return null;
+    }
+    case "project_grant":
+    case "collaborator": {
+      const [row] = await tx.select({ projectId: projectGrants.projectId }).from(projectGrants).where(eq(projectGrants.id, item.subjectId));
+      if (!row || !tenantId || row.projectId !== item.projectId) return ALREADY_GONE;
+      await revokeGrantWithin(tx, by, tenantId, row.projectId, item.subjectId);
+      return null;
+    }
+    case "service_account": {
+      const [account] = await tx.select({ tenantId: serviceAccounts.tenantId }).from(serviceAccounts).where(eq(serviceAccounts.principalId, item.subjectId));
+      if (!account || account.tenantId !== tenantId) return ALREADY_GONE;
+      // Every token that works now, including one minted after the snapshot: the decision is about the account's access.
+      const tokens = await liveTokens(tx, [item.subjectId], by.now);
+      if (tokens.length === 0) return "no live tokens were left to revoke";
+      for (const token of tokens) await revokeTokenWithin(tx, by, tenantId, token);
+      return null;
+    }
+    case "platform_admin":
+      return (await revokePlatformAdminWithin(tx, by, item.subjectId)) ? null : ALREADY_GONE;
+  }
+}

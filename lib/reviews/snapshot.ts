@@ -1,0 +1,85 @@
+import "server-only";
+import { and, eq, gt, inArray, isNull, or } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { apiTokens, memberships, platformAdmins, principals, projectGrants, projects, serviceAccounts, users } from "@/db/schema";
+import type { PlatformSnapshot, TenantSnapshot, TokenSnapshot } from "./assign";
+
+/**
+ * Read, inside the opening's transaction, every access a review covers as it
+ * is at `now`. Grants and tokens that have already expired or were revoked
+ * are not access any more and are left out; grants in archived projects are in
+ * (they are still rows that hold a role).
+ */
+export async function tenantSnapshot(tx: Database, tenantId: string, now: Date): Promise<{ snapshot: TenantSnapshot; emails: Map<string, string> }> {
+  const memberRows = await tx
+    .select({ membershipId: memberships.id, principalId: memberships.principalId, role: memberships.role, label: principals.displayName, email: users.email })
+    .from(memberships)
+    .innerJoin(principals, eq(principals.id, memberships.principalId))
+    .leftJoin(users, eq(users.principalId, memberships.principalId))
+    .where(eq(memberships.tenantId, tenantId));
+  const grantRows = await tx
+    .select({
+      grantId: projectGrants.id,
+      projectId: projectGrants.projectId,
+      projectLabel: projects.name,
+      principalId: projectGrants.principalId,
+      principalKind: principals.kind,
+      label: principals.displayName,
+      email: users.email,
+      role: projectGrants.role,
+      expiresAt: projectGrants.expiresAt,
+      grantedBy: projectGrants.grantedBy,
+    })
+    .from(projectGrants)
+    .innerJoin(projects, eq(projects.id, projectGrants.projectId))
+    .innerJoin(principals, eq(principals.id, projectGrants.principalId))
+    .leftJoin(users, eq(users.principalId, projectGrants.principalId))
+    .where(and(eq(projects.tenantId, tenantId), or(isNull(projectGrants.expiresAt), gt(projectGrants.expiresAt, now))));
+  const accounts = await tx.select({ principalId: serviceAccounts.principalId, name: serviceAccounts.name }).from(serviceAccounts).where(eq(serviceAccounts.tenantId, tenantId));
+  const emails = new Map<string, string>();
+  for (const r of [...memberRows, ...grantRows]) if (r.email) emails.set(r.principalId, r.email);
+  return {
+    emails,
+    snapshot: {
+      memberships: memberRows,
+      grants: grantRows,
+      serviceAccounts: await withLiveTokens(tx, accounts, now),
+      memberLabels: new Map(memberRows.map((m) => [m.principalId, m.label])),
+    },
+  };
+}
+
+export async function platformSnapshot(tx: Database, now: Date): Promise<{ snapshot: PlatformSnapshot; emails: Map<string, string> }> {
+  const admins = await tx
+    .select({ principalId: platformAdmins.principalId, source: platformAdmins.source, label: principals.displayName, email: users.email })
+    .from(platformAdmins)
+    .innerJoin(principals, eq(principals.id, platformAdmins.principalId))
+    .leftJoin(users, eq(users.principalId, platformAdmins.principalId));
+  const accounts = await tx.select({ principalId: serviceAccounts.principalId, name: serviceAccounts.name }).from(serviceAccounts).where(isNull(serviceAccounts.tenantId));
+  return {
+    emails: new Map(admins.flatMap((a) => (a.email ? [[a.principalId, a.email] as const] : []))),
+    snapshot: { admins, serviceAccounts: await withLiveTokens(tx, accounts, now) },
+  };
+}
+
+/** The tokens of these accounts that still work at `now`. */
+export async function liveTokens(tx: Database, accountIds: readonly string[], now: Date) {
+  if (accountIds.length === 0) return [];
+  return tx
+    .select({ id: apiTokens.id, serviceAccountId: apiTokens.serviceAccountId, prefix: apiTokens.prefix, expiresAt: apiTokens.expiresAt, lastUsedAt: apiTokens.lastUsedAt })
+    .from(apiTokens)
+    .where(and(inArray(apiTokens.serviceAccountId, [...accountIds]), isNull(apiTokens.revokedAt), or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, now))))
+    .orderBy(apiTokens.prefix);
+}
+
+async function withLiveTokens(tx: Database, accounts: { principalId: string; name: string }[], now: Date) {
+  const tokens = await liveTokens(
+    tx,
+    accounts.map((a) => a.principalId),
+    now,
+  );
+  return accounts.map((a) => ({
+    ...a,
+    tokens: tokens.filter((t) => t.serviceAccountId === a.principalId).map((t): TokenSnapshot => ({ prefix: t.prefix, expiresAt: t.expiresAt, lastUsedAt: t.lastUsedAt })),
+  }));
+}
