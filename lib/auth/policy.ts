@@ -175,9 +175,10 @@ export function rolesOn(actor: Actor, resource: Resource, now: Date): RoleKey[] 
 function reviewItemRoles(actor: Actor, resource: Extract<Resource, { kind: "review_item" }>, roles: Set<RoleKey>): RoleKey[] {
   const { tenantId } = resource;
   if (tenantId !== null) {
-    const membership = actor.memberships.find((m) => m.tenantId === tenantId && m.tenantStatus === "active");
-    if (membership?.role === "tenant_admin") roles.add("tenant_admin");
-    if (membership && actor.kind === "user" && resource.reviewerId === actor.principalId) roles.add("assigned_reviewer");
+    // Every binding in the tenant counts, direct or through a group (as in rolesOn).
+    const bindings = actor.memberships.filter((m) => m.tenantId === tenantId && m.tenantStatus === "active");
+    if (bindings.some((m) => m.role === "tenant_admin")) roles.add("tenant_admin");
+    if (bindings.length > 0 && actor.kind === "user" && resource.reviewerId === actor.principalId) roles.add("assigned_reviewer");
   }
   return ROLE_KEYS.filter((r) => roles.has(r));
 }
