@@ -259,7 +259,7 @@ describe(`grantProjectRole (${databaseLabel()})`, () => {
     expect(auth.ok).toBe(true);
     if (!auth.ok) return;
     expect(auth.actor.projectGrants).toEqual([
-      { projectId: await projectIdOf(db, "vision-lab", "segmentation-research"), tenantId: tenantId["vision-lab"], tenantStatus: "active", role: "member", expiresAt: null },
+      { projectId: await projectIdOf(db, "vision-lab", "segmentation-research"), tenantId: tenantId["vision-lab"], tenantStatus: "active", role: "member", expiresAt: null, via: null },
     ]);
     expect(await projectDetail({ actor: auth.actor, db, now: NOW }, "vision-lab", "segmentation-research")).not.toBeNull();
     expect(await projectDetail({ actor: auth.actor, db, now: NOW }, "vision-lab", "detector-training")).toBeNull();
