@@ -157,6 +157,8 @@ export default defineConfig({
         ALLOT_TEST_CLOCK_FILE: testClockFile(),
         // Sessions outlive a clock shift of a few days: an expiry seen then is the grant's, not the session's.
         ALLOT_SESSION_HOURS: "720",
+        // Likewise the groups-claim re-check (ALLOT_SESSION_RECHECK_MINUTES): a session from the test provider must survive the shift.
+        ALLOT_SESSION_RECHECK_MINUTES: "43200",
         METRICS_PORT: String(METRICS_PORT),
         // Record-only, whatever the shell's KUBECONFIG says.
         ALLOT_CLUSTER_MODE: "record-only",

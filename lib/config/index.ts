@@ -92,7 +92,8 @@ const envSchema = z.object({
     .number({ message: "must be a number of minutes" })
     .int("must be a whole number of minutes")
     .min(1, "must be at least 1")
-    .max(24 * 60, "must be at most 1440 (24 hours)")
+    // Up to the longest session (ALLOT_SESSION_HOURS' maximum): beyond it the session ends anyway.
+    .max(30 * 24 * 60, "must be at most 43200 (30 days)")
     .default(60),
   ALLOT_SHUTDOWN_DRAIN_SECONDS: z.coerce
     .number({ message: "must be a number of seconds" })
