@@ -198,7 +198,7 @@ describe(`createProject (${databaseLabel()})`, () => {
 
     // Loaded now, the admin's membership is in a disabled tenant and counts for nothing.
     const alex = await as("vision-admin");
-    expect(alex.actor.memberships).toEqual([{ tenantId: tenantId["vision-lab"], tenantStatus: "disabled", role: "tenant_admin" }]);
+    expect(alex.actor.memberships).toEqual([{ tenantId: tenantId["vision-lab"], tenantStatus: "disabled", role: "tenant_admin", via: null }]);
     expect((await appErrorOf(executeCommand(createProject, alex, input))).code).toBe("not_found");
 
     // A platform admin passes the policy, and the command itself still refuses.

@@ -209,7 +209,7 @@ describe(`API tokens (${databaseLabel()})`, () => {
       email: null,
       isPlatformAdmin: false,
       memberships: [],
-      projectGrants: [{ projectId: detector, tenantId: tenantId["vision-lab"], tenantStatus: "active", role: "member", expiresAt: null }],
+      projectGrants: [{ projectId: detector, tenantId: tenantId["vision-lab"], tenantStatus: "active", role: "member", expiresAt: null, via: null }],
     });
     expect(can(auth.actor, "project.view", { kind: "project", tenantId: tenantId["vision-lab"]!, projectId: detector }, NOW)).toBe(true);
     expect(can(auth.actor, "tenant.view", { kind: "tenant", tenantId: tenantId["vision-lab"]! }, NOW)).toBe(false);
