@@ -10,8 +10,7 @@ import { AppError } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { notify, platformAdminIds, tenantAdminIds } from "@/lib/notify/in-app";
 import { futureInstant, uuidInput } from "@/lib/tenancy/inputs";
-import { tenantBySlug } from "@/lib/tenancy/lookup";
-import { tenantAddress } from "@/lib/tenancy/targets";
+import { onTenant, tenantAddress } from "@/lib/tenancy/targets";
 import { planPlatformItems, planTenantItems, type PlannedItem } from "./assign";
 import { revokeItemAccess } from "./revoke";
 import { platformSnapshot, tenantSnapshot } from "./snapshot";
@@ -69,7 +68,7 @@ async function insertReview(
 export const openTenantReview = defineCommand({
   name: "openTenantReview",
   input: tenantAddress.extend(reviewSettings.shape),
-  target: async (ctx, input) => ({ action: "access_review.manage" as const, resource: { kind: "tenant" as const, tenantId: (await tenantBySlug(ctx.db, input.tenant)).id } }),
+  target: onTenant("access_review.manage"),
   async run(ctx, input, { tenantId }) {
     checkDeadline(ctx.now, input.deadline);
     return ctx.db.transaction(async (tx) => {
