@@ -1,13 +1,14 @@
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { memberships, principals, projectGrants, projects, serviceAccounts, tenants, users } from "@/db/schema";
+import { groupMappings, memberships, principals, projectGrants, projects, serviceAccounts, tenants, users } from "@/db/schema";
 import { inForce } from "@/lib/auth/policy";
 import type { ClusterSettings } from "@/lib/config";
 import { effectiveQuotaAt } from "@/lib/quota/effective";
 import { lendLimitsOf } from "@/lib/quota/grant-store";
 import { grantsOfProjects, knownGpuResources } from "@/lib/quota/store";
 import { loadPoolFlavors } from "@/lib/quota/pool-flavors";
-import type { DesiredBinding, DesiredProject, DesiredTenant, NodePool, PoolFlavor } from "./desired-state";
+import type { TenantRole, ProjectRole } from "@/lib/auth/actor";
+import type { BindingRole, DesiredBinding, DesiredProject, DesiredTenant, NodePool, PoolFlavor } from "./desired-state";
 
 /** A project as rendered, with the row it came from. */
 export interface LoadedProject extends DesiredProject {
@@ -23,6 +24,10 @@ export interface LoadedTenant {
   /** The flavours the node pools offer (platform facts, read in the same snapshot): Kueue flavours carry their labels and taints. */
   flavors: PoolFlavor[];
 }
+
+/** Tenant and project roles as bound in a namespace (render-access.ts maps them to cluster roles). */
+const TENANT_BINDING_ROLE = { tenant_admin: "tenant_admin", member: "tenant_member", viewer: "tenant_viewer" } as const satisfies Record<TenantRole, BindingRole>;
+const PROJECT_BINDING_ROLE = { member: "project_member", viewer: "project_viewer" } as const satisfies Record<Exclude<ProjectRole, "meter">, BindingRole>;
 
 /**
  * Dedicated tenants' nodes carry this label and taint (value: the tenant slug),
@@ -82,7 +87,7 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
   const projectRows = await db.select().from(projects).where(eq(projects.tenantId, tenantId)).orderBy(asc(projects.namespace));
   const projectIds = projectRows.map((p) => p.id);
 
-  const [memberRows, grantRows, quotaGrantsByProject, gpuResources, lendLimits] = await Promise.all([
+  const [memberRows, grantRows, quotaGrantsByProject, gpuResources, lendLimits, mappingRows] = await Promise.all([
     db
       .select({ role: memberships.role, email: users.email, subject: users.oidcSubject })
       .from(memberships)
@@ -109,6 +114,11 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
     grantsOfProjects(db, projectIds),
     knownGpuResources(db),
     lendLimitsOf(db, projectIds),
+    db
+      .select({ projectId: groupMappings.projectId, groupName: groupMappings.groupName, tenantRole: groupMappings.tenantRole, projectRole: groupMappings.projectRole })
+      .from(groupMappings)
+      .where(eq(groupMappings.tenantId, tenantId))
+      .orderBy(asc(groupMappings.groupKey)),
   ]);
 
   const clusterUser = (u: { email: string | null; subject: string | null }): string | null => {
@@ -120,18 +130,30 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
   for (const m of memberRows) {
     const subject = clusterUser(m);
     if (!subject) continue; // never signed in through OIDC: the cluster cannot know them by subject yet
-    const role = m.role === "tenant_admin" ? "tenant_admin" : m.role === "viewer" ? "tenant_viewer" : "tenant_member";
-    tenantBindings.push({ principalKind: "user", subject, role });
+    tenantBindings.push({ principalKind: "user", subject, role: TENANT_BINDING_ROLE[m.role] });
+  }
+
+  // A group mapping is bound to the group itself, not to the people the portal
+  // knows in it: the API server reads the groups claim of each request's token,
+  // so someone removed from the group in the IdP loses cluster access with
+  // their next token, without the portal re-rendering anything (docs/identity.md).
+  const groupSubject = (name: string) => `${settings.groupPrefix}${name}`;
+  for (const m of mappingRows) {
+    if (m.projectId !== null || !m.tenantRole) continue;
+    tenantBindings.push({ principalKind: "group", subject: groupSubject(m.groupName), role: TENANT_BINDING_ROLE[m.tenantRole] });
   }
 
   const loaded = projectRows.map((p): LoadedProject => {
     const bindings: DesiredBinding[] = [...tenantBindings];
+    for (const m of mappingRows) {
+      if (m.projectId === p.id && m.projectRole && m.projectRole !== "meter") bindings.push({ principalKind: "group", subject: groupSubject(m.groupName), role: PROJECT_BINDING_ROLE[m.projectRole] });
+    }
     const accounts = new Set<string>();
     for (const g of grantRows) {
       if (g.projectId !== p.id || !inForce(g.expiresAt, now)) continue;
       // A meter pushes usage to the portal's API; it needs nothing in the cluster.
       if (g.role === "meter") continue;
-      const role = g.role === "member" ? "project_member" : "project_viewer";
+      const role = PROJECT_BINDING_ROLE[g.role];
       if (g.kind === "service_account" && g.accountName) {
         accounts.add(g.accountName);
         bindings.push({ principalKind: "service_account", subject: g.accountName, role });

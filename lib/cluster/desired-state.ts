@@ -104,8 +104,12 @@ export interface EffectiveQuota {
 export type BindingRole = "tenant_admin" | "tenant_member" | "tenant_viewer" | "project_member" | "project_viewer";
 
 export interface DesiredBinding {
-  principalKind: "user" | "service_account";
-  /** The user name as the API server's authenticator reports it (OIDC subject or email), or the service account name. */
+  principalKind: "user" | "group" | "service_account";
+  /**
+   * The user name as the API server's authenticator reports it (OIDC subject or
+   * email), the IdP group name as its groups claim carries it, or the service
+   * account name.
+   */
   subject: string;
   role: BindingRole;
 }

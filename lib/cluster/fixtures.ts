@@ -47,6 +47,7 @@ export const migProject = project({
   bindings: [
     { principalKind: "user", subject: "oidc|8f3c2a", role: "project_member" },
     { principalKind: "service_account", subject: "trainer", role: "project_member" },
+    { principalKind: "group", subject: "oidc:Vision Trainers", role: "project_member" },
   ],
   serviceAccounts: [{ name: "trainer" }],
 });

@@ -1,9 +1,10 @@
 import { and, asc, eq, inArray, isNull, lte } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { clusterChangeAttempts, clusterChanges, clusterObjects, clusterScheduledChanges, principals, projectGrants, serviceAccounts, tenants } from "@/db/schema";
+import { clusterChangeAttempts, clusterChanges, clusterObjects, clusterScheduledChanges, groupMappings, principals, projectGrants, serviceAccounts, tenants } from "@/db/schema";
 import { executeCommand } from "@/lib/auth/command";
 import { parseConfig } from "@/lib/config";
+import { mapGroup, unmapGroup } from "@/lib/groups/commands";
 import { archiveProject } from "@/lib/tenancy/commands/projects";
 import { setTenantClusterSettings } from "@/lib/tenancy/commands/tenant-cluster-settings";
 import { createServiceAccountAsOperator } from "@/lib/tenancy/operator";
@@ -127,6 +128,33 @@ describe(`outbox and worker, record-only (${databaseLabel()})`, () => {
     expect(last.status).toBe("recorded");
     expect(last.deletions).toEqual([expect.objectContaining({ kind: "RoleBinding", namespace: "vision-lab--segmentation-research" })]);
     expect(last.deletions![0]!.name).toMatch(/^edit-user-/);
+  });
+
+  it("a group mapping binds the IdP group itself (tenant-wide on every project, a project's on that one) and its removal unbinds it", async () => {
+    const admin = await contextOf(db, "vision-admin", NOW);
+    const detectorId = await projectIdOf(db, "vision-lab", "detector-training");
+    const before = (await changesOf(detectorId)).length;
+    await executeCommand(mapGroup, admin, { tenant: "vision-lab", group: "Vision Readers", project: "", role: "viewer" });
+    await executeCommand(mapGroup, admin, { tenant: "vision-lab", group: "Detector Team", project: "detector-training", role: "member" });
+    expect((await changesOf(detectorId)).slice(before).flatMap((c) => c.reasons)).toEqual(["group mapping added", "group mapping added"]);
+    // The API server's --oidc-groups-prefix is prepended, as for users.
+    await reconcileDue(worker("w1", { settings: { ...settings, groupPrefix: "oidc:" } }));
+
+    const detector = await objectsOf("vision-lab--detector-training");
+    expect(bindingSubjects(detector)).toEqual([`admin:${personaEmail("vision-admin")}`, `edit:${personaEmail("data-scientist")}`, "edit:oidc:Detector Team", "view:oidc:Vision Readers"]);
+    const groupBinding = detector.find((o) => o.kind === "RoleBinding" && o.name.startsWith("edit-group-"))!.manifest as { subjects: unknown[] };
+    expect(groupBinding.subjects).toEqual([{ kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "oidc:Detector Team" }]);
+    // The tenant-wide mapping reaches the tenant's other projects; the project mapping does not.
+    expect(bindingSubjects(await objectsOf("vision-lab--segmentation-research"))).toContain("view:oidc:Vision Readers");
+    expect(bindingSubjects(await objectsOf("vision-lab--segmentation-research"))).not.toContain("edit:oidc:Detector Team");
+
+    const [mapping] = await db.select().from(groupMappings).where(eq(groupMappings.projectId, detectorId));
+    await executeCommand(unmapGroup, admin, { tenant: "vision-lab", mappingId: mapping!.id });
+    await reconcileDue(worker("w1", { settings: { ...settings, groupPrefix: "oidc:" } }));
+    expect(bindingSubjects(await objectsOf("vision-lab--detector-training"))).not.toContain("edit:oidc:Detector Team");
+    const deletions = (await changesOf(detectorId)).at(-1)!.deletions!;
+    expect(deletions.map((d) => d.kind)).toEqual(["RoleBinding"]);
+    expect(deletions[0]!.name).toMatch(/^edit-group-oidc-detector-team-/);
   });
 
   it("an archived project keeps its namespace but admits no work and binds nobody", async () => {

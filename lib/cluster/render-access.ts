@@ -1,6 +1,6 @@
 import type { IRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding";
 import type { IServiceAccount } from "kubernetes-models/v1/ServiceAccount";
-import type { BindingRole, DesiredProject, DesiredTenant, RenderConfig } from "./desired-state";
+import type { BindingRole, DesiredBinding, DesiredProject, DesiredTenant, RenderConfig } from "./desired-state";
 import { dnsLabel, projectMeta, shortHash } from "./meta";
 
 /** The built-in aggregated ClusterRoles, bound per namespace. A plain tenant member gets nothing on a project (policy.ts). */
@@ -31,6 +31,8 @@ export function renderServiceAccounts(tenant: DesiredTenant, project: DesiredPro
     });
 }
 
+const NAME_PART: Record<DesiredBinding["principalKind"], string> = { user: "user", group: "group", service_account: "sa" };
+
 /**
  * One RoleBinding per binding, always namespaced: tenants never get a
  * ClusterRoleBinding. The name is readable and stable: role, kind, cleaned
@@ -41,12 +43,11 @@ export function renderRoleBindings(tenant: DesiredTenant, project: DesiredProjec
   for (const b of project.bindings) {
     const clusterRole = CLUSTER_ROLE_FOR[b.role];
     if (!clusterRole) continue;
-    const kind = b.principalKind === "user" ? "user" : "sa";
-    const name = `${clusterRole}-${kind}-${dnsLabel(b.subject, 30) || "x"}-${shortHash(`${b.principalKind}:${b.subject}`)}`;
+    const name = `${clusterRole}-${NAME_PART[b.principalKind]}-${dnsLabel(b.subject, 30) || "x"}-${shortHash(`${b.principalKind}:${b.subject}`)}`;
     const subject =
-      b.principalKind === "user"
-        ? { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: b.subject }
-        : { kind: "ServiceAccount", name: b.subject, namespace: project.namespace };
+      b.principalKind === "service_account"
+        ? { kind: "ServiceAccount", name: b.subject, namespace: project.namespace }
+        : { kind: b.principalKind === "user" ? "User" : "Group", apiGroup: "rbac.authorization.k8s.io", name: b.subject };
     byName.set(name, {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "RoleBinding",

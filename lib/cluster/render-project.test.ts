@@ -137,7 +137,7 @@ describe("renderProjectObjects: specifics", () => {
     expect(() => renderProjectObjects(sharedTenant, noGpuProject, { ...fullConfig, sharedServicesSelector: {} })).toThrow(/empty selector/);
   });
 
-  it("maps roles to admin/edit/view, users as User and service accounts as ServiceAccount; a plain tenant member gets nothing", () => {
+  it("maps roles to admin/edit/view, users as User, IdP groups as Group and service accounts as ServiceAccount; a plain tenant member gets nothing", () => {
     const shared = ofKind<IRoleBinding>(renderProjectObjects(sharedTenant, noGpuProject, fullConfig), "RoleBinding");
     expect(shared.map((rb) => [rb.roleRef.name, rb.subjects])).toEqual([
       ["admin", [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice@acme.example" }]],
@@ -145,6 +145,10 @@ describe("renderProjectObjects: specifics", () => {
     ]);
     const mig = ofKind<IRoleBinding>(renderProjectObjects(dedicatedTenant, migProject, fullConfig), "RoleBinding");
     expect(mig.map((rb) => rb.subjects![0])).toContainEqual({ kind: "ServiceAccount", name: "trainer", namespace: "vision--training" });
+    // An IdP group is bound as the API server's OIDC authenticator names it: a Group, exactly as the claim spells it.
+    const group = mig.find((rb) => rb.subjects![0]!.kind === "Group")!;
+    expect(group.subjects).toEqual([{ kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "oidc:Vision Trainers" }]);
+    expect(group.metadata!.name).toMatch(/^edit-group-oidc-vision-trainers-[0-9a-f]{8}$/);
     expect(mig.every((rb) => rb.roleRef.name === "edit")).toBe(true);
   });
 

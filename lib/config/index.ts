@@ -158,6 +158,7 @@ const envSchema = z.object({
   ALLOT_KUEUE_COHORT_OBJECTS: flag.default(true),
   ALLOT_CLUSTER_USER_IDENTITY: z.enum(["email", "subject"], { message: "must be email or subject" }).default("email"),
   ALLOT_CLUSTER_USER_PREFIX: z.string().default(""),
+  ALLOT_CLUSTER_GROUP_PREFIX: z.string().default(""),
   ALLOT_CURRENCY: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 currency code such as USD or EUR").default("USD"),
   /** Idle capacity cost shown apart (default) or charged back to tenants by their guarantees, before the first change made in the portal. */
   ALLOT_IDLE_COST: z.enum(["apart", "chargeback"], { message: "must be apart or chargeback" }).default("apart"),
@@ -262,6 +263,8 @@ export interface ClusterSettings {
   /** Which identity RoleBindings name users by: as the API server's OIDC authenticator reports them. */
   userIdentity: "email" | "subject";
   userPrefix: string;
+  /** Prepended to IdP group names in RoleBindings: the API server's --oidc-groups-prefix. */
+  groupPrefix: string;
   defaultProjectQuota: { cpuCores: number; memoryBytes: number; storageBytes: number; pvcCount: number };
   /** The cluster's Prometheus, read hourly for usage (lib/metering/prometheus-source.ts); null when PROMETHEUS_URL is unset. */
   prometheus: PrometheusSettings | null;
@@ -349,6 +352,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
       leaderLeaseMs: e.ALLOT_LEADER_LEASE_SECONDS * 1000,
       userIdentity: e.ALLOT_CLUSTER_USER_IDENTITY,
       userPrefix: e.ALLOT_CLUSTER_USER_PREFIX,
+      groupPrefix: e.ALLOT_CLUSTER_GROUP_PREFIX,
       defaultProjectQuota: e.ALLOT_DEFAULT_PROJECT_QUOTA,
       prometheus: e.PROMETHEUS_URL ? { url: e.PROMETHEUS_URL, backfillDays: e.PROMETHEUS_BACKFILL_DAYS, timeoutMs: e.PROMETHEUS_TIMEOUT_SECONDS * 1000 } : null,
       render: renderConfig({

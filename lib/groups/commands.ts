@@ -1,8 +1,10 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
+import type { Database } from "@/db/client";
 import { groupMappings, projects } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
+import { enqueueProjectChange, enqueueTenantChange } from "@/lib/cluster/outbox";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { AppError, isUniqueViolation } from "@/lib/errors";
@@ -16,8 +18,15 @@ import { groupKey, groupNameInput } from "./group-key";
  * Group mappings: an identity provider's group gets a role in the tenant or
  * on one of its projects. Tenant admins manage their tenant's, platform admins
  * any tenant's (policy action tenant.groups.manage). Whoever is in the group
- * holds the role from their next request (lib/groups/derived.ts).
+ * holds the role from their next request (lib/groups/derived.ts), and the
+ * group is bound on the cluster in the same transaction.
  */
+
+/** A mapping is a RoleBinding of the group on the cluster (lib/cluster/desired-from-db.ts): the project's, or every project's for a tenant mapping. */
+async function enqueueMappingChange(tx: Database, e: { tenantId: string; projectId: string | null; reason: string; at: Date }) {
+  if (e.projectId === null) await enqueueTenantChange(tx, { tenantId: e.tenantId, reason: e.reason, at: e.at });
+  else await enqueueProjectChange(tx, { tenantId: e.tenantId, projectId: e.projectId, reason: e.reason, at: e.at });
+}
 
 const mappingInput = tenantAddress
   .extend({
@@ -62,6 +71,7 @@ export const mapGroup = defineCommand({
           target: { type: "group_mapping", id: row!.id },
           after: { group: input.group, projectId, project: input.project, role: input.role },
         });
+        await enqueueMappingChange(tx, { tenantId, projectId, reason: "group mapping added", at: ctx.now });
         return row!;
       });
     } catch (error) {
@@ -95,6 +105,7 @@ export const unmapGroup = defineCommand({
         target: { type: "group_mapping", id: removed.id },
         before: { group: removed.groupName, projectId: removed.projectId, role: removed.tenantRole ?? removed.projectRole },
       });
+      await enqueueMappingChange(tx, { tenantId, projectId: removed.projectId, reason: "group mapping removed", at: ctx.now });
       return { removed: true };
     });
   },
