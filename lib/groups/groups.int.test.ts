@@ -80,7 +80,7 @@ describe(`group mappings under the policy (${databaseLabel()})`, () => {
 
     const onProject = await executeCommand(mapGroup, admin, { tenant: "vision-lab", group: "detector-team", project: "detector-training", role: "member" });
     expect(onProject).toMatchObject({ projectId: await projectIdOf(db, "vision-lab", "detector-training"), projectRole: "member", tenantRole: null });
-    const listed = await tenantGroupMappings(admin, "vision-lab");
+    const listed = await tenantGroupMappings(admin, { id: tenantId["vision-lab"]! });
     expect(listed!.map((m) => [m.groupName, m.project?.slug ?? null, m.role, m.people])).toEqual([
       ["detector-team", "detector-training", "member", 0],
       ["Vision-Readers", null, "viewer", 0],
@@ -97,8 +97,8 @@ describe(`group mappings under the policy (${databaseLabel()})`, () => {
     const [visionMapping] = await db.select().from(groupMappings).where(eq(groupMappings.tenantId, tenantId["vision-lab"]!));
     // Another tenant's admin naming their own tenant with vision-lab's mapping id finds nothing.
     expect(await outcomeOf(executeCommand(unmapGroup, await persona("language-admin"), { tenant: "language-models", mappingId: visionMapping!.id }))).toBe("not_found");
-    expect(await tenantGroupMappings(await persona("language-admin"), "vision-lab")).toBeNull();
-    expect(await tenantGroupMappings(await persona("data-scientist"), "vision-lab")).toBeNull();
+    expect(await tenantGroupMappings(await persona("language-admin"), { id: tenantId["vision-lab"]! })).toBeNull();
+    expect(await tenantGroupMappings(await persona("data-scientist"), { id: tenantId["vision-lab"]! })).toBeNull();
     expect(await fingerprint(db, ["group_mappings", "audit_events"])).toEqual(before);
   });
 
@@ -187,7 +187,7 @@ describe(`access through SCIM groups (${databaseLabel()})`, () => {
     await callScim(token, "POST", "/Groups", { schemas: [SCIM_GROUP], displayName: "VISION-READERS", members: [{ value: reader }] });
     const after = await projectDetail(await persona("vision-admin"), "vision-lab", "segmentation-research");
     expect(after!.access.filter((a) => a.principalId === reader).map((a) => [a.role, accessThrough(a)])).toEqual([["viewer", "via group Vision-Readers"]]);
-    const listed = await tenantGroupMappings(await persona("vision-admin"), "vision-lab");
+    const listed = await tenantGroupMappings(await persona("vision-admin"), { id: tenantId["vision-lab"]! });
     expect(listed!.find((m) => m.groupName === "detector-team")!.people).toBe(2);
   });
 });

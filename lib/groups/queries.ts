@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, eq } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { groupMappings, principals, projects, tenants } from "@/db/schema";
+import { groupMappings, principals, projects } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import { peopleByMapping } from "./derived";
@@ -18,10 +18,9 @@ export type GroupMappingRow = {
   people: number;
 };
 
-/** The tenant's group mappings, for those who may manage them; null otherwise. */
-export async function tenantGroupMappings(ctx: CommandContext, tenantSlug: string): Promise<GroupMappingRow[] | null> {
-  const [tenant] = await ctx.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.slug, tenantSlug));
-  if (!tenant || !can(ctx.actor, "tenant.groups.manage", { kind: "tenant", tenantId: tenant.id }, ctx.now)) return null;
+/** The group mappings of a tenant the caller has already loaded, for those who may manage them; null otherwise. */
+export async function tenantGroupMappings(ctx: CommandContext, tenant: { id: string }): Promise<GroupMappingRow[] | null> {
+  if (!can(ctx.actor, "tenant.groups.manage", { kind: "tenant", tenantId: tenant.id }, ctx.now)) return null;
   const creator = alias(principals, "creator");
   const [rows, counts] = await Promise.all([
     ctx.db

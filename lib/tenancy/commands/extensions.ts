@@ -132,6 +132,52 @@ async function pendingRequest(tx: Database, requestId: string) {
   return row;
 }
 
+type PendingRequest = Awaited<ReturnType<typeof pendingRequest>>;
+type Decision = { status: "granted"; until: Date; previousExpiresAt: Date | null } | { status: "declined" };
+
+/**
+ * The one way a request is decided: its status, the audit event, the notice
+ * to the requester and the webhook event, in the caller's transaction (after
+ * a grant has moved the access's end).
+ */
+async function recordDecision(tx: Database, ctx: CommandContext, tenantId: string, pending: PendingRequest, note: string, decision: Decision) {
+  const { request, tenantSlug, project, requesterName } = pending;
+  await tx
+    .update(accessExtensionRequests)
+    .set({ status: decision.status, decidedBy: ctx.actor.principalId, decidedAt: ctx.now, decisionNote: note || null })
+    .where(eq(accessExtensionRequests.id, request.id));
+  const granted = decision.status === "granted";
+  await recordAudit(tx, {
+    actor: auditActorOf(ctx.actor),
+    at: ctx.now,
+    tenantId,
+    action: granted ? "project_grant.extension_granted" : "project_grant.extension_declined",
+    target: { type: "project_grant", id: request.grantId },
+    ...(granted
+      ? { before: { expiresAt: decision.previousExpiresAt }, after: { expiresAt: decision.until, requestId: request.id, requestedUntil: request.requestedUntil, note } }
+      : { after: { requestId: request.id, requestedUntil: request.requestedUntil, note } }),
+  });
+  const link = extensionRequestPath(tenantSlug, project.slug);
+  const ending = note ? `: ${note}` : ".";
+  await notify(
+    tx,
+    [request.requestedBy],
+    granted
+      ? { kind: "access.extension_granted", title: `Your access to ${project.name} is extended until ${formatDateTime(decision.until)}`, body: note, link }
+      : { kind: "access.extension_declined", title: `Your request for more time on ${project.name} was declined`, body: note || `Your access still ends at ${formatDateTime(request.currentExpiresAt)}.`, link },
+    ctx.now,
+  );
+  const event = { requestId: request.id, tenant: tenantSlug, project: project.slug, link: tenantCollaboratorsPath(tenantSlug) };
+  await enqueueWebhookEvent(
+    tx,
+    "access.extension",
+    granted
+      ? { text: `${requesterName}'s access to ${project.name} is extended until ${formatDateTime(decision.until)}${ending}`, action: "granted", ...event, expiresAt: decision.until.toISOString(), previousExpiresAt: decision.previousExpiresAt?.toISOString() ?? null }
+      : { text: `${requesterName}'s request for more time on ${project.name} was declined${ending}`, action: "declined", ...event },
+    ctx.now,
+  );
+}
+
 /** Grant a pending request: the grant's end moves to the date asked for, or to an earlier one the decider gives. */
 export const grantExtension = defineCommand({
   name: "grantExtension",
@@ -143,7 +189,8 @@ export const grantExtension = defineCommand({
   target: onRequest("project.extension.decide"),
   async run(ctx, input, { tenantId, projectId }) {
     return ctx.db.transaction(async (tx) => {
-      const { request, tenantSlug, project, requesterName } = await pendingRequest(tx, input.requestId);
+      const pending = await pendingRequest(tx, input.requestId);
+      const { request } = pending;
       const until = input.until ?? request.requestedUntil;
       if (until.getTime() > request.requestedUntil.getTime()) throw new AppError("validation", undefined, { until: ["must not be later than the date asked for"] });
       checkTerm(ctx.now, until);
@@ -153,29 +200,9 @@ export const grantExtension = defineCommand({
         throw new AppError("validation", undefined, { until: [`must be after the access's present end (${formatDateTime(grant.expiresAt)})`] });
       }
       const [updated] = await tx.update(projectGrants).set({ expiresAt: until, version: grant.version + 1 }).where(eq(projectGrants.id, grant.id)).returning();
-      await tx
-        .update(accessExtensionRequests)
-        .set({ status: "granted", decidedBy: ctx.actor.principalId, decidedAt: ctx.now, decisionNote: input.note || null })
-        .where(eq(accessExtensionRequests.id, request.id));
-      await recordAudit(tx, {
-        actor: auditActorOf(ctx.actor),
-        at: ctx.now,
-        tenantId,
-        action: "project_grant.extension_granted",
-        target: { type: "project_grant", id: grant.id },
-        before: { expiresAt: grant.expiresAt },
-        after: { expiresAt: until, requestId: request.id, requestedUntil: request.requestedUntil, note: input.note },
-      });
+      await recordDecision(tx, ctx, tenantId, pending, input.note, { status: "granted", until, previousExpiresAt: grant.expiresAt });
       // The grant's RoleBinding follows its new end on the cluster, as when an admin changes an expiry.
       await enqueueProjectChange(tx, { tenantId, projectId, reason: "collaborator extension granted", at: ctx.now });
-      const text = `${requesterName}'s access to ${project.name} is extended until ${formatDateTime(until)}${input.note ? `: ${input.note}` : "."}`;
-      await notify(tx, [request.requestedBy], { kind: "access.extension_granted", title: `Your access to ${project.name} is extended until ${formatDateTime(until)}`, body: input.note, link: extensionRequestPath(tenantSlug, project.slug) }, ctx.now);
-      await enqueueWebhookEvent(
-        tx,
-        "access.extension",
-        { text, action: "granted", requestId: request.id, tenant: tenantSlug, project: project.slug, expiresAt: until.toISOString(), previousExpiresAt: grant.expiresAt?.toISOString() ?? null, link: tenantCollaboratorsPath(tenantSlug) },
-        ctx.now,
-      );
       return { grantId: grant.id, expiresAt: updated!.expiresAt };
     });
   },
@@ -187,32 +214,9 @@ export const declineExtension = defineCommand({
   target: onRequest("project.extension.decide"),
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
-      const { request, tenantSlug, project, requesterName } = await pendingRequest(tx, input.requestId);
-      await tx
-        .update(accessExtensionRequests)
-        .set({ status: "declined", decidedBy: ctx.actor.principalId, decidedAt: ctx.now, decisionNote: input.note || null })
-        .where(eq(accessExtensionRequests.id, request.id));
-      await recordAudit(tx, {
-        actor: auditActorOf(ctx.actor),
-        at: ctx.now,
-        tenantId,
-        action: "project_grant.extension_declined",
-        target: { type: "project_grant", id: request.grantId },
-        after: { requestId: request.id, requestedUntil: request.requestedUntil, note: input.note },
-      });
-      await notify(
-        tx,
-        [request.requestedBy],
-        { kind: "access.extension_declined", title: `Your request for more time on ${project.name} was declined`, body: input.note || `Your access still ends at ${formatDateTime(request.currentExpiresAt)}.`, link: extensionRequestPath(tenantSlug, project.slug) },
-        ctx.now,
-      );
-      await enqueueWebhookEvent(
-        tx,
-        "access.extension",
-        { text: `${requesterName}'s request for more time on ${project.name} was declined${input.note ? `: ${input.note}` : "."}`, action: "declined", requestId: request.id, tenant: tenantSlug, project: project.slug, link: tenantCollaboratorsPath(tenantSlug) },
-        ctx.now,
-      );
-      return { requestId: request.id };
+      const pending = await pendingRequest(tx, input.requestId);
+      await recordDecision(tx, ctx, tenantId, pending, input.note, { status: "declined" });
+      return { requestId: pending.request.id };
     });
   },
 });

@@ -40,7 +40,7 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
     detail.canManageMembers ? openInvitations(ctx, tenant.slug) : [],
     seesQuota ? tenantEnvelopeView(ctx, tenant.slug) : null,
     seesQuota ? tenantShareNow(ctx, tenant.slug) : null,
-    tenantGroupMappings(ctx, tenant.slug),
+    tenantGroupMappings(ctx, tenant),
   ]);
   const t = { kind: "hidden" as const, name: "tenant", value: tenant.slug };
   const labelPrefix = config().cluster.render.labelPrefix;
