@@ -16,7 +16,8 @@ export const accessReviewReviewer = pgEnum("access_review_reviewer", ["tenant_ad
  * admins and platform-scoped service accounts), each listed as an item for
  * its reviewer. At the deadline the rule decides what nobody did;
  * `deadline_applied_at` is set once, in the transaction that does it, so two
- * workers can never apply it twice.
+ * workers can never apply it twice. A review is open until then (or until it
+ * is closed early, which applies the rule at once).
  */
 export const accessReviews = pgTable(
   "access_reviews",
@@ -34,6 +35,8 @@ export const accessReviews = pgTable(
   (t) => [
     index("access_reviews_tenant_idx").on(t.tenantId, t.openedAt),
     index("access_reviews_due_idx").on(t.deadline).where(sql`${t.deadlineAppliedAt} is null`),
+    // One open review per tenant, and one of the platform (tenant_id null, folded to the nil uuid): two opened at once cannot both commit.
+    uniqueIndex("access_reviews_one_open").on(sql`coalesce(${t.tenantId}, '00000000-0000-0000-0000-000000000000'::uuid)`).where(sql`${t.deadlineAppliedAt} is null`),
   ],
 );
 

@@ -6,7 +6,7 @@ import { accessReviewItems, accessReviews, tenants } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf, type CommandContext } from "@/lib/auth/context";
-import { AppError } from "@/lib/errors";
+import { AppError, isUniqueViolation } from "@/lib/errors";
 import { formatDate } from "@/lib/format";
 import { notify, platformAdminIds, tenantAdminIds } from "@/lib/notify/in-app";
 import { futureInstant, uuidInput } from "@/lib/tenancy/inputs";
@@ -30,6 +30,37 @@ const reviewSettings = z.object({
 function checkDeadline(now: Date, deadline: Date) {
   if (deadline.getTime() <= now.getTime()) throw new AppError("validation", undefined, { deadline: ["must be in the future"] });
   if (deadline.getTime() > now.getTime() + MAX_REVIEW_DAYS * DAY) throw new AppError("validation", undefined, { deadline: [`must be at most ${MAX_REVIEW_DAYS} days from now`] });
+}
+
+/** A second review of the same scope would split its reviewers' attention and race the first's revocations. */
+function alreadyOpen(scopeName: string, open: { title: string; deadline: Date }) {
+  return new AppError("conflict", `An access review of ${scopeName} is already open ("${open.title}", deadline ${formatDate(open.deadline)}). Close it or wait for its deadline before opening another.`);
+}
+
+/**
+ * Open a review of one scope, at most one at a time: the check gives the
+ * clear message, and the partial unique index access_reviews_one_open
+ * (migration 0018) refuses the second of two opened at the same moment.
+ */
+async function openReview(ctx: CommandContext, scope: { tenantId: string | null; name: string }, settings: z.output<typeof reviewSettings>, plan: (tx: Database) => Promise<{ planned: PlannedItem[]; emails: Map<string, string> }>) {
+  checkDeadline(ctx.now, settings.deadline);
+  const openOfScope = (db: Database) =>
+    db
+      .select({ title: accessReviews.title, deadline: accessReviews.deadline })
+      .from(accessReviews)
+      .where(and(scope.tenantId === null ? isNull(accessReviews.tenantId) : eq(accessReviews.tenantId, scope.tenantId), isNull(accessReviews.deadlineAppliedAt)));
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const [open] = await openOfScope(tx);
+      if (open) throw alreadyOpen(scope.name, open);
+      const { planned, emails } = await plan(tx);
+      return insertReview(tx, ctx, scope, settings, planned, emails);
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const [open] = await openOfScope(ctx.db);
+    throw alreadyOpen(scope.name, open ?? { title: "opened just now", deadline: settings.deadline });
+  }
 }
 
 /** Write the review and its items, audit it and tell the reviewers, in the caller's transaction. */
@@ -70,11 +101,10 @@ export const openTenantReview = defineCommand({
   input: tenantAddress.extend(reviewSettings.shape),
   target: onTenant("access_review.manage"),
   async run(ctx, input, { tenantId }) {
-    checkDeadline(ctx.now, input.deadline);
-    return ctx.db.transaction(async (tx) => {
-      const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, tenantId));
+    const [tenant] = await ctx.db.select({ name: tenants.name }).from(tenants).where(eq(tenants.id, tenantId));
+    return openReview(ctx, { tenantId, name: tenant!.name }, input, async (tx) => {
       const { snapshot, emails } = await tenantSnapshot(tx, tenantId, ctx.now);
-      return insertReview(tx, ctx, { tenantId, name: tenant!.name }, input, planTenantItems(snapshot), emails);
+      return { planned: planTenantItems(snapshot), emails };
     });
   },
 });
@@ -85,10 +115,9 @@ export const openPlatformReview = defineCommand({
   input: reviewSettings,
   target: () => Promise.resolve({ action: "access_review.platform" as const, resource: { kind: "platform" as const } }),
   async run(ctx, input) {
-    checkDeadline(ctx.now, input.deadline);
-    return ctx.db.transaction(async (tx) => {
+    return openReview(ctx, { tenantId: null, name: "the platform" }, input, async (tx) => {
       const { snapshot, emails } = await platformSnapshot(tx, ctx.now);
-      return insertReview(tx, ctx, { tenantId: null, name: "the platform" }, input, planPlatformItems(snapshot), emails);
+      return { planned: planPlatformItems(snapshot), emails };
     });
   },
 });

@@ -49,6 +49,16 @@ async function freshTenant() {
   return { slug, tenantId: tenant!.id, projectId: project!.id, admin, secondAdmin, member, memberGrant, guest, guestGrant };
 }
 
+async function rejectionMessage(write: Promise<unknown>): Promise<string> {
+  try {
+    await write;
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return `${String(error)} ${cause ? String((cause as { constraint_name?: string; message?: string }).constraint_name ?? (cause as Error).message) : ""}`;
+  }
+  throw new Error("expected the write to be refused");
+}
+
 const open = async (ctx: CommandContext, tenant: string, rule: "revoke" | "keep_and_flag" = "revoke", deadline = LATER_DEADLINE) =>
   executeCommand(openTenantReview, ctx, { tenant, deadline: deadline.toISOString(), rule });
 
@@ -108,6 +118,50 @@ describe(`opening a review (${databaseLabel()})`, () => {
     }
     const rule = await appErrorOf(executeCommand(openTenantReview, bo, { tenant: "language-models", deadline: DEADLINE.toISOString(), rule: "shrug" }));
     expect(Object.keys(rule.fields ?? {})).toEqual(["rule"]);
+  });
+});
+
+describe(`one open review at a time (${databaseLabel()})`, () => {
+  it("refuses a second review of a tenant while one is open, saying which, and allows one after the first's deadline", async () => {
+    const t = await freshTenant();
+    const admin = await contextFor(db, t.admin, NOW);
+    await executeCommand(openTenantReview, admin, { tenant: t.slug, title: "Spring review", deadline: DEADLINE.toISOString(), rule: "keep_and_flag" });
+    const second = await appErrorOf(open(admin, t.slug));
+    expect(second.code).toBe("conflict");
+    expect(second.message).toMatch(/^An access review of Reviewed reviewed-[^ ]+ is already open \("Spring review", deadline .+\)\. Close it or wait for its deadline before opening another\.$/);
+    // Another tenant's open review does not count.
+    const other = await freshTenant();
+    await open(await contextFor(db, other.admin, NOW), other.slug);
+
+    await applyDueReviewDeadlines(db, AFTER_DEADLINE);
+    const { reviewId } = await open(await contextFor(db, t.admin, AFTER_DEADLINE), t.slug, "revoke", new Date(AFTER_DEADLINE.getTime() + 30 * DAY));
+    expect(reviewId).toBeTruthy();
+  });
+
+  it("lets only one of several reviews opened at the same moment commit", async () => {
+    const t = await freshTenant();
+    const admins = [await contextFor(db, t.admin, NOW), await contextFor(db, t.secondAdmin, NOW)];
+    const results = await Promise.allSettled([0, 1, 2, 3].map((i) => open(admins[i % 2]!, t.slug)));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === "rejected")) {
+      expect(r.reason).toMatchObject({ code: "conflict", message: expect.stringMatching(/is already open/) as unknown });
+    }
+    expect(await db.select().from(accessReviews).where(eq(accessReviews.tenantId, t.tenantId))).toHaveLength(1);
+  });
+
+  it("is enforced by the database itself, for a tenant and for the platform, so no code path can open a second", async () => {
+    const t = await freshTenant();
+    const row = (tenantId: string | null) => ({ tenantId, title: "x", deadline: LATER_DEADLINE, rule: "revoke" as const, openedByLabel: "test", openedAt: NOW });
+    await db.insert(accessReviews).values(row(t.tenantId));
+    expect(await rejectionMessage(db.insert(accessReviews).values(row(t.tenantId)))).toMatch(/access_reviews_one_open/);
+    // A review whose deadline was applied is closed and no longer counts.
+    await db.update(accessReviews).set({ deadlineAppliedAt: NOW }).where(eq(accessReviews.tenantId, t.tenantId));
+    await db.insert(accessReviews).values(row(t.tenantId));
+
+    const [platform] = await db.insert(accessReviews).values(row(null)).returning();
+    expect(await rejectionMessage(db.insert(accessReviews).values(row(null)))).toMatch(/access_reviews_one_open/);
+    // Closed again, so the platform review test below can open its own.
+    await db.update(accessReviews).set({ deadlineAppliedAt: NOW }).where(eq(accessReviews.id, platform!.id));
   });
 });
 
