@@ -1,7 +1,6 @@
 import "server-only";
-import { and, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
-import { apiTokens, federationTrusts } from "@/db/schema";
+import { federationTrusts } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
@@ -10,6 +9,7 @@ import { AppError, isUniqueViolation } from "@/lib/errors";
 import { assertTenantActive, serviceAccountByName, tenantBySlug } from "@/lib/tenancy/lookup";
 import { serviceAccountName } from "@/lib/tenancy/commands/service-accounts";
 import { onTenant, tenantAddress } from "@/lib/tenancy/targets";
+import { revokeTrustsWithin } from "./revoke";
 import { claimConditionsInput, conditionsFromText, issuerProblem, trustInput, trustName } from "./inputs";
 
 const DAY = 86_400_000;
@@ -69,27 +69,9 @@ export const revokeTrust = defineCommand({
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
       const account = await serviceAccountByName(tx, tenantId, input.serviceAccount);
-      const [trust] = await tx
-        .update(federationTrusts)
-        .set({ revokedAt: ctx.now })
-        .where(and(eq(federationTrusts.serviceAccountId, account.principalId), eq(federationTrusts.name, input.trust), isNull(federationTrusts.revokedAt)))
-        .returning();
-      if (!trust) throw new AppError("not_found", "No trust in force with this name on this service account.");
-      const tokens = await tx
-        .update(apiTokens)
-        .set({ revokedAt: ctx.now })
-        .where(and(eq(apiTokens.federationTrustId, trust.id), isNull(apiTokens.revokedAt)))
-        .returning({ prefix: apiTokens.prefix });
-      await recordAudit(tx, {
-        actor: auditActorOf(ctx.actor),
-        at: ctx.now,
-        tenantId,
-        action: "federation.trust_revoked",
-        target: { type: "principal", id: account.principalId },
-        before: { name: trust.name, issuer: trust.issuer },
-        after: { revokedTokens: tokens.map((t) => t.prefix) },
-      });
-      return { revoked: true, revokedTokens: tokens.length };
+      const [revoked] = await revokeTrustsWithin(tx, { actor: auditActorOf(ctx.actor), now: ctx.now }, tenantId, account.principalId, input.trust);
+      if (!revoked) throw new AppError("not_found", "No trust in force with this name on this service account.");
+      return { revoked: true, revokedTokens: revoked.revokedTokens };
     });
   },
 });

@@ -27,7 +27,7 @@ const snapshot: TenantSnapshot = {
     grant({ grantId: "g-nosponsor", principalId: "orphan", label: "Orphan", grantedBy: null, expiresAt: new Date("2027-01-01T00:00:00Z") }),
     grant({ grantId: "g-bot", principalId: "bot", principalKind: "service_account", label: "ci-bot", grantedBy: "dana" }),
   ],
-  serviceAccounts: [{ principalId: "bot", name: "ci-bot", tokens: [{ prefix: "abcdefabcdef", expiresAt: null, lastUsedAt: null }] }],
+  serviceAccounts: [{ principalId: "bot", name: "ci-bot", tokens: [{ prefix: "abcdefabcdef", expiresAt: null, lastUsedAt: null }], trusts: [] }],
   memberLabels: new Map([
     ["alex", "Alex"],
     ["dana", "Dana"],
@@ -57,6 +57,7 @@ describe("planTenantItems", () => {
   it("states a service account's live tokens", () => {
     expect(bySubject.bot!.access).toBe("service account, 1 live token: abcdefabcdef");
     expect(tokensAccess([])).toBe("service account, no live tokens");
+    expect(tokensAccess([], ["github-ci", "gitlab"])).toBe("service account, no live tokens; trusts github-ci, gitlab");
   });
 });
 
@@ -64,7 +65,7 @@ describe("planPlatformItems", () => {
   it("gives platform admins and platform service accounts to the platform admins", () => {
     const items = planPlatformItems({
       admins: [{ principalId: "priya", label: "Priya", source: "seed" }],
-      serviceAccounts: [{ principalId: "ops", name: "ops-bot", tokens: [] }],
+      serviceAccounts: [{ principalId: "ops", name: "ops-bot", tokens: [], trusts: [] }],
     });
     expect(items.map((i) => [i.kind, i.subjectId, i.reviewer])).toEqual([
       ["platform_admin", "priya", "platform_admins"],

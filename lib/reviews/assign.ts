@@ -25,17 +25,19 @@ export type TenantSnapshot = {
     expiresAt: Date | null;
     grantedBy: string | null;
   }[];
-  serviceAccounts: { principalId: string; name: string; tokens: TokenSnapshot[] }[];
+  serviceAccounts: ServiceAccountSnapshot[];
   /** Labels of the tenant's members, by principal id: who can still be a sponsor, and how they read. */
   memberLabels: ReadonlyMap<string, string>;
 };
 
 export type PlatformSnapshot = {
   admins: { principalId: string; label: string; source: string }[];
-  serviceAccounts: { principalId: string; name: string; tokens: TokenSnapshot[] }[];
+  serviceAccounts: ServiceAccountSnapshot[];
 };
 
 export type TokenSnapshot = { prefix: string; expiresAt: Date | null; lastUsedAt: Date | null };
+/** A service account with its live tokens and the names of its federation trusts in force (keyless access is access too). */
+export type ServiceAccountSnapshot = { principalId: string; name: string; tokens: TokenSnapshot[]; trusts: string[] };
 
 export type PlannedItem = {
   kind: ItemKind;
@@ -56,9 +58,9 @@ export const TENANT_ADMINS_LABEL = "Tenant admins";
 export const PLATFORM_ADMINS_LABEL = "Platform admins";
 const ROLE_WORDS = { tenant_admin: "tenant admin", member: "member", viewer: "viewer" } as const;
 
-export function tokensAccess(tokens: readonly TokenSnapshot[]): string {
-  if (tokens.length === 0) return "service account, no live tokens";
-  return `service account, ${tokens.length} live token${tokens.length === 1 ? "" : "s"}: ${tokens.map((t) => t.prefix).join(", ")}`;
+export function tokensAccess(tokens: readonly TokenSnapshot[], trusts: readonly string[] = []): string {
+  const tokenText = tokens.length === 0 ? "service account, no live tokens" : `service account, ${tokens.length} live token${tokens.length === 1 ? "" : "s"}: ${tokens.map((t) => t.prefix).join(", ")}`;
+  return trusts.length === 0 ? tokenText : `${tokenText}; trusts ${trusts.join(", ")}`;
 }
 
 const toAdmins = { reviewer: "tenant_admins", reviewerPrincipalId: null, reviewerLabel: TENANT_ADMINS_LABEL } as const;
@@ -121,7 +123,7 @@ export function planPlatformItems(s: PlatformSnapshot): PlannedItem[] {
 }
 
 function serviceAccountItem(
-  a: { principalId: string; name: string; tokens: TokenSnapshot[] },
+  a: ServiceAccountSnapshot,
   to: Pick<PlannedItem, "reviewer" | "reviewerPrincipalId" | "reviewerLabel">,
 ): PlannedItem {
   return {
@@ -131,7 +133,7 @@ function serviceAccountItem(
     principalLabel: a.name,
     projectId: null,
     projectLabel: null,
-    access: tokensAccess(a.tokens),
+    access: tokensAccess(a.tokens, a.trusts),
     expiresAt: null,
     detail: { tokens: a.tokens },
     ...to,

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { accessReviewItems, accessReviews, apiTokens, memberships, platformAdmins, projectGrants, projects, tenants } from "@/db/schema";
+import { accessReviewItems, accessReviews, apiTokens, federationTrusts, memberships, platformAdmins, projectGrants, projects, tenants } from "@/db/schema";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { authenticateToken } from "@/lib/auth/token-auth";
@@ -215,6 +215,28 @@ describe(`deciding (${databaseLabel()})`, () => {
     await executeCommand(decideReviewItems, admin, { reviewId, itemIds: [account.id], decision: "revoke" });
     expect((await authenticateToken(db, token.token, NOW, [])).ok).toBe(false);
     expect((await db.select().from(apiTokens).where(eq(apiTokens.prefix, token.prefix)))[0]!.revokedAt).toEqual(NOW);
+  });
+
+  it("revokes a service account's federation trusts with its tokens, so no keyless exchange or exchanged token works after", async () => {
+    const t = await freshTenant();
+    const account = await createServiceAccountAsOperator(db, { tenant: t.slug, name: "ci", description: "", projectRoles: [] }, SEEDED_AT);
+    const [trust] = await db
+      .insert(federationTrusts)
+      .values({ serviceAccountId: account.principalId, name: "github-ci", issuer: "https://token.actions.githubusercontent.com", audience: "allot", subjectPattern: "repo:acme/*", createdAt: SEEDED_AT })
+      .returning();
+    // A token the trust's exchange issued (the exchange itself is tested in lib/federation).
+    const exchanged = await mintTokenAsOperator(db, t.slug, "ci", null, SEEDED_AT);
+    await db.update(apiTokens).set({ federationTrustId: trust!.id }).where(eq(apiTokens.prefix, exchanged.prefix));
+    const admin = await contextFor(db, t.admin, NOW);
+    const { reviewId } = await open(admin, t.slug);
+    const item = (await itemsOf(reviewId)).find((r) => r.kind === "service_account")!;
+    expect(item.access).toBe(`service account, 1 live token: ${exchanged.prefix}; trusts github-ci`);
+
+    await executeCommand(decideReviewItems, admin, { reviewId, itemIds: [item.id], decision: "revoke" });
+    expect((await db.select().from(federationTrusts).where(eq(federationTrusts.id, trust!.id)))[0]!.revokedAt).toEqual(NOW);
+    expect((await authenticateToken(db, exchanged.token, NOW, [])).ok).toBe(false);
+    const audit = (await auditLog(db)).filter((e) => e.action === "federation.trust_revoked" && e.targetId === account.principalId);
+    expect(audit).toMatchObject([{ actorPrincipalId: t.admin, after: { revokedTokens: [exchanged.prefix] } }]);
   });
 
   it("lets a sponsor decide their collaborator and nothing else; viewers and other tenants see nothing", async () => {

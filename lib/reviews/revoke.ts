@@ -4,6 +4,7 @@ import type { Database } from "@/db/client";
 import { memberships, projectGrants, serviceAccounts } from "@/db/schema";
 import type { AuditActor } from "@/lib/audit/record";
 import { revokePlatformAdminWithin } from "@/lib/auth/platform-admins";
+import { revokeTrustsWithin } from "@/lib/federation/revoke";
 import { removeMembershipWithin } from "@/lib/tenancy/commands/members";
 import { revokeGrantWithin } from "@/lib/tenancy/commands/project-access";
 import { revokeTokenWithin } from "@/lib/tenancy/commands/service-accounts";
@@ -17,7 +18,8 @@ export const ALREADY_GONE = "the access was already gone";
 
 /**
  * Take away what an item stands for, through the same functions the tenancy
- * commands use (membership removal, grant removal, token revocation), inside
+ * commands use (membership removal, grant removal, token and federation
+ * trust revocation), inside
  * the caller's transaction so it commits with the item's decision. Each of
  * them audits its own change as `by`. Returns a note when there was nothing
  * left to take; throws the AppError of a refusal (the last tenant admin, the
@@ -41,9 +43,10 @@ export async function revokeItemAccess(tx: Database, by: { actor: AuditActor; no
     case "service_account": {
       const [account] = await tx.select({ tenantId: serviceAccounts.tenantId }).from(serviceAccounts).where(eq(serviceAccounts.principalId, item.subjectId));
       if (!account || account.tenantId !== tenantId) return ALREADY_GONE;
-      // Every token that works now, including one minted after the snapshot: the decision is about the account's access.
+      // Every trust in force and every token that works now, including ones made after the snapshot: the decision is about the account's access.
+      const trusts = await revokeTrustsWithin(tx, by, tenantId, item.subjectId);
       const tokens = await liveTokens(tx, [item.subjectId], by.now);
-      if (tokens.length === 0) return "no live tokens were left to revoke";
+      if (trusts.length === 0 && tokens.length === 0) return "no live tokens or trusts were left to revoke";
       for (const token of tokens) await revokeTokenWithin(tx, by, tenantId, token);
       return null;
     }

@@ -2,6 +2,7 @@ import "server-only";
 import { and, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { apiTokens, memberships, platformAdmins, principals, projectGrants, projects, serviceAccounts, users } from "@/db/schema";
+import { trustsInForce } from "@/lib/federation/revoke";
 import type { PlatformSnapshot, TenantSnapshot, TokenSnapshot } from "./assign";
 
 /**
@@ -72,14 +73,13 @@ export async function liveTokens(tx: Database, accountIds: readonly string[], no
     .orderBy(apiTokens.prefix);
 }
 
+/** Each account with what lets automation act as it: live tokens and federation trusts in force (revoking the account's item ends both). */
 async function withLiveTokens(tx: Database, accounts: { principalId: string; name: string }[], now: Date) {
-  const tokens = await liveTokens(
-    tx,
-    accounts.map((a) => a.principalId),
-    now,
-  );
+  const ids = accounts.map((a) => a.principalId);
+  const [tokens, trusts] = await Promise.all([liveTokens(tx, ids, now), trustsInForce(tx, ids, now)]);
   return accounts.map((a) => ({
     ...a,
     tokens: tokens.filter((t) => t.serviceAccountId === a.principalId).map((t): TokenSnapshot => ({ prefix: t.prefix, expiresAt: t.expiresAt, lastUsedAt: t.lastUsedAt })),
+    trusts: trusts.filter((t) => t.serviceAccountId === a.principalId).map((t) => t.name),
   }));
 }
