@@ -25,8 +25,15 @@ export const remindersSent = pgTable(
     /** Who was told in the portal (principal ids). */
     recipients: jsonb("recipients").$type<string[]>().notNull().default([]),
     sentAt: timestamp("sent_at", { withTimezone: true }).notNull(),
-    /** When the mails were handed to SMTP (after commit, by the worker that inserted the row); null without SMTP. */
+    /** When the last of its mails was handed to SMTP; null without SMTP, or while some are still pending. */
     mailedAt: timestamp("mailed_at", { withTimezone: true }),
+    /**
+     * Mails not yet accepted by the SMTP server (written with the row when SMTP
+     * is set, emptied to null as they go out): the next reminder run retries
+     * them while the subject has not expired, without a second notice or
+     * webhook event (lib/reminders/send.ts).
+     */
+    mailPending: jsonb("mail_pending").$type<{ to: string; subject: string; text: string }[]>(),
   },
   (t) => [primaryKey({ name: "reminders_sent_pk", columns: [t.subjectKind, t.subjectId, t.expiresAt, t.thresholdDays] }), index("reminders_sent_sent_idx").on(t.sentAt)],
 );

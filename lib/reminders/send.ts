@@ -1,11 +1,11 @@
-import { and, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { principals, remindersSent, users } from "@/db/schema";
 import { config } from "@/lib/config";
 import { reportUnexpectedError } from "@/lib/errors";
 import type { PeriodicJob } from "@/lib/jobs/periodic";
 import { notify, platformAdminIds, tenantAdminIds } from "@/lib/notify/in-app";
-import { sendMail } from "@/lib/notify/mail";
+import { sendMail, type Mail } from "@/lib/notify/mail";
 import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
 import { expiringGrants, expiringTokens, type ReminderCandidate } from "./candidates";
 import { reminderWords } from "./messages";
@@ -21,17 +21,22 @@ import { dueThreshold, type ReminderThreshold } from "./thresholds";
  * that writes the notices and webhook deliveries, so only the worker whose
  * insert happened writes them; any number of workers may run this at once, as
  * often as wanted, and a restart sends nothing twice. Mail cannot join a
- * transaction: the worker that inserted the row mails after its commit and
- * records when (`mailed_at`); a crash in between loses that mail rather than
- * sending it twice.
+ * transaction: the mails are written with the row (`mail_pending`) and handed
+ * to SMTP after its commit, each row under a row lock (FOR UPDATE SKIP
+ * LOCKED, so two workers never mail the same one); those the server refuses
+ * stay pending and are tried again at the next run, until the subject
+ * expires. Only the mail is retried, never the notice or webhook event. A
+ * crash between SMTP accepting a mail and the commit that records it would
+ * send that mail again: a reminder mailed twice beats one never mailed.
  */
 
 export type SentReminder = { kind: ReminderCandidate["kind"]; id: string; expiresAt: Date; thresholdDays: ReminderThreshold; recipients: string[]; mailed: number };
 
-export type ReminderRun = { sent: SentReminder[]; failed: number };
+/** `mailRetried`: mails of earlier runs' reminders that SMTP accepted this time. */
+export type ReminderRun = { sent: SentReminder[]; failed: number; mailRetried: number };
 
 type Person = { id: string; email: string };
-type Prepared = { sent: SentReminder; mails: { to: string; subject: string; text: string }[] };
+type Prepared = { sent: SentReminder };
 
 const keyOf = (kind: string, id: string, expiresAt: Date, days: number) => `${kind}|${id}|${expiresAt.toISOString()}|${days}`;
 
@@ -64,9 +69,23 @@ async function sendOne(db: Database, c: ReminderCandidate, thresholdDays: Remind
     const holder = c.kind === "project_grant" && words.holder ? await people(tx, [c.holderId]) : [];
     const others = (await people(tx, await deciders(tx, c))).filter((p) => !holder.some((h) => h.id === p.id));
     const recipients = [...holder, ...others];
+    const mailOf = (p: Person, notice: { title: string; body: string; link: string }): Mail => {
+      const link = absolute(notice.link);
+      return { to: p.email, subject: notice.title, text: `${notice.body}\n${link ? `\n${link}\n` : ""}` };
+    };
+    const mails = [...(words.holder ? holder.map((p) => mailOf(p, words.holder!)) : []), ...others.map((p) => mailOf(p, words.others))];
     const inserted = await tx
       .insert(remindersSent)
-      .values({ subjectKind: c.kind, subjectId: c.id, expiresAt: c.expiresAt, thresholdDays, tenantId: c.tenantId, recipients: recipients.map((p) => p.id), sentAt: now })
+      .values({
+        subjectKind: c.kind,
+        subjectId: c.id,
+        expiresAt: c.expiresAt,
+        thresholdDays,
+        tenantId: c.tenantId,
+        recipients: recipients.map((p) => p.id),
+        sentAt: now,
+        mailPending: config().smtp && mails.length > 0 ? mails : null,
+      })
       .onConflictDoNothing()
       .returning({ id: remindersSent.subjectId });
     // Another worker sent it (or is sending it, and this insert waited for its commit).
@@ -94,26 +113,34 @@ async function sendOne(db: Database, c: ReminderCandidate, thresholdDays: Remind
       now,
     );
 
-    const mailOf = (p: Person, notice: { title: string; body: string; link: string }) => {
-      const link = absolute(notice.link);
-      return { to: p.email, subject: notice.title, text: `${notice.body}\n${link ? `\n${link}\n` : ""}` };
-    };
-    const mails = [...(words.holder ? holder.map((p) => mailOf(p, words.holder!)) : []), ...others.map((p) => mailOf(p, words.others))];
-    return { sent: { kind: c.kind, id: c.id, expiresAt: c.expiresAt, thresholdDays, recipients: recipients.map((p) => p.id), mailed: 0 }, mails };
+    return { sent: { kind: c.kind, id: c.id, expiresAt: c.expiresAt, thresholdDays, recipients: recipients.map((p) => p.id), mailed: 0 } };
   });
 }
 
-/** Hand the mails of a reminder this worker committed to SMTP, and record that it did. */
-async function mailReminder(db: Database, p: Prepared, now: Date): Promise<number> {
-  if (!config().smtp || p.mails.length === 0) return 0;
-  let mailed = 0;
-  for (const mail of p.mails) if (await sendMail(mail)) mailed++;
-  if (mailed > 0) {
-    const s = p.sent;
-    await db
-      .update(remindersSent)
-      .set({ mailedAt: now })
-      .where(and(eq(remindersSent.subjectKind, s.kind), eq(remindersSent.subjectId, s.id), eq(remindersSent.expiresAt, s.expiresAt), eq(remindersSent.thresholdDays, s.thresholdDays)));
+/**
+ * Hand every pending reminder mail to SMTP, this run's and earlier runs'
+ * alike, one reminder at a time under its row lock; what the server refuses
+ * stays pending for the next run. Returns how many mails went out, by reminder.
+ */
+async function deliverPendingMail(db: Database, now: Date): Promise<Map<string, number>> {
+  const mailed = new Map<string, number>();
+  if (!config().smtp) return mailed;
+  const pending = await db
+    .select({ kind: remindersSent.subjectKind, id: remindersSent.subjectId, expiresAt: remindersSent.expiresAt, days: remindersSent.thresholdDays })
+    .from(remindersSent)
+    .where(and(isNotNull(remindersSent.mailPending), gt(remindersSent.expiresAt, now)));
+  for (const r of pending) {
+    const key = and(eq(remindersSent.subjectKind, r.kind), eq(remindersSent.subjectId, r.id), eq(remindersSent.expiresAt, r.expiresAt), eq(remindersSent.thresholdDays, r.days));
+    const sent = await db.transaction(async (tx) => {
+      const [row] = await tx.select({ mails: remindersSent.mailPending }).from(remindersSent).where(and(key, isNotNull(remindersSent.mailPending))).for("update", { skipLocked: true });
+      if (!row?.mails) return 0; // another worker holds it, or has just sent it
+      const refused: Mail[] = [];
+      for (const mail of row.mails) if (!(await sendMail(mail))) refused.push(mail);
+      const done = refused.length === 0;
+      await tx.update(remindersSent).set({ mailPending: done ? null : refused, ...(done ? { mailedAt: now } : {}) }).where(key);
+      return row.mails.length - refused.length;
+    });
+    mailed.set(keyOf(r.kind, r.id, r.expiresAt, r.days), sent);
   }
   return mailed;
 }
@@ -129,10 +156,9 @@ export async function sendExpiryReminders(db: Database, now: Date): Promise<Remi
     const days = dueThreshold(c.expiresAt, now);
     return days === null ? [] : [{ c, days }];
   });
-  const run: ReminderRun = { sent: [], failed: 0 };
-  if (due.length === 0) return run;
+  const run: ReminderRun = { sent: [], failed: 0, mailRetried: 0 };
   // Read what was sent already in one query, so a run with nothing new writes nothing.
-  const already = await db
+  const already = due.length === 0 ? [] : await db
     .select({ kind: remindersSent.subjectKind, id: remindersSent.subjectId, expiresAt: remindersSent.expiresAt, days: remindersSent.thresholdDays })
     .from(remindersSent)
     .where(and(inArray(remindersSent.subjectId, due.map((d) => d.c.id)), gt(remindersSent.expiresAt, now)));
@@ -141,14 +167,19 @@ export async function sendExpiryReminders(db: Database, now: Date): Promise<Remi
     if (sentKeys.has(keyOf(c.kind, c.id, c.expiresAt, days))) continue;
     try {
       const prepared = await sendOne(db, c, days, now);
-      if (!prepared) continue;
-      prepared.sent.mailed = await mailReminder(db, prepared, now);
-      run.sent.push(prepared.sent);
+      if (prepared) run.sent.push(prepared.sent);
     } catch (error) {
       run.failed++;
       reportUnexpectedError(error, `expiry reminder for ${c.kind} ${c.id}`);
     }
   }
+  const mailed = await deliverPendingMail(db, now);
+  for (const sent of run.sent) {
+    const key = keyOf(sent.kind, sent.id, sent.expiresAt, sent.thresholdDays);
+    sent.mailed = mailed.get(key) ?? 0;
+    mailed.delete(key);
+  }
+  for (const n of mailed.values()) run.mailRetried += n;
   return run;
 }
 
@@ -160,7 +191,7 @@ export function expiryRemindersJob(db: Database): PeriodicJob {
     phase: "after-reconcile",
     async run(now) {
       const r = await sendExpiryReminders(db, now);
-      return r.sent.length + r.failed > 0 ? `${r.sent.length} sent${r.failed ? `, ${r.failed} failed` : ""}` : null;
+      return r.sent.length + r.failed + r.mailRetried > 0 ? `${r.sent.length} sent${r.failed ? `, ${r.failed} failed` : ""}${r.mailRetried ? `, ${r.mailRetried} mails retried` : ""}` : null;
     },
   };
 }

@@ -1,1 +1,2 @@
+ALTER TABLE "reminders_sent" ADD COLUMN "mail_pending" jsonb;--> statement-breakpoint
 CREATE UNIQUE INDEX "access_reviews_one_open" ON "access_reviews" USING btree (coalesce("tenant_id", '00000000-0000-0000-0000-000000000000'::uuid)) WHERE "access_reviews"."deadline_applied_at" is null;
