@@ -2,7 +2,7 @@ import "server-only";
 import { sql, type SQL } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { rowsOf } from "@/db/rows";
-import { groupMappings, principalClaimGroups, principals, scimGroupMembers, scimGroups, tenants, users } from "@/db/schema";
+import { groupMappings, memberships, principalClaimGroups, principals, scimGroupMembers, scimGroups, tenants, users } from "@/db/schema";
 import type { Actor, ProjectRole, TenantRole, TenantStatus } from "@/lib/auth/actor";
 import { groupKeySql } from "./group-key";
 
@@ -131,4 +131,38 @@ export async function groupTenantAdminIds(db: Database, tenantId: string): Promi
          where m.tenant_id = ${tenantId} and m.project_id is null and m.tenant_role = 'tenant_admin'`,
   );
   return rows.map((r) => r.principal_id);
+}
+
+export type GroupTenantMemberRow = { principalId: string; displayName: string; email: string | null; groupName: string; role: TenantRole; mappedAt: Date };
+
+/** People who are in a tenant only or also through a tenant-wide group mapping (disabled people left out), one row per person and group. */
+export async function groupTenantMembers(db: Database, tenantId: string): Promise<GroupTenantMemberRow[]> {
+  const rows = await rowsOf<{ principal_id: string; display_name: string; email: string | null; group_name: string; role: TenantRole; created_at: Date | string }>(
+    db,
+    sql`select distinct p.id as principal_id, p.display_name, u.email, m.group_name, m.tenant_role as role, m.created_at
+          from ${groupMappings} m
+          join ${groupMemberships(null)} gm on gm.group_key = m.group_key
+          join ${principals} p on p.id = gm.principal_id and p.disabled_at is null
+          left join ${users} u on u.principal_id = p.id
+         where m.tenant_id = ${tenantId} and m.project_id is null
+         order by p.display_name, m.group_name`,
+  );
+  return rows.map((r) => ({ principalId: r.principal_id, displayName: r.display_name, email: r.email, groupName: r.group_name, role: r.role, mappedAt: new Date(r.created_at) }));
+}
+
+/** How many people belong to each tenant, directly or through a tenant-wide group mapping, each counted once. */
+export async function tenantMemberCounts(db: Database): Promise<Map<string, number>> {
+  const rows = await rowsOf<{ tenant_id: string; n: number | string }>(
+    db,
+    sql`select tenant_id, count(distinct principal_id)::int as n from (
+          select ${memberships.tenantId} as tenant_id, ${memberships.principalId} as principal_id from ${memberships}
+          union
+          select m.tenant_id, gm.principal_id
+            from ${groupMappings} m
+            join ${groupMemberships(null)} gm on gm.group_key = m.group_key
+            join ${principals} p on p.id = gm.principal_id and p.disabled_at is null
+           where m.project_id is null
+        ) everyone group by tenant_id`,
+  );
+  return new Map(rows.map((r) => [r.tenant_id, Number(r.n)]));
 }

@@ -18,6 +18,7 @@ import { databaseLabel, freshTestDatabase } from "@/test/database";
 import { personaEmail, principalIdOf } from "@/test/fixtures";
 import { callScim, SCIM_GROUP, SCIM_USER, scimPatch } from "@/test/scim-client";
 import { fingerprint, HOUR, outcomeOf, projectIdOf, tenantIdsBySlug, uniqueEmail } from "@/test/tenancy";
+import { allTenantsForAdmin, tenantDetail } from "@/lib/tenancy/queries";
 import { mapGroup, unmapGroup } from "./commands";
 import { tenantGroupMappings } from "./queries";
 
@@ -146,12 +147,20 @@ describe(`access through SCIM groups (${databaseLabel()})`, () => {
     expect((await reachableTenants(await ctxOf(sam))).map((t) => t.slug)).toEqual(["vision-lab"]);
     // Notices to the tenant's admins reach them too.
     expect(await tenantAdminIds(db, tenantId["vision-lab"]!)).toEqual(expect.arrayContaining([sam, await principalIdOf(db, personaEmail("vision-admin"))]));
+    // The Members list shows them, marked as through the group, and the tenant's member count counts them once.
+    const membersNow = async () => (await tenantDetail(await persona("vision-admin"), "vision-lab"))!.members;
+    const directCount = (await membersNow()).filter((m) => m.via === null).length;
+    expect((await membersNow()).filter((m) => m.principalId === sam)).toEqual([expect.objectContaining({ role: "tenant_admin", via: { group: "Vision Admins" } })]);
+    const countNow = async () => (await allTenantsForAdmin(await persona("platform-admin")))!.find((t) => t.slug === "vision-lab")!.memberCount;
+    expect(await countNow()).toBe(directCount + 1);
 
     // Entra ID's removal: a filtered path.
     const removed = await callScim(token, "PATCH", `/Groups/${groupId}`, scimPatch([{ op: "Remove", path: `members[value eq "${sam}"]` }]));
     expect(removed.status).toBe(200);
     expect((await actor(sam)).memberships).toEqual([]);
     expect(await tenantAdminIds(db, tenantId["vision-lab"]!)).not.toContain(sam);
+    expect((await membersNow()).map((m) => m.principalId)).not.toContain(sam);
+    expect(await countNow()).toBe(directCount);
     expect(await outcomeOf(executeCommand(inviteMember, await ctxOf(sam), { tenant: "vision-lab", email: uniqueEmail("invitee"), role: "member" }))).toBe("not_found");
   });
 

@@ -4,7 +4,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { memberships, principals, projectGrants, projects, tenants, users } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can, inForce, rolesOn, type RoleKey } from "@/lib/auth/policy";
-import { groupAccessToProject } from "@/lib/groups/derived";
+import { groupAccessToProject, groupTenantMembers, tenantMemberCounts } from "@/lib/groups/derived";
 
 /**
  * Reads for the tenancy pages. Each narrows by the actor's own bindings in the
@@ -57,6 +57,8 @@ export type TenantMember = {
   version: number;
   since: Date;
   disabled: boolean;
+  /** Null: a direct membership. A group: the person is a member only through it, and is removed in the identity provider, not here. */
+  via: { group: string } | null;
 };
 /** A tenant the actor may see, with what the actor may do there: enough for the tenant's header and tabs. */
 export type TenantAccess = {
@@ -99,7 +101,7 @@ export async function tenantDetail(ctx: CommandContext, tenantSlug: string): Pro
   const { actor, now } = ctx;
   const { tenant } = access;
 
-  const [memberRows, projectRows] = await Promise.all([
+  const [memberRows, projectRows, groupRows] = await Promise.all([
     ctx.db
       .select({
         principalId: principals.id,
@@ -117,11 +119,17 @@ export async function tenantDetail(ctx: CommandContext, tenantSlug: string): Pro
       .where(eq(memberships.tenantId, tenant.id))
       .orderBy(asc(memberships.role), asc(principals.displayName)),
     ctx.db.select().from(projects).where(eq(projects.tenantId, tenant.id)).orderBy(asc(projects.name)),
+    groupTenantMembers(ctx.db, tenant.id),
   ]);
+  const direct = new Set(memberRows.map((m) => m.principalId));
+  // Members through a group only, once per group, as "Who has access" lists them.
+  const viaGroup = groupRows
+    .filter((g) => !direct.has(g.principalId))
+    .map((g): TenantMember => ({ principalId: g.principalId, displayName: g.displayName, email: g.email, kind: "user", role: g.role, version: 0, since: g.mappedAt, disabled: false, via: { group: g.groupName } }));
 
   return {
     ...access,
-    members: memberRows.map(({ disabledAt, ...m }) => ({ ...m, disabled: disabledAt !== null })),
+    members: [...memberRows.map(({ disabledAt, ...m }): TenantMember => ({ ...m, disabled: disabledAt !== null, via: null })), ...viaGroup],
     projects: projectRows.map((p) => {
       const projectResource = { kind: "project", tenantId: tenant.id, projectId: p.id } as const;
       return {
@@ -256,8 +264,8 @@ export async function allTenantsForAdmin(ctx: CommandContext): Promise<AdminTena
   const [tenantRows, projectCounts, memberCounts] = await Promise.all([
     ctx.db.select().from(tenants).orderBy(asc(tenants.name)),
     ctx.db.select({ tenantId: projects.tenantId, n: count() }).from(projects).groupBy(projects.tenantId),
-    ctx.db.select({ tenantId: memberships.tenantId, n: count() }).from(memberships).groupBy(memberships.tenantId),
+    tenantMemberCounts(ctx.db),
   ]);
   const countOf = (rows: { tenantId: string; n: number }[], id: string) => rows.find((r) => r.tenantId === id)?.n ?? 0;
-  return tenantRows.map((t) => ({ ...t, projectCount: countOf(projectCounts, t.id), memberCount: countOf(memberCounts, t.id) }));
+  return tenantRows.map((t) => ({ ...t, projectCount: countOf(projectCounts, t.id), memberCount: memberCounts.get(t.id) ?? 0 }));
 }

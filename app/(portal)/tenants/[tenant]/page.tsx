@@ -123,15 +123,17 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
               {members.map((m) => {
                 const who = [t, { kind: "hidden" as const, name: "principalId", value: m.principalId }, { kind: "hidden" as const, name: "version", value: String(m.version) }];
                 return (
-                  <tr key={m.principalId}>
+                  <tr key={m.via ? `${m.principalId}:${m.via.group}` : m.principalId}>
                     <Cell>
                       {m.displayName} {m.disabled && <Badge tone="red">disabled</Badge>}
                     </Cell>
                     <Cell className="text-slate-600">{m.email ?? "—"}</Cell>
                     <Cell>
                       <Badge tone={m.role === "tenant_admin" ? "blue" : "slate"}>{TENANT_ROLE_LABEL[m.role]}</Badge>
+                      {m.via && <span className="ml-2 text-sm text-slate-600">via group {m.via.group}</span>}
                     </Cell>
-                    {detail.canManageMembers && (
+                    {detail.canManageMembers && m.via && <Cell className="text-right text-sm text-slate-600">removed in the identity provider</Cell>}
+                    {detail.canManageMembers && !m.via && (
                       <Cell className="space-x-3 whitespace-nowrap text-right">
                         <ActionDialog
                           triggerLabel="Change role"
