@@ -205,6 +205,7 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
         )}
 
         {conversation.comments && (
+          <div role="region" aria-label="Conversation">
           <Card title="Conversation" description="Between the requester and those who decide: the requester, the tenant's admins and the platform admins read it.">
             <RequestThread
               comments={conversation.comments}
@@ -222,6 +223,7 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
               }
             />
           </Card>
+          </div>
         )}
 
         {conversation.revisions.length > 1 && (
