@@ -84,6 +84,14 @@ function Reveal({ reveal }: { reveal: NonNullable<FormState["reveal"]> }) {
         </button>
       </div>
       {reveal.note && <p className="mt-2 text-xs text-amber-800">{reveal.note}</p>}
+      {reveal.example && (
+        <figure className="mt-2">
+          <figcaption className="text-xs font-medium text-amber-900">Try it</figcaption>
+          <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-2 font-mono text-xs text-slate-100" data-testid="reveal-example">
+            {reveal.example}
+          </pre>
+        </figure>
+      )}
     </div>
   );
 }

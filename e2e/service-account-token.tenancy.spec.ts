@@ -22,6 +22,12 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await create.submit("Create");
     await expect(create.root).toBeHidden();
     await expect(accounts.card("e2e-bot")).toContainText("No tokens. Mint one to use the API as this account.");
+    // Before any role, minting says what its token could do: nothing but say who it is.
+    await expect(accounts.card("e2e-bot")).toContainText("Project roles: none yet: its tokens can do nothing but say who they are");
+    const early = await accounts.openMintToken("e2e-bot");
+    await expect(early.root).toContainText("It holds no project role, so a token can do nothing yet but say who it is (GET /api/v1/me).");
+    await expect(early.root).toContainText("Set a role with “Set project role” on this card");
+    await early.cancel();
 
     const project = new ProjectPage(page);
     await project.goto("vision-lab", "detector-training", "Detector training");
@@ -38,6 +44,8 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
 
     await accounts.goto("vision-lab", "Vision Lab");
     await expect(accounts.card("e2e-bot")).toContainText("Project roles: Detector training (viewer)");
+    // The ready example names this portal's API and a placeholder, never a token.
+    await expect(accounts.card("e2e-bot").getByTestId("token-example")).toHaveText(/^curl -H 'Authorization: Bearer \$ALLOT_TOKEN' http:\/\/[^ ]+\/api\/v1\/tenants\/vision-lab\/projects\/detector-training\/quota$/);
     const mint = await accounts.openMintToken("e2e-bot");
     await mint.field("Expires in (days)").fill("30");
     await mint.submit("Mint token");
@@ -45,6 +53,11 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     const prefix = /^allot_([a-z0-9]{12})_[A-Za-z0-9_-]{43}$/.exec(token)?.[1];
     expect(prefix, `a well-formed token: ${token.slice(0, 20)}…`).toBeDefined();
     await expect(mint.reveal).toContainText("it is stored only as a hash and cannot be shown again");
+    // In the one-time view the example carries the token itself.
+    const example = (await mint.reveal.getByTestId("reveal-example").textContent()) ?? "";
+    expect(example).toContain(`Bearer ${token}'`);
+    const quotaUrl = /(http:\/\/\S+\/quota)$/.exec(example)?.[1];
+    expect(quotaUrl, example).toBeDefined();
     await saveScreenshot(page, "service-accounts-with-new-token");
     await mint.done();
     await expectCells(accounts.tokenRow("e2e-bot", prefix!), [`allot_${prefix}_…`, /\d{4}$/, /UTC$/, "never", "active"]);
@@ -62,6 +75,8 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     const granted = await api.get("/api/v1/tenants/vision-lab/projects/detector-training");
     expect(granted.status()).toBe(200);
     expect(await granted.json()).toMatchObject({ slug: "detector-training", name: "Detector training", roles: ["project_viewer"] });
+    // The example's request works as shown.
+    expect((await api.get(quotaUrl!)).status()).toBe(200);
     const otherTenant = await api.get("/api/v1/tenants/language-models/projects/chat-eval");
     expect(otherTenant.status()).toBe(404);
     expect(await otherTenant.json()).toMatchObject({ error: { code: "not_found" } });
@@ -75,5 +90,18 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     expect(refused.status()).toBe(401);
     expect(await refused.json()).toMatchObject({ error: { code: "unauthenticated" } });
     await api.dispose();
+
+    // Roles are set from the account's own page too: member replaces viewer on Detector training.
+    await accounts.card("e2e-bot").getByRole("button", { name: "Set project role", exact: true }).click();
+    const setRole = page.getByRole("dialog", { name: "Set a project role for e2e-bot" });
+    await setRole.getByLabel("Project", { exact: true }).selectOption({ label: "Detector training" });
+    await setRole.getByLabel("Role", { exact: true }).selectOption("member");
+    await setRole.getByRole("button", { name: "Set role", exact: true }).click();
+    await expect(setRole).toBeHidden();
+    await expect(accounts.card("e2e-bot")).toContainText("Project roles: Detector training (member)");
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await saveScreenshot(page, `service-account-roles-${width}`);
+    }
   });
 });

@@ -4,7 +4,7 @@ export type FormState = {
   message?: string;
   fieldErrors?: Record<string, string[]>;
   /** Something shown once and never again (a new token, an invitation link). */
-  reveal?: { label: string; value: string; note?: string };
+  reveal?: { label: string; value: string; note?: string; /** A ready command using the value, shown with it once. */ example?: string };
 };
 
 export const initialFormState: FormState = { status: "idle" };

@@ -128,6 +128,8 @@ export const WRITABLE_TABLES = [
   "quota_grants",
   "quota_grant_lines",
   "quota_request_lines",
+  "quota_request_revisions",
+  "quota_request_comments",
   "tenant_quota_envelopes",
   "project_quota_settings",
   "notifications",

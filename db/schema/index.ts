@@ -10,3 +10,4 @@ export * from "./scim";
 export * from "./groups";
 export * from "./reminders";
 export * from "./reviews";
+export * from "./request-conversation";

@@ -147,6 +147,8 @@ export const quotaRequests = pgTable(
     granted: jsonb("granted").$type<{ gpuCount: number; gpuBurst?: number; cpuCores: number; memoryBytes: number; storageBytes: number; endsAt: string | null }>(),
     clusterChangeId: bigint("cluster_change_id", { mode: "number" }).references(() => clusterChanges.id),
     version: integer("version").notNull().default(1),
+    /** Which edit of its content the request shows: 1 as asked, +1 for each edit by the requester (earlier ones in quota_request_revisions). */
+    revision: integer("revision").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

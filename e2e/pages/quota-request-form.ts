@@ -41,6 +41,11 @@ export class QuotaRequestForm {
     await this.field("Ends on").fill(date);
   }
 
+  /** Editing a pending request: the form saves it as the next revision. */
+  async saveAsRevision(revision: number): Promise<void> {
+    await this.form.getByRole("button", { name: `Save as revision ${revision}`, exact: true }).click();
+  }
+
   async submit(): Promise<void> {
     await this.form.getByRole("button", { name: "Submit request", exact: true }).click();
   }

@@ -37,6 +37,30 @@ export class QuotaRequestPage {
     return this.timeline.getByRole("listitem");
   }
 
+  /** The conversation between the requester and the deciding side (absent for anyone else). */
+  get conversation(): Locator {
+    return this.page.getByRole("region", { name: "Conversation" });
+  }
+
+  comments(): Locator {
+    return this.page.getByRole("list", { name: "Comments" }).getByRole("listitem");
+  }
+
+  async writeComment(text: string): Promise<void> {
+    await this.conversation.getByLabel("Your comment", { exact: true }).fill(text);
+    await this.conversation.getByRole("button", { name: "Send comment", exact: true }).click();
+  }
+
+  /** For the decider: what the latest edit changed, field by field. */
+  get editedSection(): Locator {
+    return this.page.getByRole("region", { name: /^Edited: revision \d+ changed this/ });
+  }
+
+  /** One changed field of a change list: "GPUs" -> its before and after. */
+  change(within: Locator, label: string): Locator {
+    return within.getByTestId("revision-changes").locator("div").filter({ has: this.page.locator("dt", { hasText: new RegExp(`^${label}$`) }) }).locator("dd");
+  }
+
   async openApproveWithChanges(): Promise<FormDialog> {
     await openPopup(this.decide.getByRole("button", { name: "Approve with changes", exact: true }), this.approveWithChangesDialog.root);
     return this.approveWithChangesDialog;

@@ -32,6 +32,9 @@ const NEW_OPERATIONS = [
   ["/api/v1/quota-requests/{id}/approve", "post", "200"],
   ["/api/v1/quota-requests/{id}/reject", "post", "200"],
   ["/api/v1/quota-requests/{id}/cancel", "post", "200"],
+  ["/api/v1/quota-requests/{id}", "patch", "200"],
+  ["/api/v1/quota-requests/{id}/comments", "get", "200"],
+  ["/api/v1/quota-requests/{id}/comments", "post", "201"],
   ["/api/v1/tenants/{tenant}/projects/{project}/quota", "get", "200"],
 ] as const;
 

@@ -27,7 +27,7 @@ const SEEDED_AT = new Date(Date.now() - HOUR);
 const DT = "/api/v1/tenants/vision-lab/projects/detector-training";
 const SEG = "/api/v1/tenants/vision-lab/projects/segmentation-research";
 /** Tables an endpoint here may write; a refusal must leave all of them as they were. */
-const QUOTA_TABLES = ["node_pools", "rates", "instance_settings", "quota_requests", "quota_grants", "quota_request_events", "audit_events", "cluster_changes", "notifications", "webhook_deliveries"] as const;
+const QUOTA_TABLES = ["node_pools", "rates", "instance_settings", "quota_requests", "quota_grants", "quota_request_events", "quota_request_revisions", "quota_request_comments", "audit_events", "cluster_changes", "notifications", "webhook_deliveries"] as const;
 
 let handle: Awaited<ReturnType<typeof freshTestDatabase>>;
 let db: Database;
@@ -232,6 +232,28 @@ const ROWS: Row[] = [
     setup: async () => (await pendingRequest()).id,
     call: (t, id) => post(`/api/v1/quota-requests/${id}/cancel`, t),
     check: (r) => expect(r.json).toMatchObject({ status: "cancelled" }),
+  },
+  {
+    route: "PATCH /api/v1/quota-requests/{id}",
+    // Only the one who asked (the member account) edits; others who see it are refused.
+    expected: (p) => (p === "member" ? 200 : SEES_PROJECT.has(p) ? 403 : 404),
+    setup: async () => (await pendingRequest()).id,
+    call: (t, id) => callApi("PATCH", `/api/v1/quota-requests/${id}`, { token: t, body: { ...GPU_REQUEST, justification: "Edited: the same GPUs for a shorter evaluation.", version: 1 } }),
+    check: (r) => expect(r.json).toMatchObject({ status: "pending", revision: 2, version: 2 }),
+  },
+  {
+    route: "POST /api/v1/quota-requests/{id}/comments",
+    // The requester, the tenant's admins and platform admins take part; other readers of the project are refused.
+    expected: (p) => (p === "member" || p === "tenantAdmin" || p === "platform" ? 201 : SEES_PROJECT.has(p) ? 403 : 404),
+    setup: async () => (await pendingRequest()).id,
+    call: (t, id) => post(`/api/v1/quota-requests/${id}/comments`, t, { body: "When do you need them by?" }),
+    check: (r) => expect(jsonOf<{ comments: { body: string }[] }>(r).comments.map((c) => c.body)).toEqual(["When do you need them by?"]),
+  },
+  {
+    route: "GET /api/v1/quota-requests/{id}/comments",
+    expected: (p) => (p === "member" || p === "tenantAdmin" || p === "platform" ? 200 : 404),
+    call: (t) => get(`/api/v1/quota-requests/${sharedRequest.id}/comments`, t),
+    check: (r) => expect(r.json).toEqual({ comments: [] }),
   },
   {
     route: "GET /api/v1/tenants/{tenant}/projects/{project}/quota",

@@ -273,7 +273,8 @@ export const quotaRequestOut = z.object({
   decisionNote: z.string().nullable().describe("The reason of a rejection, or the note of an approval"),
   createdAt: isoDateTime,
   decidedAt: nullableDate,
-  version: z.number().int().describe("Quote it when approving or rejecting (optimistic concurrency)"),
+  version: z.number().int().describe("Quote it when approving, rejecting or editing (optimistic concurrency); an edit moves it on, so an approval of what the approver saw before the edit is a 409"),
+  revision: z.number().int().describe("Which edit of its content the request shows: 1 as asked, +1 for each edit by the requester"),
 });
 
 export const quotaRequestEventOut = z.object({
@@ -311,7 +312,51 @@ const cohortFiguresOut = z.object({
   members: z.array(z.object({ slug: z.string(), name: z.string(), guarantee: z.number(), burst: z.number(), weight: z.number(), fairShare: z.number().describe("weight over the cohort's weights: its share of borrowed capacity when scarce") })),
 });
 
+const requestAmountsAndEnd = { amounts: quotaAmountsOut, endsAt: nullableDate.describe("Null: permanent"), justification: z.string(), monthlyCost: moneyOut.describe("Estimate when that revision was written") };
+
+export const quotaRequestRevisionOut = z.object({
+  revision: z.number().int(),
+  ...requestAmountsAndEnd,
+  writtenAt: isoDateTime,
+  changes: z
+    .array(z.object({ field: z.string(), label: z.string(), before: z.string(), after: z.string() }))
+    .describe("What this revision changed from the one before, formatted as the portal shows it (empty for the first)"),
+});
+
+export const quotaRequestCommentOut = z.object({
+  id: z.string(),
+  author: z.string().describe("Display name of the author when written"),
+  byRequester: z.boolean(),
+  revision: z.number().int().describe("The request's revision the comment was written against"),
+  body: z.string(),
+  createdAt: isoDateTime,
+});
+
+const earlierRequestOut = z.object({
+  id: z.string(),
+  projectSlug: z.string(),
+  projectName: z.string(),
+  requester: z.string().nullable(),
+  amounts: quotaAmountsOut,
+  endsAt: nullableDate,
+  status: quotaRequestStatusOut,
+  decisionNote: z.string().nullable(),
+  createdAt: isoDateTime,
+  decidedAt: nullableDate,
+});
+
 export const quotaRequestDetailOut = quotaRequestOut.extend({
+  revisions: z.array(quotaRequestRevisionOut).describe("Every revision, oldest first; the last is what the request says now"),
+  comments: z.array(quotaRequestCommentOut).nullable().describe("The conversation, oldest first; null for callers who are not its requester, a tenant admin or a platform admin"),
+  canEdit: z.boolean(),
+  canComment: z.boolean(),
+  history: z
+    .object({
+      tenantRequests: z.array(earlierRequestOut).describe("The tenant's other requests, newest first (at most 10)"),
+      projectGrants: z.array(z.object({ id: z.string(), amounts: quotaAmountsOut, source: z.string(), startsAt: isoDateTime, endsAt: nullableDate })).describe("The project's grants, newest first (at most 10)"),
+    })
+    .nullable()
+    .describe("What the tenant asked for and the project was granted before, for platform admins on pending requests"),
   granted: z
     .object({ gpuCount: z.number().int(), gpuBurst: z.number().int().optional(), cpuCores: z.number(), memoryBytes: z.number().int(), storageBytes: z.number().int(), endsAt: nullableDate })
     .nullable()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Actor, Resource } from "./actor";
-import { ACTIONS, decide, decisionConflict, isCollaboratorOn, rolesOn, scimClientActor, type Action } from "./policy";
+import { ACTIONS, decide, decisionConflict, isCollaboratorOn, mayDiscussRequest, mayEditRequest, rolesOn, scimClientActor, type Action } from "./policy";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
 const LATER = new Date("2026-12-20T00:00:00Z");
@@ -151,7 +151,9 @@ const allowed: Record<SubjectName, Expected> = {
     "project.extension.decide": ALL_PROJECTS,
     "project.cluster.view": ALL_PROJECTS,
     "project.quota.view": ALL_PROJECTS,
+    "quota_request.discuss": ALL_PROJECTS,
     "project.quota.request": ALL_PROJECTS,
+    "quota_request.edit": ALL_PROJECTS,
     "access_review.platform": ["platform"],
     "access_review.manage": ALL_TENANTS,
     "access_review.item.decide": ALL_ITEMS,
@@ -174,7 +176,9 @@ const allowed: Record<SubjectName, Expected> = {
     "project.extension.decide": ["projectA1", "projectA2"],
     "project.cluster.view": ["projectA1", "projectA2"],
     "project.quota.view": ["projectA1", "projectA2"],
+    "quota_request.discuss": ["projectA1", "projectA2"],
     "project.quota.request": ["projectA1", "projectA2"],
+    "quota_request.edit": ["projectA1", "projectA2"],
     "tenant.quota.view": ["tenantA"],
     "tenant.quota.move": ["tenantA"],
     "tenant.spend.view": ["tenantA"],
@@ -189,7 +193,9 @@ const allowed: Record<SubjectName, Expected> = {
     "project.view": ["projectA1"],
     "project.cluster.view": ["projectA1"],
     "project.quota.view": ["projectA1"],
+    "quota_request.discuss": ["projectA1"],
     "project.quota.request": ["projectA1"],
+    "quota_request.edit": ["projectA1"],
     "tenant.quota.view": ["tenantA"],
     "project.spend.view": ["projectA1"],
     // The policy lets a grant holder ask; the command then refuses a grant that does not expire.
@@ -202,6 +208,7 @@ const allowed: Record<SubjectName, Expected> = {
     "project.view": ["projectA1", "projectA2"],
     "project.cluster.view": ["projectA1", "projectA2"],
     "project.quota.view": ["projectA1", "projectA2"],
+    "quota_request.discuss": ["projectA1", "projectA2"],
     "tenant.quota.view": ["tenantA"],
     "tenant.spend.view": ["tenantA"],
     "project.spend.view": ["projectA1", "projectA2"],
@@ -211,7 +218,9 @@ const allowed: Record<SubjectName, Expected> = {
     "project.view": ["projectA1"],
     "project.cluster.view": ["projectA1"],
     "project.quota.view": ["projectA1"],
+    "quota_request.discuss": ["projectA1"],
     "project.quota.request": ["projectA1"],
+    "quota_request.edit": ["projectA1"],
     "project.spend.view": ["projectA1"],
     "project.extension.request": ["projectA1"],
   },
@@ -220,6 +229,7 @@ const allowed: Record<SubjectName, Expected> = {
     "project.view": ["projectA1"],
     "project.cluster.view": ["projectA1"],
     "project.quota.view": ["projectA1"],
+    "quota_request.discuss": ["projectA1"],
     "project.spend.view": ["projectA1"],
     "project.extension.request": ["projectA1"],
   },
@@ -257,7 +267,9 @@ const allowed: Record<SubjectName, Expected> = {
     "project.extension.decide": ["projectB1", "projectA1InB"],
     "project.cluster.view": ["projectB1", "projectA1InB"],
     "project.quota.view": ["projectB1", "projectA1InB"],
+    "quota_request.discuss": ["projectB1", "projectA1InB"],
     "project.quota.request": ["projectB1", "projectA1InB"],
+    "quota_request.edit": ["projectB1", "projectA1InB"],
     "tenant.quota.view": ["tenantB"],
     "tenant.quota.move": ["tenantB"],
     "tenant.spend.view": ["tenantB"],
@@ -273,7 +285,9 @@ const allowed: Record<SubjectName, Expected> = {
     "project.view": ["projectA1"],
     "project.cluster.view": ["projectA1"],
     "project.quota.view": ["projectA1"],
+    "quota_request.discuss": ["projectA1"],
     "project.quota.request": ["projectA1"],
+    "quota_request.edit": ["projectA1"],
     "project.spend.view": ["projectA1"],
   },
   expiredMeterOnA1: { ...ACCEPT },
@@ -384,5 +398,35 @@ describe("separation of duties on requests", () => {
   it("judges a request for a tenant that does not exist yet by its requester alone", () => {
     expect(decisionConflict(admin, { requestedBy: "admin", tenantId: null }, NOW)).toMatch(/^You made this request/);
     expect(decisionConflict(adminAlsoTenantAdminA, { requestedBy: "someone", tenantId: null }, NOW)).toBeNull();
+  });
+});
+
+describe("the two sides of a quota request", () => {
+  const onA1 = (requestedBy: string | null) => ({ tenantId: T_A, projectId: "a1", requestedBy });
+  const requester = { ...subjects.memberAWithGrantOnA1, principalId: "requester" };
+  const cases: [string, Actor, { discuss: boolean; edit: boolean }][] = [
+    ["its requester", requester, { discuss: true, edit: true }],
+    ["another member of the project", subjects.memberAWithGrantOnA1, { discuss: false, edit: false }],
+    ["a viewer of the tenant", subjects.viewerA, { discuss: false, edit: false }],
+    ["the tenant's admin", subjects.tenantAdminA, { discuss: true, edit: false }],
+    ["the tenant's admin through a group", subjects.groupTenantAdminA, { discuss: true, edit: false }],
+    ["a platform admin", subjects.platformAdmin, { discuss: true, edit: false }],
+    ["another tenant's admin", subjects.tenantAdminB, { discuss: false, edit: false }],
+    ["its requester, a collaborator whose grant expired", { ...subjects.expiredCollaboratorOnA1, principalId: "requester" }, { discuss: false, edit: false }],
+    ["its requester, a viewer collaborator now (may read the project, not ask)", { ...subjects.viewerCollaboratorOnA1, principalId: "requester" }, { discuss: true, edit: false }],
+    ["its requester, admin of a disabled tenant", { ...subjects.adminOfDisabledTenant, principalId: "requester" }, { discuss: false, edit: false }],
+    ["a metering token with the requester's id", { ...subjects.meterOnA1, principalId: "requester" }, { discuss: false, edit: false }],
+    ["a SCIM client", subjects.scimClient, { discuss: false, edit: false }],
+  ];
+  for (const [who, subject, expected] of cases) {
+    it(`${who} ${expected.discuss ? "takes" : "takes no"} part in the conversation and ${expected.edit ? "may" : "may not"} edit`, () => {
+      expect(mayDiscussRequest(subject, onA1("requester"), NOW)).toBe(expected.discuss);
+      expect(mayEditRequest(subject, onA1("requester"), NOW)).toBe(expected.edit);
+    });
+  }
+
+  it("leaves a request whose requester was deleted to the admins", () => {
+    expect(mayDiscussRequest(subjects.tenantAdminA, onA1(null), NOW)).toBe(true);
+    expect(mayEditRequest({ ...requester, principalId: "" }, onA1(null), NOW)).toBe(false);
   });
 });

@@ -128,6 +128,13 @@ export const PERMISSIONS = {
   "project.cluster.view": { on: "project", roles: PROJECT_READERS },
   "project.quota.view": { on: "project", roles: PROJECT_READERS },
   "project.quota.request": { on: "project", roles: ["platform_admin", "tenant_admin", "project_member"] },
+  /**
+   * Read and write a quota request's comments (lib/quota/commands/request-comments.ts). The rule admits
+   * those who see the project's quota; mayDiscussRequest narrows it to the request's two sides.
+   */
+  "quota_request.discuss": { on: "project", roles: PROJECT_READERS },
+  /** Edit a pending request into a new revision: who may ask on the project, narrowed to its requester by mayEditRequest. */
+  "quota_request.edit": { on: "project", roles: ["platform_admin", "tenant_admin", "project_member"] },
   "project.spend.view": { on: "project", roles: PROJECT_READERS },
   "project.budget.manage": { on: "project", roles: ADMINS },
   /** How a project shares its guarantee with its cohort (lend limits, fair-share weight): the tenant's call. */
@@ -227,4 +234,30 @@ export function decisionConflict(actor: Actor, request: { requestedBy: string | 
   const adminsTenant = rolesOn({ ...actor, isPlatformAdmin: false }, { kind: "tenant", tenantId: request.tenantId }, now).includes("tenant_admin");
   if (adminsTenant) return "You are a tenant admin of this tenant; a platform admin from outside it must decide.";
   return null;
+}
+
+/** A quota request as the rules about its two sides read it. */
+export interface RequestSides {
+  tenantId: string;
+  projectId: string;
+  requestedBy: string | null;
+}
+
+const requestProject = (r: RequestSides): Resource => ({ kind: "project", tenantId: r.tenantId, projectId: r.projectId });
+
+/**
+ * Who takes part in a request's conversation: its requester (while they still
+ * see the project), the tenant's admins and the platform's approvers. Other
+ * members and viewers of the project do not read it; other tenants never.
+ */
+export function mayDiscussRequest(actor: Actor, request: RequestSides, now: Date): boolean {
+  const project = requestProject(request);
+  if (!can(actor, "quota_request.discuss", project, now)) return false;
+  const held = rolesOn(actor, project, now);
+  return held.includes("platform_admin") || held.includes("tenant_admin") || (request.requestedBy !== null && request.requestedBy === actor.principalId);
+}
+
+/** Only the requester edits a request, and only while they may still ask for quota on its project. */
+export function mayEditRequest(actor: Actor, request: RequestSides, now: Date): boolean {
+  return request.requestedBy !== null && request.requestedBy === actor.principalId && can(actor, "quota_request.edit", requestProject(request), now);
 }

@@ -15,6 +15,7 @@ import { largeRequestThreshold } from "./policy";
 import { lendLimitsOf, linesOfGrants, linesOfRequests } from "./grant-store";
 import type { QuotaLine } from "./lines";
 import { requestAmountsOf } from "./request-amounts";
+import { requestConversation, requestHistory, type RequestConversation, type RequestHistory } from "./request-conversation";
 import { grantsOfProjects } from "./store";
 
 export type QuotaRequestStatus = (typeof quotaRequests.$inferSelect)["status"];
@@ -39,6 +40,8 @@ export interface RequestListItem {
   createdAt: Date;
   decidedAt: Date | null;
   version: number;
+  /** 1 as asked, +1 for each edit by the requester. */
+  revision: number;
 }
 
 
@@ -72,6 +75,7 @@ async function listWhere(ctx: CommandContext, where: SQL | undefined, order: "ne
     createdAt: r.createdAt,
     decidedAt: r.decidedAt,
     version: r.version,
+    revision: r.revision,
   }));
 }
 
@@ -174,6 +178,10 @@ export interface RequestDetail {
   canDecide: boolean;
   /** The full picture for deciders (pending requests only). */
   picture: QueueEntry | null;
+  /** Revisions, and the comments for the request's two sides. */
+  conversation: RequestConversation;
+  /** The tenant's earlier requests and the project's grants, for deciders (null otherwise). */
+  history: RequestHistory | null;
 }
 
 /** One request with its timeline; null when out of reach (people who cannot view the project, or a wrong path). */
@@ -186,12 +194,15 @@ export async function requestDetail(ctx: CommandContext, id: string, path?: { te
   if (path && (item!.tenantSlug !== path.tenant || item!.projectSlug !== path.project)) return null;
   const events = await ctx.db.select().from(quotaRequestEvents).where(eq(quotaRequestEvents.requestId, id)).orderBy(asc(quotaRequestEvents.id));
   const canDecide = row.status === "pending" && can(ctx.actor, "quota.decide", { kind: "platform" }, ctx.now);
+  const [conversation, history] = await Promise.all([requestConversation(ctx, row), canDecide ? requestHistory(ctx, row) : Promise.resolve(null)]);
   return {
     request: { ...item!, granted: row.granted, firstApprovedBy: row.firstApprovedBy, clusterChangeId: row.clusterChangeId },
     events,
     canCancel: row.status === "pending" && row.requestedBy === ctx.actor.principalId,
     canDecide,
     picture: canDecide ? await withPicture(ctx, item!, (await usageOf(ctx, [item!])).get(item!.projectId) ?? null) : null,
+    conversation,
+    history,
   };
 }
 

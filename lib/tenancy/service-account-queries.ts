@@ -35,7 +35,7 @@ export async function tenantServiceAccounts(ctx: CommandContext, tenantSlug: str
     .where(eq(serviceAccounts.tenantId, tenant.id))
     .orderBy(asc(serviceAccounts.name));
   const ids = accounts.map((a) => a.principalId);
-  const [grants, tokens, trusts] = await Promise.all([
+  const [grants, tokens, trusts, openProjects] = await Promise.all([
     ids.length
       ? ctx.db
           .select({ grantId: projectGrants.id, principalId: projectGrants.principalId, projectSlug: projects.slug, projectName: projects.name, role: projectGrants.role, expiresAt: projectGrants.expiresAt })
@@ -48,10 +48,13 @@ export async function tenantServiceAccounts(ctx: CommandContext, tenantSlug: str
         ctx.db.select().from(apiTokens).where(and(inArray(apiTokens.serviceAccountId, ids), isNull(apiTokens.federationTrustId))).orderBy(desc(apiTokens.createdAt))
       : [],
     canManage ? trustsOfAccounts(ctx.db, ids, ctx.now) : new Map<string, never[]>(),
+    // Where a role can be set from an account's own page (grantProjectRole decides whether it may, project by project).
+    canManage ? ctx.db.select({ slug: projects.slug, name: projects.name }).from(projects).where(and(eq(projects.tenantId, tenant.id), isNull(projects.archivedAt))).orderBy(asc(projects.name)) : [],
   ]);
   return {
     tenant,
     canManage,
+    projects: openProjects,
     accounts: accounts.map(({ disabledAt, ...a }) => ({
       ...a,
       disabled: disabledAt !== null,

@@ -6,11 +6,13 @@ import { can } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { fitNote } from "@/lib/quota/capacity";
+import { commentOnQuotaRequest } from "@/lib/quota/commands/request-comments";
+import { editQuotaRequest } from "@/lib/quota/commands/request-edits";
 import { approveQuotaRequest, cancelQuotaRequest, createQuotaRequest, rejectQuotaRequest } from "@/lib/quota/commands/requests";
 import { projectQuota, projectRequests, requestDetail, visibleRequests, type RequestDetail, type RequestListItem } from "@/lib/quota/queries";
 import { projectParams } from "../params";
 import { apiRoute, commandInput } from "../route";
-import { costEstimateOut, effectiveQuotaOut, quotaGrantOut, quotaRequestDetailOut, quotaRequestOut, quotaRequestStatusOut } from "../schemas";
+import { costEstimateOut, effectiveQuotaOut, quotaGrantOut, quotaRequestCommentOut, quotaRequestDetailOut, quotaRequestOut, quotaRequestStatusOut } from "../schemas";
 
 /**
  * Quota requests over REST: a project's members ask, platform admins decide
@@ -44,6 +46,11 @@ function detailOut(ctx: CommandContext, detail: RequestDetail) {
     })),
     canCancel: detail.canCancel,
     canDecide: detail.canDecide,
+    revisions: detail.conversation.revisions,
+    comments: detail.conversation.comments,
+    canEdit: detail.conversation.canEdit,
+    canComment: detail.conversation.canComment,
+    history: detail.history,
     decision: picture
       ? {
           conflict: picture.conflict,
@@ -184,6 +191,61 @@ export const cancelQuotaRequestRoute = apiRoute({
     assertRequestId(params.id);
     await executeCommand(cancelQuotaRequest, ctx, { requestId: params.id });
     return detailOrNotFound(ctx, params.id);
+  },
+});
+
+export const editQuotaRequestRoute = apiRoute({
+  method: "PATCH",
+  path: "/api/v1/quota-requests/{id}",
+  summary: "Edit your own pending request into a new revision, quoting its version; the body is the whole new content (as when asking)",
+  description:
+    "The earlier content is kept (`revisions`), the version moves on, and a first approval of the old content is withdrawn: an approval quoting the version from before the edit is a 409. An edit is never approved automatically.",
+  tag: TAG,
+  params: requestParams,
+  body: editQuotaRequest.input,
+  bodyFromPath: ["requestId"],
+  response: quotaRequestDetailOut,
+  async handler(ctx, { params, body }) {
+    assertRequestId(params.id);
+    await executeCommand(editQuotaRequest, ctx, commandInput(body, { requestId: params.id }));
+    return detailOrNotFound(ctx, params.id);
+  },
+});
+
+/** The comments of a request the caller may read, or not found (also for those who see the request but are not one of its sides). */
+async function commentsOrNotFound(ctx: CommandContext, id: string) {
+  const detail = await requestDetail(ctx, id);
+  if (!detail?.conversation.comments) throw new AppError("not_found");
+  return { comments: detail.conversation.comments };
+}
+
+export const listQuotaRequestComments = apiRoute({
+  method: "GET",
+  path: "/api/v1/quota-requests/{id}/comments",
+  summary: "The conversation on a request, oldest first (its requester, the tenant's admins and platform admins)",
+  tag: TAG,
+  params: requestParams,
+  response: z.object({ comments: z.array(quotaRequestCommentOut) }),
+  async handler(ctx, { params }) {
+    assertRequestId(params.id);
+    return commentsOrNotFound(ctx, params.id);
+  },
+});
+
+export const commentOnQuotaRequestRoute = apiRoute({
+  method: "POST",
+  path: "/api/v1/quota-requests/{id}/comments",
+  summary: "Write in a request's conversation; the other side is notified",
+  tag: TAG,
+  params: requestParams,
+  body: commentOnQuotaRequest.input,
+  bodyFromPath: ["requestId"],
+  response: z.object({ comments: z.array(quotaRequestCommentOut) }),
+  status: 201,
+  async handler(ctx, { params, body }) {
+    assertRequestId(params.id);
+    await executeCommand(commentOnQuotaRequest, ctx, commandInput(body, { requestId: params.id }));
+    return commentsOrNotFound(ctx, params.id);
   },
 });
 

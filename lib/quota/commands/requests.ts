@@ -34,15 +34,15 @@ type RequestRow = typeof quotaRequests.$inferSelect;
 const SYSTEM: AuditActor = { principalId: null, label: "system:auto-approval" };
 
 /** An optional end: empty or null means permanent (never the epoch, as a bare coercion would make it). */
-const optionalEnd = z.preprocess((v) => (v === "" || v === null ? undefined : v), futureInstant.optional());
+export const optionalEnd = z.preprocess((v) => (v === "" || v === null ? undefined : v), futureInstant.optional());
 
-const justificationInput = z
+export const justificationInput = z
   .string({ message: "is required" })
   .trim()
   .min(10, "say in a sentence what the resources are for (at least 10 characters)")
   .max(2000, "must be at most 2000 characters");
 
-async function addEvent(db: Database, requestId: string, actor: AuditActor, kind: string, at: Date, detail?: Record<string, unknown>) {
+export async function addEvent(db: Database, requestId: string, actor: AuditActor, kind: string, at: Date, detail?: Record<string, unknown>) {
   await db.insert(quotaRequestEvents).values({ requestId, at, actorPrincipalId: actor.principalId, actorLabel: actor.label, kind, detail: detail ?? null });
 }
 
@@ -133,8 +133,8 @@ export const createQuotaRequest = defineCommand({
   },
 });
 
-/** Load a request for a decision and name the action: deciding is the platform's, cancelling the project's. */
-async function requestById(db: Database, id: string): Promise<RequestRow> {
+/** Load a request by id, or not_found. */
+export async function requestById(db: Database, id: string): Promise<RequestRow> {
   const [row] = await db.select().from(quotaRequests).where(eq(quotaRequests.id, id));
   if (!row) throw new AppError("not_found", "No such quota request.");
   return row;
@@ -153,7 +153,8 @@ async function lockPending(tx: Database, id: string, version: number): Promise<R
   const [row] = await tx.select().from(quotaRequests).where(eq(quotaRequests.id, id)).for("update");
   if (!row) throw new AppError("not_found", "No such quota request.");
   if (row.status !== "pending") throw new AppError("conflict", `This request was already decided (${row.status.replace("_", " ")}). Reload to see the decision.`);
-  if (row.version !== version) throw new AppError("conflict", "This request changed since you opened it (another admin acted on it). Reload and decide again.");
+  // An edit by the requester bumps the version too: an approval never decides content its approver did not see.
+  if (row.version !== version) throw new AppError("conflict", "This request changed since you opened it (the requester edited it, or another admin acted on it). Reload and decide again.");
   return row;
 }
 
@@ -230,7 +231,7 @@ export const approveQuotaRequest = defineCommand({
           })
           .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
           .returning();
-        await addEvent(tx, r.id, actor, "first_approval", ctx.now, changed ? { granted, endsAt } : undefined);
+        await addEvent(tx, r.id, actor, "first_approval", ctx.now, { revision: r.revision, ...(changed ? { granted, endsAt } : {}) });
         await recordAudit(tx, { actor, at: ctx.now, tenantId: r.tenantId, action: "quota_request.first_approved", target: { type: "quota_request", id: r.id } });
         return { request: row!, complete: false };
       }
@@ -250,14 +251,14 @@ export const approveQuotaRequest = defineCommand({
         })
         .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
         .returning();
-      await addEvent(tx, r.id, actor, changed ? "approved_with_changes" : "approved", ctx.now, { ...(changed ? { granted, endsAt } : {}), ...(input.note ? { note: input.note } : {}) });
+      await addEvent(tx, r.id, actor, changed ? "approved_with_changes" : "approved", ctx.now, { revision: r.revision, ...(changed ? { granted, endsAt } : {}), ...(input.note ? { note: input.note } : {}) });
       await recordAudit(tx, {
         actor,
         at: ctx.now,
         tenantId: r.tenantId,
         action: changed ? "quota_request.approved_with_changes" : "quota_request.approved",
         target: { type: "quota_request", id: r.id },
-        before: { ...asked, endsAt: r.endsAt },
+        before: { ...asked, endsAt: r.endsAt, revision: r.revision },
         after: { ...granted, endsAt },
       });
       await announceDecision(tx, row!, changed ? `approved with changes (${describeAmounts(granted)})` : "approved", ctx.now, input.note);

@@ -172,6 +172,11 @@ function QueueItem({ entry: e, currency, now }: { entry: QueueEntry; currency: s
           </p>
           <div className="mt-1">
             <RequestStatusBadge status={e.status} awaitingSecondApproval={e.awaitingSecondApproval} />
+            {e.revision > 1 && (
+              <Link href={href} className="ml-2 text-xs font-medium text-amber-900 underline underline-offset-2" data-testid="edited-badge">
+                Edited by the requester: revision {e.revision}, see what changed
+              </Link>
+            )}
           </div>
         </div>
         <DecisionActions request={e} currency={currency} approveAction={approveQuotaRequestAction} rejectAction={rejectQuotaRequestAction} now={now} />
@@ -186,6 +191,7 @@ function QueueItem({ entry: e, currency, now }: { entry: QueueEntry; currency: s
           <Link href={href} className="font-medium text-brand-700 hover:underline">
             Open the request<span className="sr-only"> for {e.tenantSlug}/{e.projectName}</span>
           </Link>
+          <span className="text-slate-600"> for its revisions, the conversation with the requester and the tenant&apos;s earlier requests and grants.</span>
         </p>
       </div>
     </article>

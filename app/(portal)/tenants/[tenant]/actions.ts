@@ -2,7 +2,9 @@
 
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
+import { currentContext } from "@/lib/auth/current-actor";
 import { formAction } from "@/lib/auth/form-action";
+import type { FormState } from "@/lib/form-state";
 import { createTrustFromForm, revokeTrust } from "@/lib/federation/commands";
 import { formatDateTime } from "@/lib/format";
 import { mapGroup, unmapGroup } from "@/lib/groups/commands";
@@ -15,6 +17,8 @@ import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from "
 import { grantProjectRole, revokeProjectGrant } from "@/lib/tenancy/commands/project-access";
 import { archiveProject, updateProject } from "@/lib/tenancy/commands/projects";
 import { setTenantClusterSettings } from "@/lib/tenancy/commands/tenant-cluster-settings";
+import { tenantServiceAccounts } from "@/lib/tenancy/service-account-queries";
+import { rolesInForce, tokenExample } from "@/lib/tenancy/token-example";
 import {
   createServiceAccount,
   deleteServiceAccount,
@@ -41,16 +45,30 @@ async function invitationReveal(result: { path: string; expiresAt: Date; mailed:
   };
 }
 
-function tokenReveal(result: { token: string; expiresAt: Date | null; previous?: { prefix: string; validUntil: Date } }) {
-  refresh();
-  return {
-    message: result.previous ? `Token rotated; the old token ${result.previous.prefix} works until ${formatDateTime(result.previous.validUntil)}.` : "Token created.",
-    reveal: {
-      label: "Service account token",
-      value: result.token,
-      note: `Copy it now: it is stored only as a hash and cannot be shown again. ${result.expiresAt ? `Expires ${formatDateTime(result.expiresAt)}.` : "It never expires; revoke it when no longer needed."}`,
-    },
+/** The one-time view of a new token: the token, what it may do, and a ready curl command using it. */
+function tokenReveal(formData: FormData) {
+  return async (result: { token: string; expiresAt: Date | null; previous?: { prefix: string; validUntil: Date } }) => {
+    refresh();
+    const ctx = await currentContext();
+    const tenant = textField(formData, "tenant");
+    const account = ctx ? (await tenantServiceAccounts(ctx, tenant)).accounts.find((a) => a.name === textField(formData, "serviceAccount")) : undefined;
+    const example = tokenExample(await absoluteUrl("/"), account ? rolesInForce(tenant, account.projectRoles, new Date()) : [], new Date(), result.token);
+    return {
+      message: result.previous ? `Token rotated; the old token ${result.previous.prefix} works until ${formatDateTime(result.previous.validUntil)}.` : "Token created.",
+      reveal: {
+        label: "Service account token",
+        value: result.token,
+        note: `Copy it now: it is stored only as a hash and cannot be shown again. ${result.expiresAt ? `Expires ${formatDateTime(result.expiresAt)}.` : "It never expires; revoke it when no longer needed."} ${example.reach}`,
+        example: example.command,
+      },
+    };
   };
+}
+
+/** A form field as text (the command has checked what it names). */
+function textField(formData: FormData, name: string): string {
+  const v = formData.get(name);
+  return typeof v === "string" ? v : "";
 }
 
 export const createProjectAction = formAction(createProject, (project) => {
@@ -78,8 +96,12 @@ export const createServiceAccountAction = formAction(createServiceAccount, refre
 export const updateServiceAccountAction = formAction(updateServiceAccount, refresh);
 export const setServiceAccountDisabledAction = formAction(setServiceAccountDisabled, refresh);
 export const deleteServiceAccountAction = formAction(deleteServiceAccount, refresh);
-export const mintTokenAction = formAction(mintToken, tokenReveal);
-export const rotateTokenAction = formAction(rotateToken, tokenReveal);
+export async function mintTokenAction(previous: FormState, formData: FormData): Promise<FormState> {
+  return formAction(mintToken, tokenReveal(formData))(previous, formData);
+}
+export async function rotateTokenAction(previous: FormState, formData: FormData): Promise<FormState> {
+  return formAction(rotateToken, tokenReveal(formData))(previous, formData);
+}
 export const revokeTokenAction = formAction(revokeToken, refresh);
 export const createTrustAction = formAction(createTrustFromForm, refresh);
 export const revokeTrustAction = formAction(revokeTrust, refresh);

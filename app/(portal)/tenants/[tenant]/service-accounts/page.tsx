@@ -6,9 +6,13 @@ import { currentContext } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { tenantServiceAccounts } from "@/lib/tenancy/service-account-queries";
 import { tenantAccess } from "@/lib/tenancy/queries";
+import { rolesInForce, TOKEN_PLACEHOLDER, tokenExample } from "@/lib/tenancy/token-example";
+import { absoluteUrl } from "@/lib/server/request-url";
 import {
   createServiceAccountAction,
   deleteServiceAccountAction,
+  grantProjectRoleAction,
+  revokeProjectGrantAction,
   mintTokenAction,
   revokeTokenAction,
   rotateTokenAction,
@@ -30,7 +34,8 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
   if (!ctx) redirect("/sign-in");
   const detail = await tenantAccess(ctx, (await params).tenant);
   if (!detail) notFound();
-  const { accounts, canManage } = await tenantServiceAccounts(ctx, detail.tenant.slug);
+  const { accounts, canManage, projects } = await tenantServiceAccounts(ctx, detail.tenant.slug);
+  const baseUrl = await absoluteUrl("/");
   const t: FieldSpec = { kind: "hidden", name: "tenant", value: detail.tenant.slug };
 
   return (
@@ -42,7 +47,7 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
             <ActionDialog
               triggerLabel="New service account"
               title="New service account"
-              description="A machine identity owned by the tenant, not by you: it keeps working when people leave. Give it project roles from a project page."
+              description="A machine identity owned by the tenant, not by you: it keeps working when people leave. Give it project roles from its card here or from a project page."
               submitLabel="Create"
               action={createServiceAccountAction}
               fields={[t, { kind: "text", name: "name", label: "Name", placeholder: "ci-pipeline", hint: "Lower-case letters, digits and hyphens." }, { kind: "textarea", name: "description", label: "Description" }]}
@@ -58,6 +63,8 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
         <div className="space-y-6">
           {accounts.map((a) => {
             const sa: FieldSpec[] = [t, { kind: "hidden", name: "serviceAccount", value: a.name }];
+            const example = tokenExample(baseUrl, rolesInForce(detail.tenant.slug, a.projectRoles, ctx.now), ctx.now);
+            const noRole = a.projectRoles.every((r) => r.expiresAt !== null && r.expiresAt.getTime() <= ctx.now.getTime());
             return (
               <Card
                 key={a.principalId}
@@ -75,7 +82,11 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
                         triggerLabel="Mint token"
                         triggerKind="secondary"
                         title={`New token for ${a.name}`}
-                        description="The token is shown once. Store it in your secret manager."
+                        description={
+                          noRole
+                            ? `${example.reach} Set a role with “Set project role” on this card before or after minting. The token is shown once.`
+                            : `${example.reach} The token is shown once. Store it in your secret manager.`
+                        }
                         submitLabel="Mint token"
                         action={mintTokenAction}
                         fields={[...sa, ...EXPIRY_FIELDS]}
@@ -113,10 +124,61 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
                   ) : undefined
                 }
               >
-                <p className="mb-3 text-sm text-slate-700">
-                  Project roles:{" "}
-                  {a.projectRoles.length === 0 ? <span className="text-slate-500">none yet (grant one from a project page)</span> : a.projectRoles.map((r) => `${r.projectName} (${r.role})`).join(", ")}
-                </p>
+                <div className="mb-3 text-sm text-slate-700">
+                  <p>
+                    Project roles:{" "}
+                    {a.projectRoles.length === 0 ? <span className="text-slate-600">none yet: its tokens can do nothing but say who they are</span> : null}
+                  </p>
+                  {a.projectRoles.length > 0 && (
+                    <ul className="mt-1 space-y-1" aria-label={`Project roles of ${a.name}`}>
+                      {a.projectRoles.map((r) => (
+                        <li key={r.grantId} className="flex flex-wrap items-center gap-x-3">
+                          <span>
+                            {r.projectName} ({r.role}){r.expiresAt ? `, until ${formatDateTime(r.expiresAt)}` : ""}
+                          </span>
+                          {canManage && (
+                            <ActionDialog
+                              triggerLabel={`Remove role on ${r.projectName}`}
+                              triggerKind="link"
+                              danger
+                              title={`Remove ${a.name}'s role on ${r.projectName}?`}
+                              description="Its tokens lose what this role allowed at once."
+                              submitLabel="Remove role"
+                              action={revokeProjectGrantAction}
+                              fields={[t, { kind: "hidden", name: "project", value: r.projectSlug }, { kind: "hidden", name: "grantId", value: r.grantId }]}
+                            />
+                          )}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                  {canManage && projects.length > 0 && (
+                    <div className="mt-2">
+                      <ActionDialog
+                        triggerLabel="Set project role"
+                        triggerKind="secondary"
+                        title={`Set a project role for ${a.name}`}
+                        description="Member works in the project through the API (asks for quota, reads spend); viewer reads it; meter only pushes usage. Setting a role on a project where it holds one replaces it."
+                        submitLabel="Set role"
+                        action={grantProjectRoleAction}
+                        fields={[
+                          t,
+                          { kind: "hidden", name: "principalId", value: a.principalId },
+                          { kind: "select", name: "project", label: "Project", options: projects.map((p) => ({ value: p.slug, label: p.name })) },
+                          { kind: "select", name: "role", label: "Role", options: [{ value: "member", label: "member" }, { value: "viewer", label: "viewer" }, { value: "meter", label: "meter (pushes usage only)" }] },
+                        ]}
+                      />
+                    </div>
+                  )}
+                </div>
+                {canManage && (
+                  <figure className="mb-3">
+                    <figcaption className="text-xs font-medium text-slate-700">Use a token of {a.name} (the token replaces {TOKEN_PLACEHOLDER}; it is filled in only when a token is minted)</figcaption>
+                    <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-2 font-mono text-xs text-slate-100" data-testid="token-example">
+                      {example.command}
+                    </pre>
+                  </figure>
+                )}
                 {canManage &&
                   (a.tokens.length === 0 ? (
                     <p className="text-sm text-slate-500">No tokens. Mint one to use the API as this account.</p>

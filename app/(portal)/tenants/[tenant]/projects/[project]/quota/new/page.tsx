@@ -5,18 +5,9 @@ import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { dateInputValue } from "@/lib/format";
-import { minorDigits } from "@/lib/money";
-import { capacityPoolOf } from "@/lib/quota/capacity";
-import { requestableGpuModels } from "@/lib/quota/commands/requests";
-import { projectUsageSummaries } from "@/lib/metering/project-summaries";
-import { ratesInForce } from "@/lib/quota/cost";
-import { autoApprovedHoldings } from "@/lib/quota/policy";
-import { projectQuota } from "@/lib/quota/queries";
-import { autoApprovedGrantsOf, clusterAllocation, loadPools, loadQuotaPolicy, loadRates } from "@/lib/quota/store";
-import { budgetBasisOf, type PreviewBasis } from "@/lib/quota/view-helpers";
+import { requestFormBasis } from "@/lib/quota/request-form-basis";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { createQuotaRequestAction } from "../actions";
-import { gpusByModelOfLines } from "@/lib/quota/lines";
 import { RequestForm } from "./request-form";
 
 type Params = Promise<{ tenant: string; project: string }>;
@@ -37,33 +28,8 @@ export default async function NewQuotaRequestPage({ params }: { params: Params }
   const resource = { kind: "project", tenantId: tenant.id, projectId: project.id } as const;
   // Viewers, and closed projects: no form (the quota page offers no button either).
   if (!can(ctx.actor, "project.quota.request", resource, ctx.now) || project.archivedAt !== null || tenant.status !== "active") notFound();
-  const quota = await projectQuota(ctx, tenant.slug, project.slug);
-
-  // What the live preview computes from, loaded once: prices in force, capacity and what is allocated now,
-  // what the project holds by automatic approval, and (for those who may see its spend) its month against the budget.
+  const { models, basis, usage } = await requestFormBasis(ctx, tenant.slug, project.slug);
   const settings = config().cluster;
-  const seesSpend = can(ctx.actor, "project.spend.view", resource, ctx.now);
-  const [models, pools, rateRows, policy, allocation, autoGrants, usage] = await Promise.all([
-    requestableGpuModels(ctx.db),
-    loadPools(ctx.db),
-    loadRates(ctx.db),
-    loadQuotaPolicy(ctx.db),
-    clusterAllocation(ctx.db, settings, ctx.now),
-    autoApprovedGrantsOf(ctx.db, [project.id]),
-    seesSpend ? projectUsageSummaries(ctx.db, [project.id], ctx.now).then((m) => m.get(project.id) ?? null) : null,
-  ]);
-  const prices = ratesInForce(rateRows, ctx.now);
-  const basis: PreviewBasis = {
-    current: { quota: quota.effective, gpusByModel: quota.gpusByModel, burstByModel: gpusByModelOfLines(quota.lines, "burst") },
-    gpuResources: Object.fromEntries(models.map((m) => [m.model, m.resource])),
-    prices: [...prices],
-    pools: pools.map(capacityPoolOf),
-    allocated: allocation.total,
-    policy,
-    autoApproved: autoApprovedHoldings(autoGrants.get(project.id) ?? [], ctx.now, prices),
-    budget: usage ? budgetBasisOf(usage.budget, usage.lastUsageDay !== null) : null,
-    currencyDigits: minorDigits(config().currency),
-  };
   const collaborator = isCollaboratorOn(ctx.actor, tenant.id) && !ctx.actor.isPlatformAdmin;
   const base = `/tenants/${tenant.slug}/projects/${project.slug}`;
 

@@ -11,7 +11,7 @@ import { fitNote } from "@/lib/quota/capacity";
 import { costOverPeriod, describePeriod } from "@/lib/quota/cost";
 import { formatCapacityValue, formatMoney, parseAmountInputs, previewRequest, type AmountInputs, type PreviewBasis } from "@/lib/quota/view-helpers";
 
-type Values = AmountInputs & { duration: "permanent" | "until"; endsAt: string; justification: string };
+export type Values = AmountInputs & { duration: "permanent" | "until"; endsAt: string; justification: string };
 type FieldName = keyof Values;
 
 const EMPTY: Values = { gpuModel: "", gpuCount: "", gpuBurst: "", cpuCores: "", memory: "", storage: "", duration: "permanent", endsAt: "", justification: "" };
@@ -37,6 +37,7 @@ export function RequestForm({
   now,
   minDate,
   defaultDate,
+  editing,
 }: {
   action: (state: FormState, data: FormData) => Promise<FormState>;
   tenant: string;
@@ -52,9 +53,11 @@ export function RequestForm({
   now: string;
   minDate: string;
   defaultDate: string;
+  /** Editing a pending request: what it says now, and the request and version the edit is of. */
+  editing?: { values: Values; requestId: string; version: number; nextRevision: number; cancelHref: string };
 }) {
   const [state, formAction, pending] = useActionState(action, initialFormState);
-  const [values, setValues] = useState<Values>({ ...EMPTY, endsAt: defaultDate });
+  const [values, setValues] = useState<Values>(editing?.values ?? { ...EMPTY, endsAt: defaultDate });
   // What was sent with the last submit: a server error stays under its field until the field changes.
   const [sent, setSent] = useState<Values | null>(null);
   const set = (name: FieldName) => (e: { currentTarget: { value: string } }) => {
@@ -92,6 +95,12 @@ export function RequestForm({
       <form action={formAction} onSubmit={onSubmit} noValidate className="min-w-0 space-y-5 rounded-lg border border-slate-200 bg-white p-5 shadow-sm" aria-label="Quota request">
         <input type="hidden" name="tenant" value={tenant} />
         <input type="hidden" name="project" value={project} />
+        {editing && (
+          <>
+            <input type="hidden" name="requestId" value={editing.requestId} />
+            <input type="hidden" name="version" value={editing.version} />
+          </>
+        )}
         {state.status === "error" && <FormMessage status="error" message={state.message} />}
         {otherErrors.map(([k, messages]) => (
           <p key={k} role="alert" className="text-sm text-red-700">
@@ -206,9 +215,9 @@ export function RequestForm({
 
         <div className="flex items-center gap-2 border-t border-slate-100 pt-4">
           <button type="submit" disabled={pending} className={buttonClass("primary")}>
-            {pending ? "Submitting…" : "Submit request"}
+            {pending ? "Submitting…" : editing ? `Save as revision ${editing.nextRevision}` : "Submit request"}
           </button>
-          <Link href={`/tenants/${tenant}/projects/${project}/quota`} className={buttonClass()}>
+          <Link href={editing?.cancelHref ?? `/tenants/${tenant}/projects/${project}/quota`} className={buttonClass()}>
             Cancel
           </Link>
         </div>
@@ -267,7 +276,12 @@ export function RequestForm({
           </section>
         )}
 
-        {anything && (
+        {anything && editing && (
+          <p className="rounded-md bg-slate-100 px-3 py-2 text-xs text-slate-700" data-testid="decision-hint">
+            An edit is never approved automatically: a platform admin decides, and sees what you changed.
+          </p>
+        )}
+        {anything && !editing && (
           <p className={`rounded-md px-3 py-2 text-xs ${preview.auto.auto ? "bg-emerald-50 text-emerald-800" : "bg-slate-100 text-slate-700"}`} data-testid="decision-hint">
             {preview.auto.auto ? <>Likely approved automatically on submit ({preview.auto.rule}).</> : <>A platform admin decides, because {preview.auto.reason}.</>}
           </p>

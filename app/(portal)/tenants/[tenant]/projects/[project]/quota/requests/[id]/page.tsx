@@ -1,10 +1,14 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { ActionDialog } from "@/components/action-form";
+import { ActionDialog, ActionForm } from "@/components/action-form";
+import { buttonClass } from "@/components/button-class";
 import { DecisionActions } from "@/components/quota/decision-actions";
 import { DecisionPicture } from "@/components/quota/decision-picture";
+import { RequestHistoryView } from "@/components/quota/request-history";
 import { RequestStatusBadge } from "@/components/quota/request-status";
+import { RequestThread } from "@/components/quota/request-thread";
+import { ChangeList, RevisionHistory } from "@/components/quota/revision-changes";
 import { Card, formatDate, formatDateTime, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { isCollaboratorOn } from "@/lib/auth/policy";
@@ -15,7 +19,7 @@ import { requestDetail, type RequestDetail } from "@/lib/quota/queries";
 import { describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { approveQuotaRequestAction, rejectQuotaRequestAction } from "@/app/(portal)/admin/requests/actions";
-import { cancelQuotaRequestAction } from "../../actions";
+import { cancelQuotaRequestAction, commentOnQuotaRequestAction } from "../../actions";
 
 type Params = Promise<{ tenant: string; project: string; id: string }>;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
@@ -30,8 +34,9 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
   const { tenant: tenantSlug, project: projectSlug, id } = await params;
   const [detail, project] = await Promise.all([requestDetail(ctx, id, { tenant: tenantSlug, project: projectSlug }), projectDetail(ctx, tenantSlug, projectSlug)]);
   if (!detail || !project) notFound();
-  const { request: r, events } = detail;
-  const submitted = (await searchParams).submitted;
+  const { request: r, events, conversation } = detail;
+  const { submitted, edited } = await searchParams;
+  const latest = conversation.revisions.at(-1)!;
   const currency = config().currency;
   const collaborator = isCollaboratorOn(ctx.actor, project.tenant.id) && !ctx.actor.isPlatformAdmin;
   const base = `/tenants/${r.tenantSlug}/projects/${r.projectSlug}`;
@@ -57,17 +62,26 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
           </>
         }
         actions={
-          detail.canCancel ? (
-            <ActionDialog
-              triggerLabel="Cancel request"
-              triggerKind="secondary"
-              title="Cancel this request?"
-              description="It is withdrawn before anyone decides it. You can ask again later."
-              submitLabel="Cancel request"
-              pendingLabel="Cancelling…"
-              action={cancelQuotaRequestAction}
-              fields={[{ kind: "hidden", name: "requestId", value: r.id }]}
-            />
+          detail.canCancel || conversation.canEdit ? (
+            <div className="flex flex-wrap gap-2">
+              {conversation.canEdit && (
+                <Link href={`${base}/quota/requests/${r.id}/edit`} className={buttonClass("secondary")}>
+                  Edit request
+                </Link>
+              )}
+              {detail.canCancel && (
+                <ActionDialog
+                  triggerLabel="Cancel request"
+                  triggerKind="secondary"
+                  title="Cancel this request?"
+                  description="It is withdrawn before anyone decides it. You can ask again later."
+                  submitLabel="Cancel request"
+                  pendingLabel="Cancelling…"
+                  action={cancelQuotaRequestAction}
+                  fields={[{ kind: "hidden", name: "requestId", value: r.id }]}
+                />
+              )}
+            </div>
           ) : undefined
         }
       />
@@ -83,6 +97,12 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
         </p>
       )}
 
+      {edited && r.revision > 1 && (
+        <p role="status" className="mb-6 rounded-md bg-brand-50 px-4 py-3 text-sm text-brand-900">
+          Saved as revision {r.revision}. The platform admin deciding sees what you changed.
+        </p>
+      )}
+
       <div className="space-y-6">
         <Card title="Request">
           <dl className="grid gap-x-8 gap-y-4 text-sm sm:grid-cols-2" data-testid="request-summary">
@@ -94,6 +114,12 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
                 </span>
               ) : null}
             </Item>
+            {r.revision > 1 && (
+              <Item label="Revision">
+                {r.revision}
+                <span className="block text-slate-600">edited by the requester since it was asked</span>
+              </Item>
+            )}
             <Item label="Asked">
               {describeAmounts(r.amounts)}
               <span className="block text-slate-600">{r.endsAt ? `until ${formatDateTime(r.endsAt)}` : "permanent"}</span>
@@ -155,6 +181,15 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
             }
           >
             <div className="space-y-6">
+              {latest.changes.length > 0 && (
+                <section aria-labelledby="edited-heading" className="rounded-md border border-amber-200 bg-amber-50 p-4">
+                  <h3 id="edited-heading" className="mb-2 text-sm font-semibold text-amber-950">
+                    Edited: revision {latest.revision} changed this since revision {latest.revision - 1}
+                  </h3>
+                  <ChangeList changes={latest.changes} label={`What revision ${latest.revision} changed`} />
+                  <p className="mt-2 text-xs text-amber-900">Your decision applies to revision {latest.revision}, as shown here. If the requester edits it again before you decide, you are asked to reload.</p>
+                </section>
+              )}
               <DecisionActions
                 request={{ ...r, conflict: detail.picture.conflict }}
                 currency={currency}
@@ -164,7 +199,36 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
                 blockedReason={firstApprovalByMe ? "You gave the first approval; a second, different platform admin must approve too." : null}
               />
               <DecisionPicture entry={detail.picture} currency={currency} />
+              {detail.history && <RequestHistoryView history={detail.history} tenantSlug={r.tenantSlug} projectName={r.projectName} />}
             </div>
+          </Card>
+        )}
+
+        {conversation.comments && (
+          <div role="region" aria-label="Conversation">
+          <Card title="Conversation" description="Between the requester and those who decide: the requester, the tenant's admins and the platform admins read it.">
+            <RequestThread
+              comments={conversation.comments}
+              currentRevision={r.revision}
+              form={
+                <ActionForm
+                  action={commentOnQuotaRequestAction}
+                  fields={[
+                    { kind: "hidden", name: "requestId", value: r.id },
+                    { kind: "textarea", name: "body", label: "Your comment", hint: "Up to 4,000 characters. The other side is notified." },
+                  ]}
+                  submitLabel="Send comment"
+                  pendingLabel="Sending…"
+                />
+              }
+            />
+          </Card>
+          </div>
+        )}
+
+        {conversation.revisions.length > 1 && (
+          <Card title="Revisions" description="Each edit by the requester, with what it changed. Earlier revisions are kept.">
+            <RevisionHistory revisions={conversation.revisions} />
           </Card>
         )}
 
@@ -216,6 +280,7 @@ function grantedOf(r: RequestDetail["request"]): { amounts: QuotaAmounts; endsAt
 
 const EVENT_TITLES: Record<string, string> = {
   created: "Asked",
+  edited: "Edited",
   auto_approved: "Approved automatically",
   first_approval: "First approval",
   approved: "Approved",
@@ -243,6 +308,8 @@ function EventDetail({ kind, detail, currency }: { kind: string; detail: Record<
   const lines: string[] = [];
   if (typeof detail.estimate === "number") lines.push(`Estimate ${formatMoney(detail.estimate, typeof detail.currency === "string" ? detail.currency : currency)} a month.`);
   if (typeof detail.rule === "string") lines.push(`Rule: ${detail.rule}.`);
+  if (typeof detail.revision === "number" && kind === "edited") lines.push(`Now revision ${detail.revision}.${detail.firstApprovalWithdrawn ? " The first approval, of the earlier revision, was withdrawn." : ""}`);
+  else if (typeof detail.revision === "number" && detail.revision > 1) lines.push(`Of revision ${detail.revision}.`);
   const granted = detail.granted as Partial<QuotaAmounts> | undefined;
   if (granted && typeof granted === "object" && (kind === "approved_with_changes" || kind === "first_approval")) {
     const endsAt = typeof detail.endsAt === "string" ? new Date(detail.endsAt) : null;

@@ -1,0 +1,82 @@
+import { notFound, redirect } from "next/navigation";
+import { UsageSummary } from "@/components/quota/usage-summary";
+import { PageHeader } from "@/components/ui";
+import { currentContext } from "@/lib/auth/current-actor";
+import { isCollaboratorOn } from "@/lib/auth/policy";
+import { config } from "@/lib/config";
+import { dateInputValue } from "@/lib/format";
+import { GiB } from "@/lib/quota/amounts";
+import { requestDetail } from "@/lib/quota/queries";
+import { requestFormBasis } from "@/lib/quota/request-form-basis";
+import { projectDetail } from "@/lib/tenancy/queries";
+import { editQuotaRequestAction } from "../../../actions";
+import { RequestForm, type Values } from "../../../new/request-form";
+
+type Params = Promise<{ tenant: string; project: string; id: string }>;
+const DAY = 86_400_000;
+
+export const metadata = { title: "Edit quota request" };
+
+/** A number as the form field takes it: empty for none. */
+const field = (n: number) => (n > 0 ? String(n) : "");
+
+export default async function EditQuotaRequestPage({ params }: { params: Params }) {
+  const ctx = await currentContext();
+  if (!ctx) redirect("/sign-in");
+  const { tenant: tenantSlug, project: projectSlug, id } = await params;
+  const [detail, project] = await Promise.all([requestDetail(ctx, id, { tenant: tenantSlug, project: projectSlug }), projectDetail(ctx, tenantSlug, projectSlug)]);
+  // Only its requester edits it, and only while it is pending: for anyone else there is no such page.
+  if (!detail?.conversation.canEdit || !project) notFound();
+  const r = detail.request;
+  const { models, basis, usage } = await requestFormBasis(ctx, r.tenantSlug, r.projectSlug);
+  const base = `/tenants/${r.tenantSlug}/projects/${r.projectSlug}`;
+  const requestHref = `${base}/quota/requests/${r.id}`;
+  const collaborator = isCollaboratorOn(ctx.actor, r.tenantId) && !ctx.actor.isPlatformAdmin;
+  const values: Values = {
+    gpuModel: r.amounts.gpuModel ?? "",
+    gpuCount: field(r.amounts.gpuCount),
+    gpuBurst: field(r.amounts.gpuBurst ?? 0),
+    cpuCores: field(r.amounts.cpuCores),
+    memory: field(r.amounts.memoryBytes / GiB),
+    storage: field(r.amounts.storageBytes / GiB),
+    duration: r.endsAt ? "until" : "permanent",
+    endsAt: r.endsAt ? dateInputValue(r.endsAt) : dateInputValue(new Date(ctx.now.getTime() + 30 * DAY)),
+    justification: r.justification,
+  };
+
+  return (
+    <>
+      <PageHeader
+        crumbs={[
+          { href: "/", label: "My tenants" },
+          ...(collaborator ? [] : [{ href: `/tenants/${r.tenantSlug}`, label: project.tenant.name }]),
+          { href: base, label: r.projectName },
+          { href: `${base}/quota`, label: "Quota" },
+          { href: requestHref, label: "Quota request" },
+        ]}
+        title="Edit quota request"
+        subtitle={
+          <>
+            Change what you ask for while nobody has decided. The request keeps what it said before (revision {r.revision}), and the platform admin deciding sees what you
+            changed; an approval of the earlier revision no longer counts.
+          </>
+        }
+      />
+      <RequestForm
+        action={editQuotaRequestAction}
+        tenant={r.tenantSlug}
+        project={r.projectSlug}
+        projectName={r.projectName}
+        models={models}
+        burstAvailable={config().cluster.render.kueue.enabled}
+        basis={basis}
+        usage={usage ? <UsageSummary summary={usage} currency={config().currency} projectName={r.projectName} /> : null}
+        currency={config().currency}
+        now={ctx.now.toISOString()}
+        minDate={dateInputValue(new Date(ctx.now.getTime() + DAY))}
+        defaultDate={values.endsAt}
+        editing={{ values, requestId: r.id, version: r.version, nextRevision: r.revision + 1, cancelHref: requestHref }}
+      />
+    </>
+  );
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { GiB } from "./amounts";
+import { contentChanges, type RequestContent } from "./revision-changes";
+
+const asked: RequestContent = {
+  amounts: { gpuModel: "H100", gpuCount: 4, cpuCores: 32, memoryBytes: 256 * GiB, storageBytes: 0 },
+  endsAt: new Date("2026-12-16T12:00:00Z"),
+  justification: "Fine-tuning the ranking model for the December release.",
+  monthlyCost: 11972,
+  writtenAt: new Date("2026-12-02T12:00:00Z"),
+};
+
+describe("what changed between two revisions of a request", () => {
+  it("lists nothing when nothing changed", () => {
+    expect(contentChanges(asked, { ...asked, writtenAt: new Date("2026-12-03T00:00:00Z") }, "USD")).toEqual([]);
+  });
+
+  it("names each changed field with its value before and after", () => {
+    const edited: RequestContent = { ...asked, amounts: { ...asked.amounts, gpuCount: 2, storageBytes: 500 * GiB }, justification: "Only the small model this month.", monthlyCost: 5986 };
+    const changes = contentChanges(asked, edited, "USD");
+    expect(changes.map((c) => c.field)).toEqual(["gpuCount", "storage", "justification", "estimate"]);
+    expect(changes[0]).toEqual({ field: "gpuCount", label: "GPUs", before: "4", after: "2" });
+    expect(changes[1]!.before).toBe("none");
+    expect(changes[1]!.after).toMatch(/500/);
+    expect(changes[3]!.before).toMatch(/^\$11,972\.00 a month \(\$.* for its/);
+  });
+
+  it("shows a change of end with the money of the period, even at the same monthly rate", () => {
+    const longer: RequestContent = { ...asked, endsAt: new Date("2026-12-30T12:00:00Z") };
+    const changes = contentChanges(asked, longer, "USD");
+    expect(changes.map((c) => c.field)).toEqual(["endsAt", "estimate"]);
+    expect(changes[1]!.before).not.toBe(changes[1]!.after);
+  });
+
+  it("tells permanent from time-bound", () => {
+    const [change] = contentChanges(asked, { ...asked, endsAt: null }, "USD");
+    expect(change).toMatchObject({ field: "endsAt", after: "permanent" });
+  });
+});

@@ -1,0 +1,54 @@
+import { formatDateTime } from "@/lib/format";
+import type { QuotaAmounts } from "./amounts";
+import { formatBytes, formatCores, formatMoney, periodCostPhrase } from "./view-helpers";
+
+/** What one revision of a quota request says: what an edit may change. */
+export interface RequestContent {
+  amounts: QuotaAmounts;
+  endsAt: Date | null;
+  justification: string;
+  /** The estimate at the rate card when that revision was written. */
+  monthlyCost: number;
+  /** When the revision was written: the period it asks for starts there. */
+  writtenAt: Date;
+}
+
+export interface ContentChange {
+  field: "gpuModel" | "gpuCount" | "gpuBurst" | "cpuCores" | "memory" | "storage" | "endsAt" | "justification" | "estimate";
+  label: string;
+  before: string;
+  after: string;
+}
+
+const gpus = (n: number) => (n > 0 ? String(n) : "none");
+const sizes = (f: (n: number) => string) => (n: number) => (n > 0 ? f(n) : "none");
+const end = (d: Date | null) => (d ? `until ${formatDateTime(d)}` : "permanent");
+
+/**
+ * The fields that differ between two revisions, as an approver reads them
+ * (before and after, formatted the way the request page shows them). The
+ * estimate is listed with the period's cost when either revision has an end,
+ * so a shorter or longer time reads in money too.
+ */
+export function contentChanges(before: RequestContent, after: RequestContent, currency: string): ContentChange[] {
+  const a = before.amounts;
+  const b = after.amounts;
+  const rows: ContentChange[] = [];
+  const add = (field: ContentChange["field"], label: string, x: string, y: string) => {
+    if (x !== y) rows.push({ field, label, before: x, after: y });
+  };
+  add("gpuModel", "GPU model", a.gpuModel ?? "none", b.gpuModel ?? "none");
+  add("gpuCount", "GPUs", gpus(a.gpuCount), gpus(b.gpuCount));
+  add("gpuBurst", "Burst GPUs", gpus(a.gpuBurst ?? 0), gpus(b.gpuBurst ?? 0));
+  add("cpuCores", "CPU cores", sizes(formatCores)(a.cpuCores), sizes(formatCores)(b.cpuCores));
+  add("memory", "Memory", sizes(formatBytes)(a.memoryBytes), sizes(formatBytes)(b.memoryBytes));
+  add("storage", "Storage", sizes(formatBytes)(a.storageBytes), sizes(formatBytes)(b.storageBytes));
+  add("endsAt", "Until", end(before.endsAt), end(after.endsAt));
+  add("justification", "Justification", before.justification, after.justification);
+  const estimate = (c: RequestContent) => {
+    const period = periodCostPhrase(c.monthlyCost, c.writtenAt, c.endsAt, currency);
+    return `${formatMoney(c.monthlyCost, currency)} a month${period ? ` (${period})` : ""}`;
+  };
+  if (before.monthlyCost !== after.monthlyCost || rows.some((r) => r.field === "endsAt")) add("estimate", "Estimate", estimate(before), estimate(after));
+  return rows;
+}
