@@ -373,8 +373,13 @@ async function assertGuaranteesFitMinimum(tx: Database, poolsBefore: (typeof nod
 
 /**
  * Remove a pool from the portal's picture of the cluster (the nodes are not
- * touched). Grants for its GPU model stay; requests for the model are refused
- * while no pool offers it. With `version`, only the version that was shown is deleted.
+ * touched). Refused while guarantees depend on it: when the pools left would
+ * hold fewer of a GPU line at their autoscaler minimum than the tenants are
+ * guaranteed, the message names the pool, the line and who holds the
+ * guarantees (under the same lock as approvals and envelopes, so a guarantee
+ * approved meanwhile is counted). Otherwise grants for its GPU model stay;
+ * requests for the model are refused while no pool offers it. With
+ * `version`, only the version that was shown is deleted.
  */
 export const deleteNodePool = defineCommand({
   name: "deleteNodePool",
@@ -382,11 +387,26 @@ export const deleteNodePool = defineCommand({
   target: onCapacity,
   async run(ctx, input) {
     return ctx.db.transaction(async (tx) => {
+      // Approvals, envelope changes and pool edits take turns on the sum of guarantees; the lock comes first, as there.
+      await lockGuaranteeSum(tx);
       const [before] = await tx.select().from(nodePools).where(eq(nodePools.id, input.id)).for("update");
       if (!before) throw new AppError("not_found", "No such node pool.");
       if (input.version !== undefined && before.version !== input.version) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
+      if (before.gpuModel) {
+        const [pools, policy, holdings] = await Promise.all([loadPools(tx), loadQuotaPolicy(tx), tenantLineHoldings(tx, ctx.now)]);
+        const problem = poolMinimumProblem(
+          pools,
+          pools.filter((p) => p.id !== before.id),
+          policy.overcommit,
+          holdings,
+          "lower those guarantees (envelopes and grants) first, or give another pool the capacity",
+        );
+        if (problem) throw new AppError("conflict", `Node pool ${before.name} cannot be deleted: deleting it ${problem}.`);
+      }
+      const resourcesBefore = await knownGpuResources(tx);
       await tx.delete(nodePools).where(eq(nodePools.id, input.id));
       await endPoolSize(tx, before.id, ctx.now);
+      await followGpuResources(tx, resourcesBefore, ctx.now, `node pool ${before.name} deleted`);
       await recordAudit(tx, {
         actor: auditActorOf(ctx.actor),
         at: ctx.now,
