@@ -1,4 +1,5 @@
 import { Fragment } from "react";
+import type { OfferedGpuResource } from "@/lib/quota/import-pools";
 import { formatNodeTaint, type NodeTaint } from "@/lib/quota/pool-hardware";
 
 /** Text that may break after "/", "=" and ":" (and anywhere, when a part is still too long). */
@@ -59,6 +60,34 @@ export function HardwareFacts({ labels, taints, tiers }: { labels: Record<string
           )}
         </dd>
       </div>
+    </dl>
+  );
+}
+
+/**
+ * What a pool's nodes advertise beyond the GPU resource quota is requested in
+ * (a MIG mixed-strategy node offers several profiles): named so the admin sees
+ * the whole node, and said not to be requestable (every namespace's quota caps
+ * them at 0). Nothing when the nodes offer only the requestable resource.
+ */
+export function OfferedGpuResources({ offered, requestable }: { offered: readonly OfferedGpuResource[]; requestable: string | null }) {
+  const others = offered.filter((o) => o.resource !== requestable);
+  if (others.length === 0) return null;
+  return (
+    <dl className="mt-1 text-xs text-slate-600">
+      <dt className="font-medium text-slate-700">Nodes also offer</dt>
+      <dd>
+        <ul className="font-mono">
+          {others.map((o) => (
+            <li key={o.resource} className="[overflow-wrap:anywhere]">
+              <Breakable text={`${o.resource} ×${o.perNode}`} />
+            </li>
+          ))}
+        </ul>
+        <p>
+          not requestable: every namespace’s quota caps {others.length > 1 ? "them" : "it"} at 0{requestable ? `; quota is requested in ${requestable}` : ""}
+        </p>
+      </dd>
     </dl>
   );
 }

@@ -87,12 +87,13 @@ export async function seedDemoData(db: Database, now: Date): Promise<boolean> {
     const pool = (name: string, gpu: Record<string, string> = {}) => ({ nodeLabels: { "cloud.google.com/gke-nodepool": name, ...gpu }, nodeTaints: Object.keys(gpu).length > 0 ? [GPU_TAINT] : [] });
     const poolRows = await tx.insert(nodePools).values([
       // The autoscaler keeps at least 3 H100 nodes: the 24 GPUs the tenants' envelopes guarantee (lib/demo/quota.ts). Training and preemptible work only: serving runs on MIG slices.
-      { name: "h100-pool", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, minNodes: 4, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1843 * GiB, tiers: ["training", "preemptible"], createdAt: now, ...pool("h100-pool", { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }) },
+      { name: "h100-pool", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: 8, nodeCount: 4, minNodes: 4, maxNodes: 6, cpuPerNode: 208, memoryBytesPerNode: 1843 * GiB, tiers: ["training", "preemptible"], offeredGpuResources: [{ resource: "nvidia.com/gpu", perNode: 8 }], createdAt: now, ...pool("h100-pool", { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }) },
       {
         name: "a100-mig",
         gpuModel: "A100 1g.10gb",
         gpuResource: "nvidia.com/mig-1g.10gb",
         gpusPerNode: 56,
+        offeredGpuResources: [{ resource: "nvidia.com/mig-1g.10gb", perNode: 56 }],
         gpuSharing: "mig" as const,
         // Serving is pinned to MIG slices; training keeps whole GPUs.
         tiers: ["serving"],
@@ -103,7 +104,7 @@ export async function seedDemoData(db: Database, now: Date): Promise<boolean> {
         ...pool("a100-mig", { "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "8", "nvidia.com/mig.strategy": "mixed", "nvidia.com/mig.config": "all-1g.10gb" }),
       },
       { name: "cpu-general", gpuModel: null, gpuResource: null, gpusPerNode: 0, nodeCount: 20, cpuPerNode: 64, memoryBytesPerNode: 256 * GiB, createdAt: now, ...pool("cpu-general") },
-      { name: "l4-inference", gpuModel: "L4", gpuResource: "nvidia.com/gpu", gpusPerNode: 4, nodeCount: 6, cpuPerNode: 48, memoryBytesPerNode: 192 * GiB, createdAt: now, ...pool("l4-inference", { "nvidia.com/gpu.product": "NVIDIA-L4" }) },
+      { name: "l4-inference", gpuModel: "L4", gpuResource: "nvidia.com/gpu", gpusPerNode: 4, offeredGpuResources: [{ resource: "nvidia.com/gpu", perNode: 4 }], nodeCount: 6, cpuPerNode: 48, memoryBytesPerNode: 192 * GiB, createdAt: now, ...pool("l4-inference", { "nvidia.com/gpu.product": "NVIDIA-L4" }) },
     ]).returning();
     await seedDemoPoolHistory(tx, poolRows, now);
     const rateCardFrom = new Date("2026-01-01T00:00:00.000Z");

@@ -8,6 +8,7 @@ import { saveScreenshot } from "./support/checks";
 import { KUBE_API_URL, SCREENSHOT_DIR } from "./support/env";
 import { applyWorkload, clusterQueuePath, getObject, localQueuePath, pendingWorkloads, setClusterQueueStatus, waitForObjects, type KubeObject, type WorkloadSpec } from "./support/kueue";
 import { PERSONAS, SIGNED_OUT } from "./support/personas";
+import { DEMO_WORKLOADS, type DemoWorkload } from "../lib/demo/workloads";
 
 /**
  * The issue's journey: a data scientist sees a pending workload and borrowed
@@ -28,20 +29,38 @@ const BURST_QUEUE = `${NAMESPACE}.burst`;
 const H100 = "vision-lab-h100";
 const GPU = "nvidia.com/gpu";
 
-const workload = (name: string, queueName: "default" | "preemptible", gpus: number): WorkloadSpec =>
-  queueName === "default"
-    ? { namespace: NAMESPACE, name, queueName, priorityClassName: "vision-lab-training", priority: 500, gpus }
-    : { namespace: NAMESPACE, name, queueName, priorityClassName: "vision-lab-preemptible", priority: 100, gpus };
-/** Training fills the guarantee, with CPU and memory beside its GPUs; the sweeps ask for GPUs alone (the demo's burst queue holds no CPU or memory). */
-const TRAINING = { ...workload("train-detector-v7", "default", 8), cpu: "48", memory: "384Gi" };
-const SWEEPS = [1, 2, 3].map((n) => workload(`sweep-lr-${n}`, "preemptible", 4));
+const PRIORITY = { training: 500, preemptible: 100 } as const;
+const workload = (w: DemoWorkload): WorkloadSpec => ({
+  namespace: NAMESPACE,
+  name: w.name,
+  queueName: w.queueName,
+  priorityClassName: `vision-lab-${w.tier}`,
+  priority: PRIORITY[w.tier],
+  gpus: w.gpus,
+  cpu: w.cpu,
+  memory: w.memory,
+});
+/** The demo story's workloads (lib/demo/workloads.ts): training fills the guarantee; the sweeps borrow H100s with CPU and memory beside them. */
+const TRAINING_SHAPE = DEMO_WORKLOADS.find((w) => w.queueName === "default")!;
+const TRAINING = workload(TRAINING_SHAPE);
+const SWEEP_SHAPES = DEMO_WORKLOADS.filter((w) => w.queueName === "preemptible");
+const SWEEPS = SWEEP_SHAPES.map(workload);
+const gib = (memory: string) => Number(memory.replace(/Gi$/, ""));
+const SWEEP = { cpu: Number(SWEEP_SHAPES[0]!.cpu), memoryGiB: gib(SWEEP_SHAPES[0]!.memory) };
 /** The Kueue scheduler's messages, as it writes them on QuotaReserved=False. */
 const NO_IDLE_GPUS = `couldn't assign flavors to pod set main: insufficient unused quota for ${GPU} in flavor ${H100}, 4 more needed`;
 const BURST_REACHED = `couldn't assign flavors to pod set main: borrowing limit for ${GPU} in flavor ${H100} exceeded`;
+/** The same in the words Dana reads (lib/quota/wait-reason.ts), the flavour named as her quota names it. */
+const NO_IDLE_GPUS_WORDS = "It waits for 4 more GPUs of H100 to come free: what the project holds is in use and nothing idle can be borrowed right now. It starts when running work finishes or idle quota appears.";
+const BURST_REACHED_WORDS = "Starting it would borrow more GPUs of H100 than the project's burst limit allows: it waits until the project's other borrowed work finishes (or the burst limit is raised).";
 
 const DEFAULT_FLAVOUR = "vision-lab-default";
 const h100Use = (total: number, borrowed: number) => [{ name: H100, resources: [{ name: GPU, total: String(total), borrowed: String(borrowed) }] }];
-const computeUse = (cpu: string, memory: string) => [{ name: DEFAULT_FLAVOUR, resources: [{ name: "cpu", total: cpu, borrowed: "0" }, { name: "memory", total: memory, borrowed: "0" }] }];
+const computeUse = (cpu: string, memory: string, borrowed = false) => [
+  { name: DEFAULT_FLAVOUR, resources: [{ name: "cpu", total: cpu, borrowed: borrowed ? cpu : "0" }, { name: "memory", total: memory, borrowed: borrowed ? memory : "0" }] },
+];
+/** What n sweeps reserve in the burst queue: 4 borrowed H100 each, with their CPU and memory, all borrowed. */
+const sweepsUse = (n: number) => [...computeUse(String(n * SWEEP.cpu), `${n * SWEEP.memoryGiB}Gi`, true), ...h100Use(4 * n, 4 * n)];
 
 /** A flavour's quota for one resource in a ClusterQueue's spec, as the portal rendered it. */
 function quotaIn(queue: KubeObject, flavor: string, resource: string): { nominalQuota?: string; borrowingLimit?: string } {
@@ -73,8 +92,8 @@ test.describe("Dana, data scientist in Vision Lab, with the portal connected to 
     await applyWorkload(TRAINING, { admitted: true });
     await applyWorkload(SWEEPS[0]!, { admitted: true });
     for (const sweep of SWEEPS.slice(1)) await applyWorkload(sweep, { admitted: false, message: NO_IDLE_GPUS });
-    await setClusterQueueStatus(GUARANTEED_QUEUE, { flavorsReservation: [...computeUse(TRAINING.cpu, TRAINING.memory), ...h100Use(guaranteed, 0)], pendingWorkloads: 0, reservingWorkloads: 1, admittedWorkloads: 1 });
-    await setClusterQueueStatus(BURST_QUEUE, { flavorsReservation: h100Use(4, 4), pendingWorkloads: 2, reservingWorkloads: 1, admittedWorkloads: 1 });
+    await setClusterQueueStatus(GUARANTEED_QUEUE, { flavorsReservation: [...computeUse(TRAINING_SHAPE.cpu, TRAINING_SHAPE.memory), ...h100Use(guaranteed, 0)], pendingWorkloads: 0, reservingWorkloads: 1, admittedWorkloads: 1 });
+    await setClusterQueueStatus(BURST_QUEUE, { flavorsReservation: sweepsUse(1), pendingWorkloads: 2, reservingWorkloads: 1, admittedWorkloads: 1 });
     const waiting = await pendingWorkloads(NAMESPACE, "preemptible");
     expect(waiting.map((w) => [w.metadata.name, w.positionInLocalQueue, w.positionInClusterQueue])).toEqual([
       ["sweep-lr-2", 0, 0],
@@ -103,9 +122,9 @@ test.describe("Dana, data scientist in Vision Lab, with the portal connected to 
       Borrowed: "4",
       "Lent (est.)": "0",
     });
-    // CPU and memory: what training reserved in the guarantee; storage is no Kueue resource, so it has no live figures.
-    expect(await share.line("Any node", "CPU")).toMatchObject({ "In use": "48 cores", Borrowed: "0 cores" });
-    expect(await share.line("Any node", "Memory")).toMatchObject({ "In use": "384 GiB", Borrowed: "0 GiB" });
+    // CPU and memory: training's in the guarantee, the running sweep's borrowed; storage is no Kueue resource, so it has no live figures.
+    expect(await share.line("Any node", "CPU")).toMatchObject({ "In use": `${Number(TRAINING_SHAPE.cpu) + SWEEP.cpu} cores`, Borrowed: `${SWEEP.cpu} cores` });
+    expect(await share.line("Any node", "Memory")).toMatchObject({ "In use": `${gib(TRAINING_SHAPE.memory) + SWEEP.memoryGiB} GiB`, Borrowed: `${SWEEP.memoryGiB} GiB` });
     expect(await share.line("Any node", "Storage")).toMatchObject({ "Burst limit": "—", "In use": "—", Borrowed: "—", "Lent (est.)": "—" });
 
     await expect(share.pendingHeading).toHaveText(`Waiting workloads (${waiting.length})`);
@@ -118,7 +137,11 @@ test.describe("Dana, data scientist in Vision Lab, with the portal connected to 
       // Kueue counts from 0, people from 1; alone in its ClusterQueue, the two places are one.
       await expect(item).toContainText(`#${w.positionInLocalQueue + 1} in its queue`);
       await expect(item).not.toContainText("in the cluster queue");
-      await expect(item.getByText(`Why it waits: ${NO_IDLE_GPUS}`, { exact: true })).toBeVisible();
+      await expect(item.getByText(`Why it waits: ${NO_IDLE_GPUS_WORDS}`, { exact: true })).toBeVisible();
+      // Kueue's own message is one click away.
+      await expect(item.getByText(NO_IDLE_GPUS, { exact: true })).toBeHidden();
+      await item.getByText("Kueue’s message").click();
+      await expect(item.getByText(NO_IDLE_GPUS, { exact: true })).toBeVisible();
     }
     await screenshot(page, testInfo, "share-now-live-1280");
     // On a phone the lines are short lists, the live figures first; nothing in the card is wider than the screen.
@@ -133,7 +156,7 @@ test.describe("Dana, data scientist in Vision Lab, with the portal connected to 
     // Idle GPUs free up: Kueue admits the next sweep on 4 more borrowed; the last one now waits on the burst limit.
     await applyWorkload(SWEEPS[1]!, { admitted: true });
     await applyWorkload(SWEEPS[2]!, { admitted: false, message: BURST_REACHED });
-    await setClusterQueueStatus(BURST_QUEUE, { flavorsReservation: h100Use(burst, burst), pendingWorkloads: 1, reservingWorkloads: 2, admittedWorkloads: 2 });
+    await setClusterQueueStatus(BURST_QUEUE, { flavorsReservation: sweepsUse(2), pendingWorkloads: 1, reservingWorkloads: 2, admittedWorkloads: 2 });
     const still = await pendingWorkloads(NAMESPACE, "preemptible");
     expect(still.map((w) => [w.metadata.name, w.positionInLocalQueue])).toEqual([["sweep-lr-3", 0]]);
 
@@ -142,6 +165,8 @@ test.describe("Dana, data scientist in Vision Lab, with the portal connected to 
     await expect(share.pendingHeading).toHaveText("Waiting workloads (1)");
     await expect(share.pendingItems).toHaveCount(1);
     await expect(share.pendingItem("sweep-lr-3")).toContainText("#1 in its queue");
-    await expect(share.pendingItem("sweep-lr-3").getByText(`Why it waits: ${BURST_REACHED}`, { exact: true })).toBeVisible();
+    await expect(share.pendingItem("sweep-lr-3").getByText(`Why it waits: ${BURST_REACHED_WORDS}`, { exact: true })).toBeVisible();
+    await share.pendingItem("sweep-lr-3").getByText("Kueue’s message").click();
+    await expect(share.pendingItem("sweep-lr-3").getByText(BURST_REACHED, { exact: true })).toBeVisible();
   });
 });

@@ -130,7 +130,17 @@ function PendingList({ share }: { share: Extract<ShareNow, { mode: "live" }> }) 
                   )}
                 </span>
               </div>
-              {w.reason && <p className="mt-1 break-words text-slate-600">Why it waits: {w.reason}</p>}
+              {w.reason && (
+                <div className="mt-1 text-slate-600">
+                  <p className="break-words">Why it waits: {w.explanation?.sentence ?? w.reason}</p>
+                  {w.explanation && (
+                    <details className="mt-1 text-xs text-slate-500">
+                      <summary className="cursor-pointer">Kueue’s message</summary>
+                      <p className="mt-1 break-all font-mono">{w.reason}</p>
+                    </details>
+                  )}
+                </div>
+              )}
             </li>
           ))}
         </ul>

@@ -36,6 +36,14 @@ export const nodePools = pgTable(
     gpuSlices: integer("gpu_slices").notNull().default(1),
     /** The workload tiers the platform lets onto this pool (e.g. serving only on MIG slices); null: every tier. */
     tiers: jsonb("tiers").$type<string[]>(),
+    /**
+     * Every GPU extended resource the pool's nodes advertise, with how many a
+     * node offers (a MIG mixed-strategy node offers several profiles): the
+     * hardware view. Only gpuResource is requestable; every namespace's
+     * ResourceQuota names the others too (hard 0 unless held), so none is
+     * consumed uncapped. Empty for pools added by hand.
+     */
+    offeredGpuResources: jsonb("offered_gpu_resources").$type<{ resource: string; perNode: number }[]>().notNull().default([]),
     version: integer("version").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },

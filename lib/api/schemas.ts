@@ -169,6 +169,11 @@ export const nodePoolOut = z.object({
   nodeLabels: z.record(z.string(), z.string()).describe("Labels every node of the pool carries"),
   nodeTaints: z.array(z.object({ key: z.string(), value: z.string().optional(), effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]) })).describe("Taints of the pool's nodes"),
   tiers: z.array(z.string()).nullable().describe("Workload tiers allowed on the pool (serving, training, preemptible); null: every tier"),
+  offeredGpuResources: z
+    .array(z.object({ resource: z.string(), perNode: z.number().int() }))
+    .describe(
+      "Every GPU extended resource the pool's nodes advertise, as imported from the cluster (a MIG mixed-strategy node offers several profiles); only gpuResource is requestable, every namespace's ResourceQuota caps the others at 0. Empty for a pool added by hand",
+    ),
   nodeCount: z.number().int(),
   minNodes: z.number().int().nullable(),
   maxNodes: z.number().int().nullable(),

@@ -13,7 +13,7 @@ import type { BindingRole, DesiredBinding, DesiredProject, DesiredTenant, NodePo
 /** A project as rendered, with the row it came from. */
 export interface LoadedProject extends DesiredProject {
   id: string;
-  /** Archived, or its tenant disabled: fenced and emptied of access (see closedProject). */
+  /** Archived, or its tenant disabled: fenced and emptied of access, no Kueue queues (see closedProject). */
   closed: boolean;
 }
 

@@ -127,6 +127,12 @@ export interface DesiredProject {
   allowedPriorityClasses?: string[];
   /** Weight against the other projects of its cohort when capacity is scarce (Kueue fairSharing.weight); absent: 1. */
   fairShareWeight?: number;
+  /**
+   * Archived, or its tenant disabled: the namespace stays with a quota of 0,
+   * and it has no Kueue queues (no ClusterQueue in its tenant's cohort, no
+   * LocalQueue), as the cohort views leave it out.
+   */
+  closed?: boolean;
   bindings: DesiredBinding[];
   serviceAccounts: DesiredServiceAccount[];
 }

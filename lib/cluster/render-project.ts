@@ -31,7 +31,7 @@ export function renderProjectObjects(tenant: DesiredTenant, project: DesiredProj
     ...renderServiceAccounts(tenant, project, config),
     ...renderRoleBindings(tenant, project, config),
   ];
-  if (config.kueue.enabled) objects.push(...renderLocalQueues(tenant, project, config));
+  if (config.kueue.enabled && !project.closed) objects.push(...renderLocalQueues(tenant, project, config));
   return objects;
 }
 

@@ -212,6 +212,16 @@ describe("project objects with Kueue", () => {
     });
     expect(ofKind<LocalQueue>(renderProjectObjects(sharedTenant, inference, config("v1beta2")), "LocalQueue").map((q) => q.metadata.name)).toEqual(["default"]);
   });
+
+  it("gives a closed project (archived, or its tenant disabled) no ClusterQueue and no LocalQueue, while its namespace and quota stay", async () => {
+    const archived = { ...inference, closed: true };
+    const tenantObjects = renderTenantObjects(sharedTenant, [pretraining, archived], config("v1beta2"));
+    await validateObjects(tenantObjects);
+    expect(ofKind<ClusterQueue>(tenantObjects, "ClusterQueue").map((q) => q.metadata.name)).toEqual(["vision--pretraining", "vision--pretraining.burst"]);
+    const projectObjects = renderProjectObjects(sharedTenant, archived, config("v1beta2"));
+    expect(ofKind<LocalQueue>(projectObjects, "LocalQueue")).toEqual([]);
+    expect(projectObjects.map((o) => o.kind)).toEqual(expect.arrayContaining(["Namespace", "ResourceQuota"]));
+  });
 });
 
 describe("renderTenant", () => {

@@ -100,8 +100,10 @@ interface FlavorUse {
  *   flavours whose pools admit the preemptible tier), both with the project's
  *   fair-share weight.
  */
-export function renderTenantObjects(tenant: DesiredTenant, projects: DesiredProject[], config: RenderConfig): TenantObject[] {
+export function renderTenantObjects(tenant: DesiredTenant, allProjects: DesiredProject[], config: RenderConfig): TenantObject[] {
   if (!config.kueue.enabled) return [];
+  // A closed project (archived, or its tenant disabled) has no queue: the worker deletes the one it had.
+  const projects = allProjects.filter((p) => !p.closed);
   const apiVersion = kueueApiVersion(config);
   const meta = (name: string) => ({ name, labels: ownerLabels(config, tenant) });
   const dedicated = tenant.isolationTier === "dedicated" ? tenant.nodePool : undefined;

@@ -5,7 +5,7 @@ import { enqueueProjectChange } from "@/lib/cluster/outbox";
 import { GiB } from "@/lib/quota/amounts";
 import type { DemoProjectRef, DemoProjectSlug } from "./usage";
 import { insertGrant, insertRequestLines } from "@/lib/quota/grant-store";
-import { linesOfAmounts } from "@/lib/quota/lines";
+import { DEFAULT_FLAVOR, linesOfAmounts, type QuotaLine } from "@/lib/quota/lines";
 
 /**
  * The quota the demo usage runs under. Without it the demo told two stories
@@ -26,6 +26,13 @@ import { linesOfAmounts } from "@/lib/quota/lines";
  * The guarantees fit the pools as they stand (nodes present, not the
  * autoscaler's maximum): 24 of 32 H100, 4 of 24 L4, 14 of 112 MIG slices.
  * lib/demo/story.int.test.ts checks all of this against the seeded rows.
+ *
+ * Detector training's preemptible sweeps (lib/demo/workloads.ts) borrow CPU
+ * and memory beside their H100s: a pod asks for all three, and Kueue admits
+ * it on borrowed quota only where every resource it asks for may borrow, so a
+ * GPU burst without a CPU and memory burst would admit nothing.
+ * lib/demo/workloads.int.test.ts checks the story's workloads against the
+ * ClusterQueues the demo renders.
  */
 export interface DemoGrantSpec {
   slug: DemoProjectSlug;
@@ -35,6 +42,9 @@ export interface DemoGrantSpec {
   gpuCount: number;
   /** GPUs it may borrow beyond the guarantee for preemptible work (with Kueue); none when left out. */
   gpuBurst?: number;
+  /** CPU cores and memory its preemptible work may borrow beside the GPUs; none when left out. */
+  cpuBurst?: number;
+  memoryBurstGiB?: number;
   cpuCores: number;
   memoryGiB: number;
   storageGiB: number;
@@ -64,10 +74,13 @@ export const DEMO_GRANTS: readonly DemoGrantSpec[] = [
     gpuCount: 8,
     // Hyper-parameter sweeps borrow the pretraining GPUs that pretraining lends, and are reclaimed first.
     gpuBurst: 8,
+    // Two sweeps of 4 H100, 16 cores and 128 GiB each.
+    cpuBurst: 32,
+    memoryBurstGiB: 256,
     cpuCores: 88,
     memoryGiB: 672,
     storageGiB: 6_500,
-    justification: "one H100 node for weekday detector training runs and the camera datasets, and up to 8 more borrowed for preemptible sweeps.",
+    justification: "one H100 node for weekday detector training runs and the camera datasets, and up to 8 more H100 (with 32 cores and 256 GiB) borrowed for preemptible sweeps.",
   },
   {
     slug: "segmentation-research",
@@ -106,6 +119,12 @@ export const DEMO_ENVELOPES: readonly { tenant: string; gpuModel: string; guaran
 
 /** How the demo projects share: pretraining keeps 8 of its 16 H100 for restarts (lends the rest) and weighs twice in its cohort. */
 export const DEMO_SHARING: readonly { slug: DemoProjectSlug; fairShareWeight: number; lend?: { gpuModel: string; limit: number } }[] = [{ slug: "pretraining", fairShareWeight: 2, lend: { gpuModel: "H100", limit: 8 } }];
+
+/** The CPU and memory lines with the spec's burst beside their guarantees. */
+function withComputeBurst(lines: QuotaLine[], spec: DemoGrantSpec): QuotaLine[] {
+  const burst: Record<string, number> = { cpu: spec.cpuBurst ?? 0, memory: (spec.memoryBurstGiB ?? 0) * GiB };
+  return lines.map((l) => (l.flavor === DEFAULT_FLAVOR && burst[l.resource] ? { ...l, burst: burst[l.resource]! } : l));
+}
 
 /**
  * Write the demo requests (approved: in record-only mode nothing is marked
@@ -152,7 +171,7 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
       { requestId: request!.id, at: askedAt, actorPrincipalId: requester, actorLabel: spec.requestedBy, kind: "created" },
       { requestId: request!.id, at: decidedAt, actorPrincipalId: decidedBy, actorLabel: DECIDED_BY, kind: "approved", detail: { note: "Demo data, seeded with the demo usage." } },
     ]);
-    const lines = linesOfAmounts(amounts, gpuResource, spec.gpuBurst ?? 0);
+    const lines = withComputeBurst(linesOfAmounts(amounts, gpuResource, spec.gpuBurst ?? 0), spec);
     await insertRequestLines(tx, request!.id, lines);
     await insertGrant(tx, { projectId: ref.projectId, requestId: request!.id, lines, startsAt, endsAt: null, source: "demo", createdAt: now });
     await enqueueProjectChange(tx, { tenantId: ref.tenantId, projectId: ref.projectId, reason: "demo quota seeded", at: now });

@@ -238,7 +238,7 @@ export function demoUsageWindow(now: Date): { from: Date; to: Date } {
   return { from: new Date(to.getTime() - DEMO_USAGE_DAYS * HOURS_PER_DAY * HOUR_MS), to };
 }
 
-async function demoProjects(db: Database): Promise<DemoProjectRef[]> {
+export async function demoProjects(db: Database): Promise<DemoProjectRef[]> {
   const found: DemoProjectRef[] = [];
   for (const [tenantSlug, slug] of DEMO_USAGE_PROJECTS) {
     const [row] = await db

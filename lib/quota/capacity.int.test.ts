@@ -187,11 +187,16 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
         ...change,
       });
       const refused = await expectRefused(() => executeCommand(updateNodePool, admin, edit({ minNodes: "2" })), "validation", ["minNodes"]);
-      expect(refused.fields!.minNodes).toEqual(["would leave the pools holding 16 G300 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (8 short): keep the minimum higher, or lower the guarantees first"]);
+      expect(refused.fields!.minNodes).toEqual(["would leave the pools holding 16 G300 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (8 short; guaranteed to Vision Lab 24): keep the minimum higher, or lower the guarantees first"]);
       await expectRefused(() => executeCommand(updateNodePool, admin, edit({ gpusPerNode: "4" })), "validation", ["gpusPerNode"]);
       // Three nodes hold exactly the 24 guaranteed.
       const kept = await executeCommand(updateNodePool, admin, edit({ minNodes: "3" }));
       expect(kept).toMatchObject({ minNodes: 3, version: pool.version + 1, tiers: pool.tiers, nodeLabels: pool.nodeLabels });
+      // Deleting the pool the guarantees stand on is refused, naming it and who holds them; once the envelope is lowered it goes.
+      const deleting = await expectRefused(() => executeCommand(deleteNodePool, admin, { id: kept.id, version: String(kept.version) }), "conflict", []);
+      expect(deleting.message).toBe(
+        "Node pool g300-pool cannot be deleted: deleting it would leave the pools holding 0 G300 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (24 short; guaranteed to Vision Lab 24): lower those guarantees (envelopes and grants) first, or give another pool the capacity.",
+      );
       await executeCommand(setTenantEnvelope, admin, { tenant: "vision-lab", quota: "gpu:G300", guarantee: "0", burst: "0" });
       await executeCommand(deleteNodePool, admin, { id: kept.id, version: String(kept.version) });
     });

@@ -70,13 +70,17 @@ export type CohortQueueMember = CohortMember & { namespace: string };
  * The open projects of one tenant, or of every tenant, grouped by tenant id,
  * as their ClusterQueues are rendered: lines in force at `at` with the
  * starting quota and lend limits. One query for all tenants, so the platform
- * page does not ask once per tenant.
+ * page does not ask once per tenant. Archived projects and the projects of a
+ * disabled tenant have no ClusterQueue (lib/cluster/desired-from-db.ts
+ * closedProject), so they are no members.
  */
 export async function cohortMembersByTenant(db: Database, base: BaseQuota, at: Date, tenantId?: string): Promise<Map<string, CohortQueueMember[]>> {
+  const open = and(isNull(projects.archivedAt), eq(tenants.status, "active"));
   const rows = await db
     .select({ id: projects.id, tenantId: projects.tenantId, slug: projects.slug, name: projects.name, namespace: projects.namespace, weight: projects.fairShareWeight })
     .from(projects)
-    .where(tenantId === undefined ? isNull(projects.archivedAt) : and(eq(projects.tenantId, tenantId), isNull(projects.archivedAt)))
+    .innerJoin(tenants, eq(tenants.id, projects.tenantId))
+    .where(tenantId === undefined ? open : and(eq(projects.tenantId, tenantId), open))
     .orderBy(asc(projects.slug));
   const ids = rows.map((r) => r.id);
   const [grants, limits] = await Promise.all([grantsOfProjects(db, ids), lendLimitsOf(db, ids)]);

@@ -1,12 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { instanceSettings } from "@/db/schema";
+import { eq } from "drizzle-orm";
+import { instanceSettings, nodePools } from "@/db/schema";
 import { executeCommand } from "@/lib/auth/command";
 import { databaseLabel } from "@/test/database";
 import { contextOf } from "@/test/fixtures";
 import { seededDatabase } from "@/test/tenancy";
 import { seedDemoUsage } from "@/lib/demo/usage";
 import { approveQuotaRequest, createQuotaRequest } from "./commands/requests";
+import { createNodePool, deleteNodePool } from "./commands/capacity";
 import { DEFAULT_QUOTA_POLICY } from "./policy";
 import { sharingArithmetic } from "./sharing-arithmetic";
 import { tenantLineHoldings } from "./envelope-store";
@@ -56,5 +58,25 @@ describe(`concurrent approvals against the pools' minimum (${databaseLabel()})`,
     const refused = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
     expect(refused.reason).toMatchObject({ code: "validation", fields: { gpuCount: [expect.stringMatching(/more than the pools hold at their autoscaler minimum \(32\)/)] } });
     expect(await h100Guaranteed()).toEqual({ guaranteed: 29, atMin: 32 });
+  });
+
+  it("refuses to delete a pool the guarantees depend on, naming the pool, the line and who holds the guarantees; one of a delete and an approval racing goes through", async () => {
+    const admin = await contextOf(db, "platform-admin", NOW);
+    const [h100] = await db.select().from(nodePools).where(eq(nodePools.name, "h100-pool"));
+    // The only H100 pool: deleting it would leave no H100 at all for the 29 guaranteed.
+    const refused = await executeCommand(deleteNodePool, admin, { id: h100!.id }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "conflict" });
+    expect((refused as Error).message).toMatch(/^Node pool h100-pool cannot be deleted: deleting it would leave the pools holding 0 H100 GPUs at their autoscaler minimum, fewer than the 29 guaranteed across all tenants \(29 short; guaranteed to .+ \d+, .+ \d+\)/);
+    expect(await db.select({ id: nodePools.id }).from(nodePools).where(eq(nodePools.id, h100!.id))).toHaveLength(1);
+
+    // A second H100 pool of 16 at its minimum: 48 in all. Deleting it alone (32 left for 29) or approving 8 more alone (37 of 48) fits; both do not.
+    const extra = await executeCommand(createNodePool, admin, { name: "h100-extra", gpuModel: "H100", gpuResource: "nvidia.com/gpu", gpusPerNode: "8", nodeCount: "2", minNodes: "2", maxNodes: "4", cpuPerNode: "208", memoryPerNode: "1843" });
+    expect(await h100Guaranteed()).toEqual({ guaranteed: 29, atMin: 48 });
+    const { request } = await executeCommand(createQuotaRequest, await contextOf(db, "vision-admin", NOW), { tenant: "vision-lab", project: "detector-training", gpuModel: "H100", gpuCount: "8", justification: "A second training line." });
+    const outcomes = await Promise.allSettled([executeCommand(deleteNodePool, admin, { id: extra.id }), executeCommand(approveQuotaRequest, admin, { requestId: request.id, version: request.version })]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const after = await h100Guaranteed();
+    expect(after.guaranteed).toBeLessThanOrEqual(after.atMin);
+    expect([after, outcomes[0].status]).toEqual(outcomes[0].status === "fulfilled" ? [{ guaranteed: 29, atMin: 32 }, "fulfilled"] : [{ guaranteed: 37, atMin: 48 }, "rejected"]);
   });
 });

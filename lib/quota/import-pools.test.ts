@@ -85,6 +85,7 @@ describe("proposePools", () => {
         memoryBytesPerNode: 1870000 * 2 ** 20,
         nodeLabels: H100_LABELS,
         nodeTaints: [],
+        offeredGpuResources: [{ resource: "nvidia.com/gpu", perNode: 8 }],
         warnings: [],
       },
     ]);
@@ -107,16 +108,29 @@ describe("proposePools", () => {
     expect(pools.every((p) => p.gpuModel === null && p.gpuResource === null && p.gpusPerNode === 0)).toBe(true);
   });
 
-  it("reads MIG pools (mixed strategy) from the nvidia.com/mig-* resource, and reports profiles left out", () => {
+  it("reads MIG pools (mixed strategy) from the nvidia.com/mig-* resource, requestable in the most plentiful profile, recording every profile", () => {
+    const labels = { "eks.amazonaws.com/nodegroup": "a100-mig", "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/mig.strategy": "mixed" };
     const { pools } = proposePools([
-      node(
-        "mig-1",
-        { "eks.amazonaws.com/nodegroup": "a100-mig", "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB" },
-        { cpu: "95", memory: "1100Gi", "nvidia.com/mig-1g.10gb": "48", "nvidia.com/mig-3g.40gb": "2" },
-      ),
+      node("mig-1", labels, { cpu: "95", memory: "1100Gi", "nvidia.com/mig-1g.10gb": "48", "nvidia.com/mig-3g.40gb": "2" }),
+      // Another node of the pool with a different layout: each profile is recorded with the fewest a node offers, and one only this node has is recorded too.
+      node("mig-2", labels, { cpu: "95", memory: "1100Gi", "nvidia.com/mig-1g.10gb": "48", "nvidia.com/mig-3g.40gb": "1", "nvidia.com/mig-7g.80gb": "1" }),
     ]);
     expect(pools[0]).toMatchObject({ name: "a100-mig", gpuModel: "A100 SXM4 80GB 1g.10gb", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 48, cpuPerNode: 95, memoryBytesPerNode: 1100 * GiB });
-    expect(pools[0]!.warnings).toEqual(["also offers nvidia.com/mig-3g.40gb ×2, not counted: a pool holds one GPU resource"]);
+    expect(pools[0]!.offeredGpuResources).toEqual([
+      { resource: "nvidia.com/mig-1g.10gb", perNode: 48 },
+      { resource: "nvidia.com/mig-3g.40gb", perNode: 1 },
+      { resource: "nvidia.com/mig-7g.80gb", perNode: 1 },
+    ]);
+    expect(pools[0]!.warnings).toEqual([
+      "also offers nvidia.com/mig-3g.40gb ×2: recorded as the pool's hardware and capped at 0 in every namespace's quota; only nvidia.com/mig-1g.10gb is requestable (a pool offers one GPU resource to quota)",
+      "also offers nvidia.com/mig-3g.40gb ×1, nvidia.com/mig-7g.80gb ×1: recorded as the pool's hardware and capped at 0 in every namespace's quota; only nvidia.com/mig-1g.10gb is requestable (a pool offers one GPU resource to quota)",
+    ]);
+  });
+
+  it("records time-sliced GPUs renamed to nvidia.com/gpu.shared as offered, and a plain GPU pool's one resource", () => {
+    const shared = proposePools([node("s", { "karpenter.sh/nodepool": "l4", "nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.replicas": "4" }, { cpu: "8", memory: "30Gi", "nvidia.com/gpu.shared": "4" })]);
+    expect(shared.pools[0]!.offeredGpuResources).toEqual([{ resource: "nvidia.com/gpu.shared", perNode: 4 }]);
+    expect(proposePools([gkeH100("a")]).pools[0]!.offeredGpuResources).toEqual([{ resource: "nvidia.com/gpu", perNode: 8 }]);
   });
 
   it("prefers nvidia.com/gpu over MIG resources on the same node, and ignores zero counts", () => {
@@ -234,6 +248,7 @@ describe("compareWithExisting", () => {
     nodeTaints: [],
     gpuSharing: "exclusive",
     gpuSlices: 1,
+    offeredGpuResources: [{ resource: "nvidia.com/gpu", perNode: 8 }],
     tiers: ["training"],
     version: 3,
   };
@@ -270,8 +285,9 @@ describe("compareWithExisting", () => {
     const migNodes = [node("m", { "cloud.google.com/gke-nodepool": "h100-pool", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }, { cpu: "207600m", memory: "1870000Mi", "nvidia.com/mig-1g.10gb": "56" })];
     const [item] = compareWithExisting(proposePools(migNodes).pools, [stored]);
     expect(item!.pool).toMatchObject({ gpuModel: "H100 80GB HBM3 1g.10gb", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 56 });
-    expect(item!.changes.map((c) => c.field)).toEqual(["gpuModel", "gpuResource", "gpusPerNode", "gpuSharing", "nodeCount", "minNodes", "nodeLabels"]);
-    expect(item!.changes.at(-1)).toEqual({
+    expect(item!.changes.map((c) => c.field)).toEqual(["gpuModel", "gpuResource", "gpusPerNode", "gpuSharing", "nodeCount", "minNodes", "nodeLabels", "offeredGpuResources"]);
+    expect(item!.changes.at(-1)).toEqual({ field: "offeredGpuResources", from: "nvidia.com/gpu ×8", to: "nvidia.com/mig-1g.10gb ×56" });
+    expect(item!.changes.find((c) => c.field === "nodeLabels")).toEqual({
       field: "nodeLabels",
       from: "cloud.google.com/gke-nodepool=h100-pool, node.kubernetes.io/instance-type=a3-highgpu-8g, nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3",
       to: "cloud.google.com/gke-nodepool=h100-pool, nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3",

@@ -98,7 +98,13 @@ export interface PoolProposal {
   nodeLabels: Record<string, string>;
   /** The taints every node carries alike (not the transient ones of the control plane and autoscalers). */
   nodeTaints: NodeTaint[];
-  /** What the admin should know before importing: nodes that differ, GPU resources left out, missing labels. */
+  /**
+   * Every GPU extended resource the nodes advertise (a MIG mixed-strategy node
+   * offers several profiles), each with the fewest a node of the pool offers:
+   * the pool's hardware. gpuResource is the one quota is requested in.
+   */
+  offeredGpuResources: OfferedGpuResource[];
+  /** What the admin should know before importing: nodes that differ, GPU resources not requestable, missing labels. */
   warnings: string[];
 }
 
@@ -108,8 +114,15 @@ export interface PoolProposals {
   skipped: { name: string; reason: string }[];
 }
 
+/** One GPU extended resource a pool's nodes advertise, and how many a node offers. */
+export interface OfferedGpuResource {
+  resource: string;
+  perNode: number;
+}
+
 interface NodeShape {
   name: string;
+  offered: OfferedGpuResource[];
   gpuModel: string | null;
   gpuResource: string | null;
   gpusPerNode: number;
@@ -125,15 +138,23 @@ const MIG_RESOURCE = /^nvidia\.com\/mig-(.+)$/;
 const SHARED_RESOURCE = "nvidia.com/gpu.shared";
 const rank = (resource: string) => (resource === "nvidia.com/gpu" ? 0 : resource === SHARED_RESOURCE ? 1 : 2);
 
-/** The GPU resource a node offers: nvidia.com/gpu, else nvidia.com/gpu.shared (time-slicing renamed), else its most plentiful MIG profile. */
-function gpuOf(allocatable: Record<string, string>): { resource: string; count: number; others: string[] } | null {
-  const offered = Object.entries(allocatable)
-    .filter(([k]) => k === "nvidia.com/gpu" || k === SHARED_RESOURCE || MIG_RESOURCE.test(k))
-    .map(([k, v]) => ({ resource: k, count: Math.floor(parseQuantity(v) ?? 0) }))
-    .filter((g) => g.count > 0)
-    .sort((a, b) => rank(a.resource) - rank(b.resource) || b.count - a.count || (a.resource < b.resource ? -1 : 1));
-  const [first, ...rest] = offered;
-  return first ? { resource: first.resource, count: first.count, others: rest.map((g) => `${g.resource} ×${g.count}`) } : null;
+/** Whether an extended resource is one the NVIDIA device plugin advertises for GPUs: whole, time-sliced (renamed) or a MIG profile. */
+export const isGpuExtendedResource = (name: string) => name === "nvidia.com/gpu" || name === SHARED_RESOURCE || MIG_RESOURCE.test(name);
+
+/** Every GPU resource a node advertises (more than 0), by name. */
+function offeredOf(allocatable: Record<string, string>): OfferedGpuResource[] {
+  return Object.entries(allocatable)
+    .filter(([k]) => isGpuExtendedResource(k))
+    .map(([k, v]) => ({ resource: k, perNode: Math.floor(parseQuantity(v) ?? 0) }))
+    .filter((g) => g.perNode > 0)
+    .sort((a, b) => (a.resource < b.resource ? -1 : 1));
+}
+
+/** The GPU resource quota is requested in: nvidia.com/gpu, else nvidia.com/gpu.shared (time-slicing renamed), else the most plentiful MIG profile. */
+function gpuOf(offered: readonly OfferedGpuResource[]): { resource: string; count: number; others: string[] } | null {
+  const ranked = [...offered].sort((a, b) => rank(a.resource) - rank(b.resource) || b.perNode - a.perNode || (a.resource < b.resource ? -1 : 1));
+  const [first, ...rest] = ranked;
+  return first ? { resource: first.resource, count: first.perNode, others: rest.map((g) => `${g.resource} ×${g.perNode}`) } : null;
 }
 
 /**
@@ -189,7 +210,8 @@ function sharingOf(labels: Record<string, string>, gpu: { resource: string; coun
 
 function shapeOf(node: NodeFacts): NodeShape {
   const notes: string[] = [];
-  const gpu = gpuOf(node.allocatable);
+  const offered = offeredOf(node.allocatable);
+  const gpu = gpuOf(offered);
   let gpuModel: string | null = null;
   const sharing = gpu ? sharingOf(node.labels, gpu, notes) : { sharing: "exclusive" as const, slices: 1, perNode: 0 };
   if (gpu) {
@@ -199,7 +221,8 @@ function shapeOf(node: NodeFacts): NodeShape {
       gpuModel = gpu.resource === "nvidia.com/gpu" && sharing.slices === 1 ? "unknown GPU" : gpuModelName("unknown GPU", gpu.resource, sharing.slices);
       notes.push(`no ${GPU_PRODUCT_LABEL} label: the GPU model is called “${gpuModel}”; rename it after importing`);
     }
-    if (gpu.others.length > 0) notes.push(`also offers ${gpu.others.join(", ")}, not counted: a pool holds one GPU resource`);
+    if (gpu.others.length > 0)
+      notes.push(`also offers ${gpu.others.join(", ")}: recorded as the pool's hardware and capped at 0 in every namespace's quota; only ${gpu.resource} is requestable (a pool offers one GPU resource to quota)`);
   }
   const cpu = parseQuantity(node.allocatable.cpu ?? "");
   const memory = parseQuantity(node.allocatable.memory ?? "");
@@ -207,6 +230,7 @@ function shapeOf(node: NodeFacts): NodeShape {
   if (memory === null) notes.push("no allocatable memory reported");
   return {
     name: node.name,
+    offered,
     gpuModel,
     gpuResource: gpu?.resource ?? null,
     gpusPerNode: sharing.perNode,
@@ -239,6 +263,13 @@ const fmt = {
   gpu: (v: { gpuModel: string | null; gpuResource: string | null; gpusPerNode: number; gpuSlices: number }) =>
     v.gpuResource ? `${v.gpusPerNode}${v.gpuSlices > 1 ? ` × ${v.gpuSlices} replicas` : ""} × ${v.gpuResource} (${v.gpuModel})` : "no GPUs",
 };
+
+/** Every GPU resource any of the nodes offers, each with the fewest a node offering it has (the cautious reading). */
+function offeredByPool(shapes: readonly NodeShape[]): OfferedGpuResource[] {
+  const fewest = new Map<string, number>();
+  for (const { resource, perNode } of shapes.flatMap((s) => s.offered)) fewest.set(resource, Math.min(perNode, fewest.get(resource) ?? perNode));
+  return [...fewest].map(([resource, perNode]) => ({ resource, perNode })).sort((a, b) => (a.resource < b.resource ? -1 : 1));
+}
 
 /** The labels worth recording (the pool label and HARDWARE_LABELS) that every node carries with the same value. */
 function commonLabels(nodes: readonly NodeFacts[], groupedBy: string | null): Record<string, string> {
@@ -333,6 +364,7 @@ export function proposePools(nodes: readonly NodeFacts[]): PoolProposals {
         memoryBytesPerNode: memory,
         nodeLabels: commonLabels(members, groupedBy),
         nodeTaints,
+        offeredGpuResources: offeredByPool(shapes),
         warnings,
       };
     });
@@ -354,6 +386,8 @@ export interface ExistingPool {
   nodeTaints: NodeTaint[];
   gpuSharing: GpuSharing;
   gpuSlices: number;
+  /** Every GPU resource the nodes advertise (empty for a pool added by hand). */
+  offeredGpuResources: OfferedGpuResource[];
   /** The admin's choice (WorkloadTier names); the cluster does not tell, importing keeps it. */
   tiers: string[] | null;
   version: number;
@@ -377,7 +411,8 @@ export type PoolField =
   | "cpuPerNode"
   | "memoryBytesPerNode"
   | "nodeLabels"
-  | "nodeTaints";
+  | "nodeTaints"
+  | "offeredGpuResources";
 
 export interface ImportItem {
   proposal: PoolProposal;
@@ -386,12 +421,30 @@ export interface ImportItem {
   pool: ImportPool;
 }
 
-const COMPARED: PoolField[] = ["gpuModel", "gpuResource", "gpusPerNode", "gpuSharing", "gpuSlices", "nodeCount", "minNodes", "maxNodes", "cpuPerNode", "memoryBytesPerNode", "nodeLabels", "nodeTaints"];
+const COMPARED: PoolField[] = [
+  "gpuModel",
+  "gpuResource",
+  "gpusPerNode",
+  "gpuSharing",
+  "gpuSlices",
+  "nodeCount",
+  "minNodes",
+  "maxNodes",
+  "cpuPerNode",
+  "memoryBytesPerNode",
+  "nodeLabels",
+  "nodeTaints",
+  "offeredGpuResources",
+];
+
+/** "nvidia.com/mig-1g.10gb ×4, nvidia.com/mig-3g.40gb ×1": what a pool's nodes offer, as pages show it. */
+export const formatOfferedGpuResources = (offered: readonly OfferedGpuResource[]) => offered.map((o) => `${o.resource} ×${o.perNode}`).join(", ");
 
 /** A field's value as the import page shows a change: labels and taints as their lines joined by ", " ("none" when empty). */
 function shown(pool: Omit<ImportPool, "version">, field: PoolField): string | number | null {
   if (field === "nodeLabels") return formatNodeLabels(pool.nodeLabels).replace(/\n/g, ", ") || "none";
   if (field === "nodeTaints") return formatNodeTaints(pool.nodeTaints).replace(/\n/g, ", ") || "none";
+  if (field === "offeredGpuResources") return formatOfferedGpuResources(pool.offeredGpuResources) || "none";
   return pool[field];
 }
 
@@ -430,6 +483,7 @@ export function compareWithExisting(proposals: readonly PoolProposal[], existing
       nodeTaints: proposal.nodeTaints,
       gpuSharing: proposal.gpuSharing,
       gpuSlices: proposal.gpuSlices,
+      offeredGpuResources: proposal.offeredGpuResources,
       tiers: stored?.tiers ?? null,
       version: stored?.version ?? null,
     };

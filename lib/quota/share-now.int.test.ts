@@ -112,9 +112,11 @@ describe(`seeing one's share, live against the stand-in (${databaseLabel()})`, (
     const share = await projectShareNow(await as("data-scientist"), "vision-lab", "detector-training", live);
     if (share.mode !== "live") throw new Error(`expected live, got ${share.mode}: ${"message" in share ? share.message : ""}`);
     expect(share.lines.find((l) => l.flavor === "H100")).toMatchObject({ guaranteed: guarantee, inUse: guarantee + 2, borrowed: 2, lent: 0 });
+    // Kueue's message, and the same in plain words naming the flavour as the project's quota does (H100, not vision-lab-h100).
+    const explanation = { known: true, sentence: expect.stringMatching(/^It waits for 4 more GPUs of H100 to come free:/) as unknown as string };
     expect(share.pending).toEqual([
-      { name: "sweep-b", tier: "preemptible", queue: "preemptible", reason: waiting, positionInQueue: 1, positionInClusterQueue: 1, evicted: false },
-      { name: "sweep-c", tier: "preemptible", queue: "preemptible", reason: waiting, positionInQueue: 2, positionInClusterQueue: 2, evicted: false },
+      { name: "sweep-b", tier: "preemptible", queue: "preemptible", reason: waiting, explanation, positionInQueue: 1, positionInClusterQueue: 1, evicted: false },
+      { name: "sweep-c", tier: "preemptible", queue: "preemptible", reason: waiting, explanation, positionInQueue: 2, positionInClusterQueue: 2, evicted: false },
     ]);
     expect(share.positionsNote).toBeNull();
 

@@ -12,8 +12,9 @@ import { AppError } from "@/lib/errors";
 import { tenantBySlug } from "@/lib/tenancy/lookup";
 import type { EnvelopeLine } from "./envelope";
 import { cohortMembersByTenant, cohortMembersOf, type CohortQueueMember } from "./envelope-store";
-import { compareLines, type QuotaLine } from "./lines";
+import { compareLines, DEFAULT_FLAVOR, type QuotaLine } from "./lines";
 import { projectQuota } from "./queries";
+import { explainWaitReason, type WaitReasonWords } from "./wait-reason";
 
 /**
  * "Share now": per flavour and resource, a project's plan (guaranteed, burst
@@ -49,7 +50,10 @@ export interface PendingWorkload {
   tier: string | null;
   /** The LocalQueue: default (the guarantee) or preemptible (burst). */
   queue: string | null;
+  /** Kueue's own message. */
   reason: string | null;
+  /** The same in plain words (lib/quota/wait-reason.ts); null without a message. */
+  explanation: WaitReasonWords | null;
   /** Kueue counts from 0; shown from 1. null when the visibility API gave none. */
   positionInQueue: number | null;
   positionInClusterQueue: number | null;
@@ -111,9 +115,15 @@ export function tierOf(tenantSlug: string, priorityClassName: string | null): st
   return tier && tier in TIER_PRIORITIES ? tier : priorityClassName;
 }
 
-/** The project's workloads that wait (pending, or holding quota while admission checks run), first in line first. Pure. */
-export function pendingWorkloadsOf(tenantSlug: string, read: Pick<QueueStatusRead, "workloads" | "positions">): PendingWorkload[] {
+/**
+ * The project's workloads that wait (pending, or holding quota while admission
+ * checks run), first in line first. `flavors` are the quota lines' flavour
+ * keys, so Kueue's messages name "H100" rather than "vision-lab-h100". Pure.
+ */
+export function pendingWorkloadsOf(tenantSlug: string, read: Pick<QueueStatusRead, "workloads" | "positions">, flavors: readonly string[] = []): PendingWorkload[] {
   const positions = new Map(read.positions.map((p) => [`${p.namespace}/${p.name}`, p]));
+  const labels = new Map(flavors.map((key) => [resourceFlavorName({ slug: tenantSlug }, key), key === DEFAULT_FLAVOR ? "any node" : key]));
+  const flavorLabel = (name: string) => labels.get(name) ?? name;
   return read.workloads
     .filter((w) => w.state === "pending" || w.state === "reserved")
     .map((w) => {
@@ -123,6 +133,7 @@ export function pendingWorkloadsOf(tenantSlug: string, read: Pick<QueueStatusRea
         tier: tierOf(tenantSlug, w.priorityClassName),
         queue: w.queueName,
         reason: w.reason,
+        explanation: explainWaitReason(w.reason, { flavorLabel }),
         positionInQueue: p ? p.positionInLocalQueue + 1 : null,
         positionInClusterQueue: p ? p.positionInClusterQueue + 1 : null,
         evicted: w.evicted,
@@ -194,7 +205,11 @@ export async function projectShareNow(ctx: CommandContext, tenantSlug: string, p
   return {
     ...live,
     lines: shareLinesOf(tenantSlug, namespace, quota.lines, read.clusterQueues),
-    pending: pendingWorkloadsOf(tenantSlug, read),
+    pending: pendingWorkloadsOf(
+      tenantSlug,
+      read,
+      quota.lines.map((l) => l.flavor),
+    ),
     positionsNote: read.positionsNote,
   };
 }

@@ -159,7 +159,7 @@ describe("an edit of the pools against the guarantees", () => {
   const tenants = [vision, language];
   it("refuses a minimum that no longer holds the guarantees, naming the line and the shortfall", () => {
     expect(poolMinimumProblem([h100Pool, cpuPool], [{ ...h100Pool, minNodes: 2 }, cpuPool], ONE, tenants)).toBe(
-      "would leave the pools holding 16 H100 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (8 short): keep the minimum higher, or lower the guarantees first",
+      "would leave the pools holding 16 H100 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (8 short; guaranteed to language-models 16, vision-lab 8): keep the minimum higher, or lower the guarantees first",
     );
     // Fewer GPUs per node shrink the minimum as surely; so does a pool moved to another model.
     expect(poolMinimumProblem([h100Pool], [{ ...h100Pool, gpusPerNode: 4 }], ONE, tenants)).toMatch(/holding 12 H100 GPUs/);

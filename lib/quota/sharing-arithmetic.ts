@@ -213,10 +213,25 @@ export function minimumProblem(lines: readonly ApprovalArithmetic[]): string | n
  * line whose minimum the edit lowers is judged, so a line already over (the
  * autoscaler's bounds imported) does not block an unrelated edit.
  */
-export function poolMinimumProblem(before: readonly PoolCapacityInput[], after: readonly PoolCapacityInput[], overcommit: Overcommit, tenants: readonly TenantHoldings[]): string | null {
+export function poolMinimumProblem(
+  before: readonly PoolCapacityInput[],
+  after: readonly PoolCapacityInput[],
+  overcommit: Overcommit,
+  tenants: readonly TenantHoldings[],
+  remedy = "keep the minimum higher, or lower the guarantees first",
+): string | null {
   const was = sharingArithmetic(before, overcommit, tenants);
   const broken = sharingArithmetic(after, overcommit, tenants).find((n) => n.guaranteed > n.capacity.atMin && n.capacity.atMin < (was.find((b) => b.key === n.key)?.capacity.atMin ?? 0));
   if (!broken) return null;
   const { capacity, guaranteed, flavor } = broken;
-  return `would leave the pools holding ${capacity.atMin} ${flavor} GPUs at their autoscaler minimum, fewer than the ${guaranteed} guaranteed across all tenants (${guaranteed - capacity.atMin} short): keep the minimum higher, or lower the guarantees first`;
+  return `would leave the pools holding ${capacity.atMin} ${flavor} GPUs at their autoscaler minimum, fewer than the ${guaranteed} guaranteed across all tenants (${guaranteed - capacity.atMin} short; ${guaranteesOnWords(tenants, broken)}): ${remedy}`;
+}
+
+/** Who depends on a line: "guaranteed to Language Models 16, Vision Lab 8", largest first. */
+function guaranteesOnWords(tenants: readonly TenantHoldings[], line: Line): string {
+  const holders = tenants
+    .map((t) => ({ name: t.name, guarantee: tenantLineFigures(lineOf(t, line)).guarantee }))
+    .filter((h) => h.guarantee > 0)
+    .sort((a, b) => b.guarantee - a.guarantee || (a.name < b.name ? -1 : 1));
+  return `guaranteed to ${holders.map((h) => `${h.name} ${h.guarantee}`).join(", ")}`;
 }

@@ -28,8 +28,10 @@ export async function loadRates(db: Database): Promise<RateRow[]> {
 
 /** GPU resources a ResourceQuota must always name (at 0 when not granted): the node pools' and the default device plugin's. */
 export async function knownGpuResources(db: Database): Promise<string[]> {
-  const rows = await db.selectDistinct({ r: nodePools.gpuResource }).from(nodePools);
-  return [...new Set(["nvidia.com/gpu", ...rows.map((x) => x.r).filter((r): r is string => Boolean(r))])].sort();
+  const rows = await db.select({ r: nodePools.gpuResource, offered: nodePools.offeredGpuResources }).from(nodePools);
+  // Every resource the nodes advertise, not only the requestable ones (a MIG mixed-strategy node offers several profiles), so each is capped.
+  const named = rows.flatMap((x) => [x.r, ...x.offered.map((o) => o.resource)]).filter((r): r is string => Boolean(r));
+  return [...new Set(["nvidia.com/gpu", ...named])].sort();
 }
 
 type GrantRow = typeof quotaGrants.$inferSelect;

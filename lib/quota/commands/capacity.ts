@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Database } from "@/db/client";
 import { instanceSettings, nodePools, rates, tenants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
+import { enqueueTenantChange } from "@/lib/cluster/outbox";
 import { lockRatesForChange } from "@/lib/metering/ingest";
 import { recomputeDailyRollup } from "@/lib/metering/rollup";
 import { RESOURCE_KEY_PATTERN, resourceKind } from "@/lib/metering/units";
@@ -18,8 +19,9 @@ import { quotaPolicySchema, type QuotaPolicy } from "../policy";
 import { gpuSharingInput, MAX_GPU_SLICES, nodeLabelsInput, nodeTaintsInput, sharingFor, tiersInput, type GpuSharing } from "../pool-hardware";
 import { endPoolSize, recordPoolSize } from "../pool-sizes";
 import { lockGuaranteeSum, tenantLineHoldings } from "../envelope-store";
+import { isGpuExtendedResource } from "../import-pools";
 import { poolMinimumProblem } from "../sharing-arithmetic";
-import { loadPools, loadQuotaPolicy, QUOTA_POLICY_KEY } from "../store";
+import { knownGpuResources, loadPools, loadQuotaPolicy, QUOTA_POLICY_KEY } from "../store";
 
 /**
  * Platform admins describe what the cluster can hold and what it costs: node
@@ -47,6 +49,23 @@ const poolName = z
 /** An extended resource name: a DNS domain outside kubernetes.io, a slash, a name ("nvidia.com/gpu", "nvidia.com/mig-1g.10gb"). */
 export const EXTENDED_RESOURCE = /^(?=.{1,253}\/)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+\/[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const isExtendedResource = (v: string) => EXTENDED_RESOURCE.test(v) && !/(^|\.)kubernetes\.io\//.test(v);
+
+const MAX_GPUS_PER_NODE = 1024;
+/** Time-sliced replicas are advertised as GPUs × slices. */
+const MAX_GPUS_PER_NODE_OFFERED = MAX_GPUS_PER_NODE * MAX_GPU_SLICES;
+
+/** The GPU resources a pool's nodes advertise, as an import proposal lists them: each a GPU extended resource, once. */
+const offeredGpuResourcesInput = z
+  .array(
+    z.object({
+      resource: z.string().refine(isGpuExtendedResource, "must be a GPU resource the NVIDIA device plugin advertises (nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>)"),
+      perNode: z.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(MAX_GPUS_PER_NODE_OFFERED),
+    }),
+    { message: "must be a list of GPU resources" },
+  )
+  .max(32, "must be at most 32 GPU resources")
+  .default([])
+  .refine((list) => new Set(list.map((o) => o.resource)).size === list.length, "must name each GPU resource once");
 
 /** Empty text is "none". */
 const optionalText = (max: number, pattern: RegExp, message: string) =>
@@ -77,7 +96,6 @@ function perNodeAmount(label: string, unit: number, max: number, example: string
 }
 
 const MAX_NODES = 100_000;
-const MAX_GPUS_PER_NODE = 1024;
 const cpuPerNodeInput = perNodeAmount("CPU cores per node", 1, 100_000, "a number of cores such as 64 or 7910m", (v) => Math.round(v * 1000) / 1000);
 const memoryPerNodeInput = perNodeAmount("Memory per node (GiB)", GiB, 2 ** 50, "GiB such as 256, or a quantity such as 1.8Ti", (v) => Math.round(v));
 
@@ -202,6 +220,7 @@ const poolFacts = (p: PoolRow) => ({
   nodeTaints: p.nodeTaints,
   gpuSharing: p.gpuSharing,
   gpuSlices: p.gpuSlices,
+  offeredGpuResources: p.offeredGpuResources,
   tiers: p.tiers,
 });
 
@@ -223,6 +242,18 @@ async function unlessNameRace<T>(work: () => Promise<T>): Promise<T> {
     if (isUniqueViolation(error)) throw nameTaken();
     throw error;
   }
+}
+
+/**
+ * Every namespace's ResourceQuota names each GPU resource the pools' nodes
+ * advertise (hard 0 where the project holds none), so when a pool change
+ * alters that set, every project is re-rendered, archived ones too (theirs caps
+ * everything at 0). Call with the set read before the change, in its transaction.
+ */
+async function followGpuResources(tx: Database, before: readonly string[], at: Date, reason: string) {
+  const after = await knownGpuResources(tx);
+  if (after.join("\n") === before.join("\n")) return;
+  for (const t of await tx.select({ id: tenants.id }).from(tenants)) await enqueueTenantChange(tx, { tenantId: t.id, reason, at }, { includeArchived: true });
 }
 
 // ---------------------------------------------------------------- node pools
@@ -258,11 +289,13 @@ export const createNodePool = defineCommand({
         await assertNameFree(tx, input.name);
         await assertModelConsistent(tx, input);
         const dedicated = await dedicatedTenantId(tx, input.dedicatedTenant);
+        const resourcesBefore = await knownGpuResources(tx);
         const [pool] = await tx
           .insert(nodePools)
           .values({ ...poolColumns(input, dedicated), createdAt: ctx.now })
           .returning();
         await recordPoolSize(tx, pool!, ctx.now);
+        await followGpuResources(tx, resourcesBefore, ctx.now, `node pool ${pool!.name} created`);
         await recordAudit(tx, {
           actor: auditActorOf(ctx.actor),
           at: ctx.now,
@@ -293,6 +326,7 @@ export const updateNodePool = defineCommand({
         await assertModelConsistent(tx, input);
         const dedicated = await dedicatedTenantId(tx, input.dedicatedTenant);
         const poolsBefore = await loadPools(tx);
+        const resourcesBefore = await knownGpuResources(tx);
         const [after] = await tx
           .update(nodePools)
           .set({ ...poolColumns(input, dedicated), version: before.version + 1 })
@@ -301,6 +335,7 @@ export const updateNodePool = defineCommand({
         if (!after) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
         await assertGuaranteesFitMinimum(tx, poolsBefore, after, ctx.now);
         await recordPoolSize(tx, after, ctx.now);
+        await followGpuResources(tx, resourcesBefore, ctx.now, `node pool ${after.name} changed`);
         await recordAudit(tx, {
           actor: auditActorOf(ctx.actor),
           at: ctx.now,
@@ -338,8 +373,13 @@ async function assertGuaranteesFitMinimum(tx: Database, poolsBefore: (typeof nod
 
 /**
  * Remove a pool from the portal's picture of the cluster (the nodes are not
- * touched). Grants for its GPU model stay; requests for the model are refused
- * while no pool offers it. With `version`, only the version that was shown is deleted.
+ * touched). Refused while guarantees depend on it: when the pools left would
+ * hold fewer of a GPU line at their autoscaler minimum than the tenants are
+ * guaranteed, the message names the pool, the line and who holds the
+ * guarantees (under the same lock as approvals and envelopes, so a guarantee
+ * approved meanwhile is counted). Otherwise grants for its GPU model stay;
+ * requests for the model are refused while no pool offers it. With
+ * `version`, only the version that was shown is deleted.
  */
 export const deleteNodePool = defineCommand({
   name: "deleteNodePool",
@@ -347,11 +387,26 @@ export const deleteNodePool = defineCommand({
   target: onCapacity,
   async run(ctx, input) {
     return ctx.db.transaction(async (tx) => {
+      // Approvals, envelope changes and pool edits take turns on the sum of guarantees; the lock comes first, as there.
+      await lockGuaranteeSum(tx);
       const [before] = await tx.select().from(nodePools).where(eq(nodePools.id, input.id)).for("update");
       if (!before) throw new AppError("not_found", "No such node pool.");
       if (input.version !== undefined && before.version !== input.version) throw new AppError("conflict", "Someone changed this node pool meanwhile. Reload and try again.");
+      if (before.gpuModel) {
+        const [pools, policy, holdings] = await Promise.all([loadPools(tx), loadQuotaPolicy(tx), tenantLineHoldings(tx, ctx.now)]);
+        const problem = poolMinimumProblem(
+          pools,
+          pools.filter((p) => p.id !== before.id),
+          policy.overcommit,
+          holdings,
+          "lower those guarantees (envelopes and grants) first, or give another pool the capacity",
+        );
+        if (problem) throw new AppError("conflict", `Node pool ${before.name} cannot be deleted: deleting it ${problem}.`);
+      }
+      const resourcesBefore = await knownGpuResources(tx);
       await tx.delete(nodePools).where(eq(nodePools.id, input.id));
       await endPoolSize(tx, before.id, ctx.now);
+      await followGpuResources(tx, resourcesBefore, ctx.now, `node pool ${before.name} deleted`);
       await recordAudit(tx, {
         actor: auditActorOf(ctx.actor),
         at: ctx.now,
@@ -384,10 +439,16 @@ export const importPoolInput = z
     gpuSharing: gpuSharingInput,
     gpuSlices: z.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(MAX_GPU_SLICES, `must be at most ${MAX_GPU_SLICES}`).default(1),
     tiers: tiersInput,
+    /** Every GPU resource the nodes advertise; absent: none recorded. */
+    offeredGpuResources: offeredGpuResourcesInput,
     /** The stored pool's version the proposal was compared with; null: the pool is new. */
     version: z.number().int().min(1).nullable(),
   })
-  .superRefine((v, ctx) => poolProblems(v, ctx));
+  .superRefine((v, ctx) => {
+    poolProblems(v, ctx);
+    if (v.gpuResource && v.offeredGpuResources.length > 0 && !v.offeredGpuResources.some((o) => o.resource === v.gpuResource))
+      ctx.addIssue({ code: "custom", path: ["offeredGpuResources"], message: `must include the pool's GPU resource ${v.gpuResource}` });
+  });
 
 const importInput = z.object({
   /** The proposal: JSON text from the confirmation form, or an array from the API. */
@@ -422,6 +483,7 @@ export const importNodePools = defineCommand({
         if (duplicate) throw new AppError("validation", undefined, { pools: [`name ${duplicate} more than once`] });
         const created: string[] = [];
         const updated: string[] = [];
+        const resourcesBefore = await knownGpuResources(tx);
         for (const [i, p] of input.pools.entries()) {
           await assertModelConsistentAmong(tx, p, input.pools, i);
           const [before] = await tx.select().from(nodePools).where(eq(nodePools.name, p.name)).for("update");
@@ -443,6 +505,7 @@ export const importNodePools = defineCommand({
             nodeTaints: p.nodeTaints,
             gpuSharing: p.gpuModel ? sharingFor(p.gpuSharing, p.gpuResource) : ("exclusive" as const),
             gpuSlices: p.gpuModel && sharingFor(p.gpuSharing, p.gpuResource) === "time_sliced" ? p.gpuSlices : 1,
+            offeredGpuResources: p.offeredGpuResources,
             tiers: p.tiers,
           };
           const [after] = before
@@ -467,6 +530,7 @@ export const importNodePools = defineCommand({
             after: poolFacts(after!),
           });
         }
+        await followGpuResources(tx, resourcesBefore, ctx.now, "node pools imported");
         return { created, updated };
       }),
     ),

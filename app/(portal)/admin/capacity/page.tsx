@@ -3,7 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
 import { plural } from "@/components/cluster-status";
-import { HardwareFacts } from "@/components/pool-hardware";
+import { HardwareFacts, OfferedGpuResources } from "@/components/pool-hardware";
 import { PlatformCohortsCard } from "@/components/quota/cohort-now-card";
 import { SharingCard } from "@/components/quota/sharing-card";
 import { Cell, DataTable } from "@/components/table";
@@ -219,6 +219,7 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
                       {sharingLabel(p)}
                       {p.gpuSharing === "time_sliced" && `: ${schedulableGpusPerNode(p)} slices a node`}
                     </span>
+                    <OfferedGpuResources offered={p.offeredGpuResources} requestable={p.gpuResource} />
                   </>
                 ) : (
                   <span className="text-slate-400">none</span>

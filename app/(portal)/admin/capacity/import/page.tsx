@@ -2,7 +2,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
 import { plural } from "@/components/cluster-status";
-import { HardwareFacts } from "@/components/pool-hardware";
+import { HardwareFacts, OfferedGpuResources } from "@/components/pool-hardware";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
@@ -34,6 +34,7 @@ const FIELD_LABELS: Record<PoolField, string> = {
   memoryBytesPerNode: "memory per node",
   nodeLabels: "node labels",
   nodeTaints: "node taints",
+  offeredGpuResources: "GPU resources the nodes offer",
 };
 
 function show(field: PoolField, value: string | number | null): string {
@@ -135,6 +136,7 @@ function Proposal({ proposal, server }: { proposal: ImportProposal; server: stri
                       </span>
                       <span className="block font-mono text-xs text-slate-500">{item.pool.gpuResource}</span>
                       {item.pool.gpuSharing !== "exclusive" && <span className="block text-xs text-slate-500">{sharingLabel(item.pool)}</span>}
+                      <OfferedGpuResources offered={item.pool.offeredGpuResources} requestable={item.pool.gpuResource} />
                     </>
                   ) : (
                     <span className="text-slate-400">none</span>

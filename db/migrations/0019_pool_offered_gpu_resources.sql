@@ -1,0 +1,1 @@
+ALTER TABLE "node_pools" ADD COLUMN "offered_gpu_resources" jsonb DEFAULT '[]'::jsonb NOT NULL;
