@@ -6,7 +6,7 @@ import { GlancePanel, UseBar } from "./glance-panel";
 /** The tenant's quota envelope against what its projects hold, per line. Presentation only. */
 export function EnvelopePanel({ view, href }: { view: TenantEnvelopeView; href: string }) {
   return (
-    <GlancePanel title="Quota envelope" href={href} linkLabel="Quota requests" testId="glance-envelope">
+    <GlancePanel title="Envelope allocated" href={href} linkLabel="Quota requests" testId="glance-envelope">
       {view.rows.length === 0 ? (
         <p className="text-slate-600">No envelope set: a platform admin sets what the tenant may divide among its projects.</p>
       ) : (
