@@ -24,7 +24,7 @@ export function SidebarNav({ places }: { places: NavPlaces }) {
               <li key={t.href}>
                 {t.linked ? <Place link={t} pathname={pathname} strong /> : <span className="block px-2 py-1 font-medium text-slate-700">{t.label}</span>}
                 {t.projects.length > 0 && (
-                  <ul aria-label={`Projects in ${t.label}`} className="ml-3 border-l border-slate-200 pl-2">
+                  <ul aria-label={`${t.label}: projects`} className="ml-3 border-l border-slate-200 pl-2">
                     {t.projects.map((p) => (
                       <li key={p.href}>
                         <Place link={p} pathname={pathname} />
