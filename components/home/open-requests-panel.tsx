@@ -5,8 +5,11 @@ import { RequestStatusBadge } from "../quota/request-status";
 import { formatDate } from "../ui";
 import { GlancePanel } from "./glance-panel";
 
-/** Requests still on their way: waiting for a decision, approved and not yet on the cluster, or failed to apply. */
-export const OPEN_REQUEST_STATUSES: readonly string[] = ["pending", "approved", "auto_approved", "apply_failed"];
+/**
+ * Requests that still need someone: waiting for a decision, or approved but failed to apply. An approved
+ * request is not listed: with no cluster connected it stays "approved" for good, and live it is applied in seconds.
+ */
+export const OPEN_REQUEST_STATUSES: readonly string[] = ["pending", "apply_failed"];
 const SHOWN = 4;
 
 /** Open quota requests with their state, each a link to its timeline. Presentation only. */
@@ -15,7 +18,7 @@ export function OpenRequestsPanel({ requests, href, requestHref, showProject = f
   return (
     <GlancePanel title="Open requests" href={href} linkLabel="All requests" testId="glance-requests">
       {open.length === 0 ? (
-        <p className="text-slate-600">No request is waiting.</p>
+        <p className="text-slate-600">No request is waiting for a decision or failed to apply.</p>
       ) : (
         <ul className="space-y-2" aria-label="Open quota requests">
           {open.slice(0, SHOWN).map((r) => (
