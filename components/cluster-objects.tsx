@@ -142,7 +142,8 @@ function ScheduledList({ scheduled }: { scheduled: Pick<ScheduledChangeItem, "id
   );
 }
 
-function LatestChange({ change, now }: { change: ClusterChangeView | null; now: Date }) {
+/** The newest change of a project, with its state and last error; also shown on the project's home. */
+export function LatestChange({ change, now }: { change: ClusterChangeView | null; now: Date }) {
   if (!change) return <p className="mb-4 text-sm text-slate-600">No cluster change for this project yet.</p>;
   const waiting = waitingWording(change, now, formatDateTime);
   return (

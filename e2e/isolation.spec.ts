@@ -12,6 +12,15 @@ const outOfReach: Record<Exclude<PersonaKey, "priya">, string[]> = {
   cleo: ["/admin", "/tenants/language-models", "/tenants/language-models/projects/pretraining", "/tenants/vision-lab/projects/detector-training"],
 };
 
+/** What each persona must not see named anywhere on those pages, the navigation included (which lists their own places). */
+const neverNamed: Record<Exclude<PersonaKey, "priya">, RegExp> = {
+  alex: /Language Models|Chat evaluation|Pretraining/,
+  bo: /Vision Lab|Detector training|Segmentation research/,
+  dana: /Language Models|Chat evaluation|Pretraining|Segmentation research/,
+  vic: /Vision Lab|Detector training|Segmentation research/,
+  cleo: /Vision Lab|Detector training|Segmentation research|Pretraining/,
+};
+
 for (const [persona, paths] of Object.entries(outOfReach)) {
   test.describe(`${persona}, outside their reach`, () => {
     test.use({ storageState: storageStateOf(persona as PersonaKey) });
@@ -20,8 +29,10 @@ for (const [persona, paths] of Object.entries(outOfReach)) {
       for (const path of paths) {
         await test.step(path, async () => {
           await expectNotFound(page, await page.goto(path));
-          // Nothing of what is behind the URL shows through.
-          await expect(page.locator("body")).not.toContainText(/Chat evaluation|Detector training|Segmentation research|Pretraining|Members|Every tenant/);
+          // Nothing of what is behind the URL shows through: the page says only "not found"...
+          await expect(page.getByRole("main")).not.toContainText(/Chat evaluation|Detector training|Segmentation research|Pretraining|Members|Every tenant/);
+          // ...and nothing on it names what is out of reach (the sidebar lists the persona's own places only).
+          await expect(page.locator("body")).not.toContainText(neverNamed[persona as Exclude<PersonaKey, "priya">]);
         });
       }
     });

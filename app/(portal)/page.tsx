@@ -69,7 +69,7 @@ export default async function HomePage() {
                       return (
                         <li key={p.id} className="flex items-center justify-between gap-3 py-2">
                           <div>
-                            <Link href={`/tenants/${t.slug}/projects/${p.slug}`} className="font-medium text-slate-900 hover:underline">
+                            <Link href={`/tenants/${t.slug}/projects/${p.slug}`} className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-900">
                               {p.name}
                             </Link>
                             <p className="font-mono text-xs text-slate-500">{p.namespace}</p>

@@ -111,7 +111,7 @@ export function PlatformCohortsCard({ now }: { now: PlatformShareNow }) {
               return (
                 <tr key={`${c.tenantSlug}/${t.flavor}/${t.resource}`}>
                   <Td first>
-                    <Link href={`/tenants/${c.tenantSlug}`} className="font-medium text-slate-900 hover:underline">
+                    <Link href={`/tenants/${c.tenantSlug}`} className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-900">
                       {c.tenantName}
                     </Link>{" "}
                     {!c.active && <Badge>disabled</Badge>}

@@ -23,7 +23,7 @@ export function RequestTable({ caption, requests, currency, showProject = false 
           </Cell>
           {showProject && (
             <Cell>
-              <Link href={`/tenants/${r.tenantSlug}/projects/${r.projectSlug}/quota`} className="text-slate-900 hover:underline">
+              <Link href={`/tenants/${r.tenantSlug}/projects/${r.projectSlug}/quota`} className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-900">
                 {r.projectName}
               </Link>
             </Cell>

@@ -13,6 +13,9 @@ export class ProjectPage {
   readonly grantAccessDialog: FormDialog;
   readonly inviteCollaboratorButton: Locator;
   readonly inviteCollaboratorDialog: FormDialog;
+  /** The home's figures at the top: quota, spend this month, open requests, latest cluster change. */
+  readonly glance: Locator;
+  readonly requestQuotaButton: Locator;
 
   constructor(readonly page: Page) {
     const main = page.getByRole("main");
@@ -25,6 +28,13 @@ export class ProjectPage {
     this.grantAccessDialog = new FormDialog(page, "Grant a project role");
     this.inviteCollaboratorButton = page.getByRole("button", { name: "Invite collaborator", exact: true });
     this.inviteCollaboratorDialog = new FormDialog(page, "Invite an external collaborator");
+    this.glance = main.getByTestId("project-at-a-glance");
+    this.requestQuotaButton = main.getByRole("link", { name: "Request quota", exact: true });
+  }
+
+  /** One block of the home's figures, by its heading: "Quota", "Spend this month", "Open requests", "Latest cluster change". */
+  glancePanel(title: string): Locator {
+    return this.glance.locator("section").filter({ has: this.page.getByRole("heading", { level: 2, name: title, exact: true }) });
   }
 
   async goto(tenant: string, project: string, name: string): Promise<void> {

@@ -15,6 +15,8 @@ export class TenantPage {
   readonly openInvitationRows: Locator;
   /** Overview, Collaborators, Service accounts, Audit log: the tabs the person may use. */
   readonly tabs: Locator;
+  /** The figures at the top: envelope allocated, spend this month, open requests, people and projects. */
+  readonly glance: Locator;
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole("main").getByRole("heading", { level: 1 });
@@ -27,6 +29,11 @@ export class TenantPage {
     this.inviteMemberDialog = new FormDialog(page, "Invite a member");
     this.openInvitationRows = page.getByRole("table", { name: "Open invitations" }).locator("tbody").getByRole("row");
     this.tabs = page.getByRole("navigation", { name: "Tenant" });
+    this.glance = page.getByRole("main").getByTestId("tenant-at-a-glance");
+  }
+
+  glancePanel(title: string): Locator {
+    return this.glance.locator("section").filter({ has: this.page.getByRole("heading", { level: 2, name: title, exact: true }) });
   }
 
   async goto(slug: string, name: string): Promise<void> {

@@ -107,12 +107,15 @@ const ITEMS_OF_A: ResourceName[] = ["itemAForAdmins", "itemAForSponsor", "itemAF
 /** Any signed-in principal may try to accept an invitation; the command then checks it is addressed to them. */
 const ACCEPT = { "invitation.accept": ["platform"], "notification.own": ["platform"], "capacity.view": ["platform"], "tenant_request.create": ["platform"] } satisfies Partial<Record<Action, ResourceName[]>>;
 
+/** People, not tokens, may also search the portal (the command palette); what it finds is each page's own decision. */
+const PEOPLE = { ...ACCEPT, "portal.search": ["platform"] } satisfies Partial<Record<Action, ResourceName[]>>;
+
 type Expected = Partial<Record<Action, ResourceName[]>>;
 
 /** The expected matrix, written out by hand: everything not listed must be refused. */
 const allowed: Record<SubjectName, Expected> = {
   platformAdmin: {
-    ...ACCEPT,
+    ...PEOPLE,
     "platform.view": ["platform"],
     "tenant.create": ["platform"],
     "audit.view_all": ["platform"],
@@ -159,7 +162,7 @@ const allowed: Record<SubjectName, Expected> = {
     "access_review.item.decide": ALL_ITEMS,
   },
   tenantAdminA: {
-    ...ACCEPT,
+    ...PEOPLE,
     "access_review.manage": ["tenantA"],
     "access_review.item.decide": ITEMS_OF_A,
     "tenant.view": ["tenantA"],
@@ -187,7 +190,7 @@ const allowed: Record<SubjectName, Expected> = {
     "project.sharing.manage": ["projectA1", "projectA2"],
   },
   memberAWithGrantOnA1: {
-    ...ACCEPT,
+    ...PEOPLE,
     "tenant.view": ["tenantA"],
     "service_account.view": ["tenantA"],
     "project.view": ["projectA1"],
@@ -202,7 +205,7 @@ const allowed: Record<SubjectName, Expected> = {
     "project.extension.request": ["projectA1"],
   },
   viewerA: {
-    ...ACCEPT,
+    ...PEOPLE,
     "tenant.view": ["tenantA"],
     "service_account.view": ["tenantA"],
     "project.view": ["projectA1", "projectA2"],
@@ -214,7 +217,7 @@ const allowed: Record<SubjectName, Expected> = {
     "project.spend.view": ["projectA1", "projectA2"],
   },
   collaboratorOnA1: {
-    ...ACCEPT,
+    ...PEOPLE,
     "project.view": ["projectA1"],
     "project.cluster.view": ["projectA1"],
     "project.quota.view": ["projectA1"],
@@ -225,7 +228,7 @@ const allowed: Record<SubjectName, Expected> = {
     "project.extension.request": ["projectA1"],
   },
   viewerCollaboratorOnA1: {
-    ...ACCEPT,
+    ...PEOPLE,
     "project.view": ["projectA1"],
     "project.cluster.view": ["projectA1"],
     "project.quota.view": ["projectA1"],
@@ -234,9 +237,9 @@ const allowed: Record<SubjectName, Expected> = {
     "project.extension.request": ["projectA1"],
   },
   /** Once expired (or at the instant), a collaborator can no longer ask: the sponsor invites again. */
-  expiredCollaboratorOnA1: { ...ACCEPT },
+  expiredCollaboratorOnA1: { ...PEOPLE },
   sponsorA: {
-    ...ACCEPT,
+    ...PEOPLE,
     "tenant.view": ["tenantA"],
     "service_account.view": ["tenantA"],
     "tenant.quota.view": ["tenantA"],
@@ -248,9 +251,9 @@ const allowed: Record<SubjectName, Expected> = {
     "service_account.view": ["tenantA"],
     "tenant.quota.view": ["tenantA"],
   },
-  collaboratorExpiringNow: { ...ACCEPT },
+  collaboratorExpiringNow: { ...PEOPLE },
   tenantAdminB: {
-    ...ACCEPT,
+    ...PEOPLE,
     "access_review.manage": ["tenantB"],
     "access_review.item.decide": ["itemBForAdmins"],
     "tenant.view": ["tenantB"],
@@ -277,7 +280,7 @@ const allowed: Record<SubjectName, Expected> = {
     "project.budget.manage": ["projectB1", "projectA1InB"],
     "project.sharing.manage": ["projectB1", "projectA1InB"],
   },
-  adminOfDisabledTenant: { ...ACCEPT },
+  adminOfDisabledTenant: { ...PEOPLE },
   /** A meter pushes usage for its project and reads nothing, not even that project. */
   meterOnA1: { ...ACCEPT, "usage.push": ["projectA1"] },
   serviceAccountMemberOnA1: {
@@ -291,14 +294,14 @@ const allowed: Record<SubjectName, Expected> = {
     "project.spend.view": ["projectA1"],
   },
   expiredMeterOnA1: { ...ACCEPT },
-  nobody: { ...ACCEPT },
+  nobody: { ...PEOPLE },
   // Group-derived roles allow exactly what the same role held directly allows (filled in below from those rows).
   groupTenantAdminA: {},
   memberAAndGroupAdminA: {},
   groupMemberOnA1: {},
   groupViewerA: {},
   collaboratorOnA1GroupAdminB: {},
-  groupAdminOfDisabledTenant: { ...ACCEPT },
+  groupAdminOfDisabledTenant: { ...PEOPLE },
   /** Not a person: none of what any signed-in principal may do, and nothing but provisioning. */
   scimClient: { "scim.provision": ["platform"] },
 };

@@ -75,6 +75,8 @@ export const PERMISSIONS = {
   "audit.checkpoint": { on: "platform", roles: ["platform_admin"] },
   "invitation.accept": { on: "platform", roles: ["authenticated"] },
   "notification.own": { on: "platform", roles: ["authenticated"] },
+  // The command palette: a person looks for what they may open; each result is then decided by its own page's action.
+  "portal.search": { on: "platform", roles: ["authenticated"], usersOnly: true },
   "cluster.view": { on: "platform", roles: ["platform_admin"] },
   "capacity.view": { on: "platform", roles: ["authenticated"] },
   "capacity.manage": { on: "platform", roles: ["platform_admin"] },

@@ -4,6 +4,9 @@ import type { DesiredProject, DesiredTenant, EffectiveQuota, RenderConfig } from
 import { projectMeta } from "./meta";
 import { bytesQuantity, countQuantity, cpuQuantity, sortedEntries } from "./quantity";
 
+/** The name of a project's namespace ResourceQuota, its hard cap. */
+export const PROJECT_QUOTA_NAME = "project-quota";
+
 /**
  * CPU, memory and GPUs: what a pod consumes, and what the priority-scoped
  * quota gates. With Kueue the hard cap is the guarantee plus the burst: Kueue
@@ -37,7 +40,7 @@ export function renderResourceQuota(tenant: DesiredTenant, project: DesiredProje
     persistentvolumeclaims: countQuantity(q.pvcCount),
   };
   for (const [name, count] of sortedEntries({ ...config.objectCounts, ...q.objectCounts })) hard[name] = countQuantity(count);
-  return { apiVersion: "v1", kind: "ResourceQuota", metadata: projectMeta(config, tenant, project, "project-quota"), spec: { hard } };
+  return { apiVersion: "v1", kind: "ResourceQuota", metadata: projectMeta(config, tenant, project, PROJECT_QUOTA_NAME), spec: { hard } };
 }
 
 /**

@@ -34,4 +34,12 @@ describe("month-end forecast", () => {
     expect(f.monthToDate).toBe(0);
     expect(f.forecast).toBeCloseTo(20 * 31, 9);
   });
+
+  it("is the same all through an hour, so pages read seconds apart agree to the cent", () => {
+    const daily = [...days("2026-02-20", 19, () => 100.37), { day: "2026-03-11", cost: 50 }];
+    const early = forecastMonth(daily, new Date("2026-03-11T12:00:01.000Z"), 2);
+    const late = forecastMonth(daily, new Date("2026-03-11T12:59:59.999Z"), 2);
+    expect(late.forecast).toBe(early.forecast);
+    expect(forecastMonth(daily, new Date("2026-03-11T13:00:00.000Z"), 2).forecast).toBeLessThan(early.forecast);
+  });
 });

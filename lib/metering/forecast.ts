@@ -23,6 +23,7 @@ export interface MonthForecast {
 }
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 export function monthStartOf(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -53,8 +54,11 @@ export function forecastMonth(daily: readonly { day: string; cost: number }[], n
   const sum = BigInt(sumMinor(recent));
   const days = BigInt(recent.length);
   const dailyRate = days > 0n ? divideRounded(sum, days) : 0n;
-  // Carried over the time left in the month from now (today's spend so far is already in monthToDate): sum ÷ days × ms left ÷ a day's ms.
-  const msLeft = BigInt(Math.max(0, monthEnd.getTime() - now.getTime()));
+  // Carried over the time left in the month from the start of this hour (usage is metered by the hour, and today's
+  // so far is already in monthToDate): sum ÷ days × ms left ÷ a day's ms. Counting from the hour, not the
+  // millisecond, makes every page read within the hour (the home page, then its spend page) show the same forecast.
+  const hourStart = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
+  const msLeft = BigInt(Math.max(0, monthEnd.getTime() - hourStart));
   const rest = days > 0n ? divideRounded(sum * msLeft, days * BigInt(DAY_MS)) : 0n;
   return {
     monthStart: iso(monthStart.getTime()),

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CommandContext } from "@/lib/auth/context";
 import { eq } from "drizzle-orm";
-import { instanceSettings, projectBudgets } from "@/db/schema";
+import { instanceSettings, projectBudgets, projects } from "@/db/schema";
 import { pivotSeries } from "@/components/spend/pivot";
 import { seedDemoUsage } from "@/lib/demo/usage";
 import { formatMoney, sumMinor, toMinor } from "@/lib/money";
@@ -11,6 +11,7 @@ import { contextOf } from "@/test/fixtures";
 import { projectIdOf, seededDatabase } from "@/test/tenancy";
 import { focusExport } from "./focus-query";
 import { IDLE_COST_KEY, storedChanges } from "./idle-mode";
+import { projectMonthAtAGlance, tenantMonthAtAGlance } from "./month-at-a-glance";
 import { projectUsageSummaries } from "./project-summaries";
 import { platformSpendReport, projectSpendReport, tenantSpendReport, type SpendReport } from "./report";
 import { resolveWindow, spendQueryInput, type ResolvedWindow } from "./window";
@@ -185,5 +186,30 @@ describe(`the spend pages agree to the cent (${databaseLabel()})`, () => {
     const status = summaries.get(detector.projectId)!.budget;
     expect(status.monthlyAmount).toBe(9000);
     expect(status.usedShare).toBe(minor(status.month.monthToDate) / 900000);
+  }, 240_000);
+
+  it("the project and tenant home pages' month, budget and forecast are their spend pages', whatever window those show", async () => {
+    // A budgeted project with no usage at all: it counts in its tenant's budget on every page and in every window.
+    const [quiet] = await ctx.db.select({ tenantId: projects.tenantId }).from(projects).where(eq(projects.slug, "detector-training"));
+    const [added] = await ctx.db
+      .insert(projects)
+      .values({ tenantId: quiet!.tenantId, slug: "home-budget", name: "Home budget", namespace: "vision-lab--home-budget", createdAt: SEEDED_AT })
+      .returning({ id: projects.id });
+    await ctx.db.insert(projectBudgets).values({ projectId: added!.id, monthlyAmount: "500.00", updatedAt: SEEDED_AT });
+    for (const window of [windowOf("7d", "hour"), windowOf("30d", "day"), windowOf("90d", "month")]) {
+      const platform = await platformSpendReport(ctx, window);
+      for (const t of platform.byTenant!) {
+        const page = await tenantSpendReport(ctx, t.slug, window);
+        const home = await tenantMonthAtAGlance(ctx, t.tenantId);
+        expect(home, t.slug).toEqual(page.budget);
+        expect(formatMoney(home!.month.forecast, "USD")).toBe(formatMoney(page.budget!.month.forecast, "USD"));
+      }
+      for (const p of platform.byProject!) {
+        const page = await projectSpendReport(ctx, p.tenantSlug, p.slug, window);
+        expect(await projectMonthAtAGlance(ctx, { tenantId: p.tenantId, projectId: p.projectId }), p.slug).toEqual(page.budget);
+      }
+    }
+    const vision = await tenantMonthAtAGlance(ctx, quiet!.tenantId);
+    expect(vision!.monthlyAmount).toBe(9500);
   }, 240_000);
 });

@@ -1,6 +1,6 @@
-import { inArray } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { projectBudgets } from "@/db/schema";
+import { projectBudgets, projects } from "@/db/schema";
 import { can } from "@/lib/auth/policy";
 import type { CommandContext } from "@/lib/auth/context";
 import { config } from "@/lib/config";
@@ -123,6 +123,23 @@ export async function budgetStatus(db: Database, scope: SpendScope, monthlyAmoun
   return budgetStatusOf(await dailyCosts(db, scope, budgetWindow(now)), monthlyAmount, now, moneyDigits());
 }
 
+/** A project's month against its budget: what its spend page and its home page show. */
+export async function projectBudgetStatus(db: Database, projectId: string, now: Date): Promise<BudgetStatus> {
+  const budgets = await budgetsOf(db, [projectId]);
+  return budgetStatus(db, { projectId }, budgets.get(projectId) ?? null, now);
+}
+
+/**
+ * A tenant's month against the sum of its projects' budgets (null when none
+ * has one): every project of the tenant, whatever window a page shows, so the
+ * spend page and the tenant's home agree.
+ */
+export async function tenantBudgetStatus(db: Database, tenantId: string, now: Date): Promise<BudgetStatus> {
+  const ids = (await db.select({ id: projects.id }).from(projects).where(eq(projects.tenantId, tenantId))).map((p) => p.id);
+  const budgets = await budgetsOf(db, ids);
+  return budgetStatus(db, { tenantId }, budgets.size ? sumMoney(budgets.values(), moneyDigits()) : null, now);
+}
+
 export async function budgetsOf(db: Database, projectIds: readonly string[]): Promise<Map<string, number>> {
   if (projectIds.length === 0) return new Map();
   const digits = moneyDigits();
@@ -159,14 +176,14 @@ export async function spendScopeFor(ctx: CommandContext, target: SpendTarget): P
 export async function projectSpendReport(ctx: CommandContext, tenantSlug: string, projectSlug: string, window: ResolvedWindow): Promise<SpendReport> {
   const { scope: reportScope, query: scope } = await spendScopeFor(ctx, { kind: "project", tenant: tenantSlug, project: projectSlug });
   if (reportScope.kind !== "project") throw new Error("a project target resolves to a project scope");
-  const [parts, budgets, idle] = await Promise.all([commonParts(ctx.db, scope, window), budgetsOf(ctx.db, [reportScope.projectId]), idleChargeback(ctx.db, window, ctx.now)]);
+  const [parts, budget, idle] = await Promise.all([commonParts(ctx.db, scope, window), projectBudgetStatus(ctx.db, reportScope.projectId, ctx.now), idleChargeback(ctx.db, window, ctx.now)]);
   return {
     scope: reportScope,
     currency: config().currency,
     window,
     ...parts,
     idleCost: idleCostOf(idle, idle.byProject.get(reportScope.projectId) ?? 0),
-    budget: await budgetStatus(ctx.db, scope, budgets.get(reportScope.projectId) ?? null, ctx.now),
+    budget,
   };
 }
 
@@ -174,10 +191,13 @@ export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string,
   const { scope: reportScope } = await spendScopeFor(ctx, { kind: "tenant", tenant: tenantSlug });
   if (reportScope.kind !== "tenant") throw new Error("a tenant target resolves to a tenant scope");
   const scope = { tenantId: reportScope.tenantId };
-  const [parts, used, idle] = await Promise.all([commonParts(ctx.db, scope, window), spendByProject(ctx.db, scope, window), idleChargeback(ctx.db, window, ctx.now)]);
+  const [parts, used, idle, budget] = await Promise.all([
+    commonParts(ctx.db, scope, window),
+    spendByProject(ctx.db, scope, window),
+    idleChargeback(ctx.db, window, ctx.now),
+    tenantBudgetStatus(ctx.db, reportScope.tenantId, ctx.now),
+  ]);
   const byProject = withIdleCharged(used, idle, reportScope.tenantId);
-  const budgets = await budgetsOf(ctx.db, byProject.map((p) => p.projectId));
-  const budgetSum = sumMoney(budgets.values(), moneyDigits());
   return {
     scope: reportScope,
     currency: config().currency,
@@ -185,7 +205,7 @@ export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string,
     ...parts,
     idleCost: idleCostOf(idle, idle.byTenant.get(reportScope.tenantId) ?? 0),
     byProject,
-    budget: await budgetStatus(ctx.db, scope, budgets.size ? budgetSum : null, ctx.now),
+    budget,
   };
 }
 

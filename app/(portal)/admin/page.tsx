@@ -78,7 +78,7 @@ export default async function AdminPage() {
             {tenants.map((t) => (
               <tr key={t.id}>
                 <Cell>
-                  <Link href={`/tenants/${t.slug}`} className="font-medium text-slate-900 hover:underline">
+                  <Link href={`/tenants/${t.slug}`} className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-900">
                     {t.name}
                   </Link>
                 </Cell>

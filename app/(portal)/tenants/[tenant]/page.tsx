@@ -3,6 +3,12 @@ import { notFound, redirect } from "next/navigation";
 import { ActionDialog } from "@/components/action-form";
 import { TenantCohortCard } from "@/components/quota/cohort-now-card";
 import { EnvelopeCard } from "@/components/quota/envelope-card";
+import { EnvelopePanel } from "@/components/home/envelope-panel";
+import { GlancePanel } from "@/components/home/glance-panel";
+import { MonthSpendPanel } from "@/components/home/month-spend-panel";
+import { OpenRequestsPanel } from "@/components/home/open-requests-panel";
+import { tenantMonthAtAGlance } from "@/lib/metering/month-at-a-glance";
+import { tenantRequests } from "@/lib/quota/queries";
 import { tenantEnvelopeView } from "@/lib/quota/envelope-queries";
 import { tenantShareNow } from "@/lib/quota/share-now";
 import { Cell, DataTable } from "@/components/table";
@@ -36,12 +42,15 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
   if (!detail) notFound();
   const { tenant, members, projects } = detail;
   const seesQuota = can(ctx.actor, "tenant.quota.view", { kind: "tenant", tenantId: tenant.id }, ctx.now);
-  const [invitations, envelope, cohortNow, groupMappings] = await Promise.all([
+  const [invitations, envelope, cohortNow, groupMappings, month, requests] = await Promise.all([
     detail.canManageMembers ? openInvitations(ctx, tenant.slug) : [],
     seesQuota ? tenantEnvelopeView(ctx, tenant.slug) : null,
     seesQuota ? tenantShareNow(ctx, tenant.slug) : null,
     tenantGroupMappings(ctx, tenant),
+    tenantMonthAtAGlance(ctx, tenant.id),
+    tenantRequests(ctx, tenant.slug),
   ]);
+  const openProjects = projects.filter((p) => !p.archived).length;
   const t = { kind: "hidden" as const, name: "tenant", value: tenant.slug };
   const labelPrefix = config().cluster.render.labelPrefix;
 
@@ -67,6 +76,30 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
           ) : undefined
         }
       />
+      <div className="mb-6 grid gap-4 md:grid-cols-2" data-testid="tenant-at-a-glance">
+        {envelope && <EnvelopePanel view={envelope} href={`/tenants/${tenant.slug}/requests`} />}
+        {month && <MonthSpendPanel status={month} currency={config().currency} href={`/tenants/${tenant.slug}/spend`} />}
+        {requests && (
+          <OpenRequestsPanel requests={requests} href={`/tenants/${tenant.slug}/requests`} requestHref={(r) => `/tenants/${tenant.slug}/projects/${r.projectSlug}/quota/requests/${r.id}`} showProject />
+        )}
+        <GlancePanel title="People and projects" testId="glance-people">
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
+            <dt className="text-slate-600">Members</dt>
+            <dd className="text-right tabular-nums text-slate-900">{members.length}</dd>
+            <dt className="text-slate-600">Projects</dt>
+            <dd className="text-right tabular-nums text-slate-900">
+              {openProjects}
+              {projects.length > openProjects && <span className="text-slate-600"> (and {projects.length - openProjects} archived)</span>}
+            </dd>
+            {detail.canManageMembers && (
+              <>
+                <dt className="text-slate-600">Open invitations</dt>
+                <dd className="text-right tabular-nums text-slate-900">{invitations.length}</dd>
+              </>
+            )}
+          </dl>
+        </GlancePanel>
+      </div>
       <div className="space-y-6">
         <Card title="Projects" description="Each project is one namespace on the cluster.">
           {projects.length === 0 ? (
@@ -79,7 +112,7 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
                 <tr key={p.id}>
                   <Cell>
                     {p.canOpen ? (
-                      <Link href={`/tenants/${tenant.slug}/projects/${p.slug}`} className="font-medium text-slate-900 hover:underline">
+                      <Link href={`/tenants/${tenant.slug}/projects/${p.slug}`} className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-900">
                         {p.name}
                       </Link>
                     ) : (
@@ -99,6 +132,7 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
         {envelope && <EnvelopeCard tenant={tenant.slug} tenantName={tenant.name} view={envelope} moveAction={moveQuotaAction} setAction={setTenantEnvelopeAction} />}
         {cohortNow && <TenantCohortCard now={cohortNow} tenantName={tenant.name} />}
 
+        <div id="members" className="scroll-mt-4">
         <Card
           title="Members"
           description="Who belongs to this tenant and their role here."
@@ -162,6 +196,7 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
             </DataTable>
           )}
         </Card>
+        </div>
 
         {groupMappings && (
           <GroupMappingsSection

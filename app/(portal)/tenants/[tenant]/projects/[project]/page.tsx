@@ -2,7 +2,11 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
-import { ClusterObjects } from "@/components/cluster-objects";
+import { ClusterObjects, LatestChange } from "@/components/cluster-objects";
+import { GlancePanel } from "@/components/home/glance-panel";
+import { MonthSpendPanel } from "@/components/home/month-spend-panel";
+import { OpenRequestsPanel } from "@/components/home/open-requests-panel";
+import { QuotaUsePanel } from "@/components/home/quota-use-panel";
 import { ShareNowCard } from "@/components/quota/share-now-card";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
@@ -16,6 +20,9 @@ import { config } from "@/lib/config";
 import { dateInputValue } from "@/lib/format";
 import { grantCandidates } from "@/lib/tenancy/member-queries";
 import { projectShareNow } from "@/lib/quota/share-now";
+import { projectQuotaUseNow } from "@/lib/quota/quota-use-now";
+import { projectRequests } from "@/lib/quota/queries";
+import { projectMonthAtAGlance } from "@/lib/metering/month-at-a-glance";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { accessThrough } from "@/lib/tenancy/access-csv";
 import { archiveProjectAction, grantProjectRoleAction, inviteCollaboratorAction, revokeProjectGrantAction, updateProjectAction } from "../../actions";
@@ -58,7 +65,17 @@ export default async function ProjectPage({ params }: { params: Params }) {
     ? await Promise.all([projectClusterObjects(ctx.db, project.id), projectClusterChanges(ctx.db, project.id, 1), scheduledClusterChanges(ctx.db, ctx.now, { projectId: project.id })])
     : [[], [], []];
   const cluster = clusterRuntime(config().cluster);
-  const share = can(ctx.actor, "project.quota.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now) ? await projectShareNow(ctx, tenant.slug, project.slug, cluster) : null;
+  const resource = { kind: "project", tenantId: tenant.id, projectId: project.id } as const;
+  const seesQuota = can(ctx.actor, "project.quota.view", resource, ctx.now);
+  // The home's figures: the hard cap and its use, this month's spend (the spend page's functions), open requests.
+  const [share, quotaNow, month, requests] = await Promise.all([
+    seesQuota ? projectShareNow(ctx, tenant.slug, project.slug, cluster) : null,
+    projectQuotaUseNow(ctx, { id: project.id, tenantId: tenant.id, namespace: project.namespace }, cluster),
+    projectMonthAtAGlance(ctx, { tenantId: tenant.id, projectId: project.id }),
+    projectRequests(ctx, tenant.slug, project.slug),
+  ]);
+  const base = `/tenants/${tenant.slug}/projects/${project.slug}`;
+  const canRequest = !archived && tenant.status === "active" && can(ctx.actor, "project.quota.request", resource, ctx.now);
 
   return (
     <>
@@ -86,36 +103,55 @@ export default async function ProjectPage({ params }: { params: Params }) {
           </>
         }
         actions={
-          detail.canEdit && !archived ? (
+          canRequest || (detail.canEdit && !archived) ? (
             <>
-              <ActionDialog
-                triggerLabel="Edit"
-                triggerKind="secondary"
-                title="Edit project"
-                description="The slug and namespace never change."
-                submitLabel="Save"
-                action={updateProjectAction}
-                fields={[
-                  ...target,
-                  { kind: "hidden", name: "version", value: String(project.version) },
-                  { kind: "text", name: "name", label: "Name", defaultValue: project.name },
-                  { kind: "textarea", name: "description", label: "Description", defaultValue: project.description },
-                ]}
-              />
-              <ActionDialog
-                triggerLabel="Archive"
-                triggerKind="secondary"
-                title={`Archive ${project.name}?`}
-                description="It stays readable with its history, but takes no new access or changes. This cannot be undone from the portal."
-                submitLabel="Archive project"
-                action={archiveProjectAction}
-                fields={target}
-              />
+              {canRequest && (
+                <Link href={`${base}/quota/new`} className={buttonClass("primary")}>
+                  Request quota
+                </Link>
+              )}
+              {detail.canEdit && !archived && (
+                <>
+                  <ActionDialog
+                    triggerLabel="Edit"
+                    triggerKind="secondary"
+                    title="Edit project"
+                    description="The slug and namespace never change."
+                    submitLabel="Save"
+                    action={updateProjectAction}
+                    fields={[
+                      ...target,
+                      { kind: "hidden", name: "version", value: String(project.version) },
+                      { kind: "text", name: "name", label: "Name", defaultValue: project.name },
+                      { kind: "textarea", name: "description", label: "Description", defaultValue: project.description },
+                    ]}
+                  />
+                  <ActionDialog
+                    triggerLabel="Archive"
+                    triggerKind="secondary"
+                    title={`Archive ${project.name}?`}
+                    description="It stays readable with its history, but takes no new access or changes. This cannot be undone from the portal."
+                    submitLabel="Archive project"
+                    action={archiveProjectAction}
+                    fields={target}
+                  />
+                </>
+              )}
             </>
           ) : undefined
         }
       />
       {project.description && <p className="mb-6 max-w-prose text-sm text-slate-700">{project.description}</p>}
+      <div className="mb-6 grid gap-4 md:grid-cols-2" data-testid="project-at-a-glance">
+        {quotaNow && <QuotaUsePanel now={quotaNow} href={`${base}/quota`} />}
+        {month && <MonthSpendPanel status={month} currency={config().currency} href={`${base}/spend`} />}
+        {requests && <OpenRequestsPanel requests={requests} href={`${base}/quota`} requestHref={(r) => `${base}/quota/requests/${r.id}`} />}
+        {showCluster && (
+          <GlancePanel title="Latest cluster change" href="#cluster-objects" linkLabel="Cluster objects">
+            <LatestChange change={latestChange ?? null} now={ctx.now} />
+          </GlancePanel>
+        )}
+      </div>
       {share && (
         <div className="mb-6">
           <ShareNowCard share={share} projectName={project.name} />
@@ -208,7 +244,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
         )}
       </Card>
       {showCluster && (
-        <div className="mt-6">
+        <div className="mt-6" id="cluster-objects">
           <ClusterObjects
             mode={cluster.mode}
             server={cluster.server}
@@ -221,16 +257,6 @@ export default async function ProjectPage({ params }: { params: Params }) {
           />
         </div>
       )}
-      <p className="mt-6 flex gap-6 text-sm">
-        <Link href={`/tenants/${tenant.slug}/projects/${project.slug}/quota`} className="font-medium text-brand-700 hover:underline">
-          Quota and requests
-        </Link>
-        {can(ctx.actor, "project.spend.view", { kind: "project", tenantId: tenant.id, projectId: project.id }, ctx.now) && (
-          <Link href={`/tenants/${tenant.slug}/projects/${project.slug}/spend`} className="font-medium text-brand-700 hover:underline">
-            Spend
-          </Link>
-        )}
-      </p>
     </>
   );
 }
