@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { API_ERROR_CODES } from "./errors";
+import { BODY_EXAMPLES, curlSample, exampleOf, gettingATokenMarkdown, tokenExchangeSample } from "./openapi-examples";
 import { ACCESS_TOKEN_TYPE, GRANT_TYPE, ID_TOKEN_TYPE, JWT_TOKEN_TYPE } from "@/lib/federation/token-types";
 import type { AnyApiRoute } from "./route";
 
@@ -132,22 +133,22 @@ export function buildOpenApiDocument(routes: AnyApiRoute[], serverUrl: string) {
         "429": errorResponse("Too many failed authentications; see Retry-After"),
       },
     };
+    let exampleBody: unknown;
     if (route.body) {
-      operation.requestBody = {
-        required: true,
-        content: { "application/json": { schema: withoutProperties(jsonSchema(route.body, "input"), route.bodyFromPath ?? []) } },
-      };
+      const schema = withoutProperties(jsonSchema(route.body, "input"), route.bodyFromPath ?? []);
+      exampleBody = BODY_EXAMPLES[`${route.method} ${route.path}`] ?? exampleOf(schema);
+      operation.requestBody = { required: true, content: { "application/json": { schema, example: exampleBody } } };
     }
+    operation["x-codeSamples"] = [{ lang: "Shell", label: "curl", source: curlSample(route.method, route.path, serverUrl, exampleBody) }];
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
-  paths["/oauth/token"] = { post: tokenExchangeOperation };
+  paths["/oauth/token"] = { post: { ...tokenExchangeOperation, "x-codeSamples": [{ lang: "Shell", label: "curl", source: tokenExchangeSample(serverUrl) }] } };
   return {
     openapi: "3.1.0",
     info: {
       title: "Allot API",
       version: "1",
-      description:
-        "Self-service quota, access and cost for the shared ML platform. Authenticate with a service account token: `Authorization: Bearer allot_…`. Tenants and projects are addressed by slug.",
+      description: gettingATokenMarkdown(serverUrl),
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }],
