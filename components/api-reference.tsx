@@ -53,7 +53,6 @@ export function ApiReference({ documentUrl }: { documentUrl: string }) {
           mcp: { disabled: true },
           telemetry: false,
           documentDownloadType: "json",
-          defaultHttpClient: { targetKey: "shell", clientKey: "curl" },
           authentication: { preferredSecurityScheme: "bearer" },
         });
       })

@@ -181,7 +181,7 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await expect(spend.budgetLine).toHaveCount(0);
     await spend.budgetField.fill("25000");
     await spend.saveBudget.click();
-    await expect(spend.budgetPanel.getByRole("status")).toHaveText("Budget saved: 25000.00 a month.");
+    await expect(spend.budgetPanel.getByRole("status")).toHaveText("Budget saved: $25,000.00 a month.");
     await expect(spend.budgetAmount).toHaveText("$25,000.00");
     await expect(spend.budgetPanel).toContainText("on track");
     await expect(spend.budgetPanel).toContainText(/\d+(\.\d)?% of the budget spent; \d+(\.\d)?% forecast by month end\./);

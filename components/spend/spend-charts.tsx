@@ -43,10 +43,20 @@ export function budgetPerPeriod(monthly: number, period: string, granularity: Gr
 
 const pct = (value: number, top: number) => `${Math.max(0, Math.min(100, (value / top) * 100))}%`;
 
-/** Which periods get an axis label: about one in `rows / 8`, always the first and the last. */
-function labelled(count: number, index: number): boolean {
-  const every = Math.max(1, Math.ceil(count / 8));
+/** Whether a period gets an axis label when about `labels` fit: the first, the last, and evenly spaced ones between. */
+function labelled(count: number, index: number, labels: number): boolean {
+  const every = Math.max(1, Math.ceil(count / labels));
   return index === 0 || index === count - 1 ? true : index % every === 0 && index < count - every / 2;
+}
+
+/** A period's label under the chart: about 8 of them on a wide screen, 3 on a phone's. */
+function AxisLabel({ count, index, text }: { count: number; index: number; text: string }) {
+  const wide = labelled(count, index, 8);
+  const narrow = labelled(count, index, 3);
+  if (!wide && !narrow) return null;
+  const visibility = wide && narrow ? "" : wide ? "hidden sm:inline" : "sm:hidden";
+  const place = index === 0 ? "left-0" : index === count - 1 ? "right-0" : "left-1/2 -translate-x-1/2";
+  return <span className={`absolute top-0 whitespace-nowrap ${visibility} ${place}`}>{text}</span>;
 }
 
 function Legend({ items }: { items: { label: string; colour: string; dashed?: boolean }[] }) {
@@ -113,7 +123,7 @@ export function CostOverTimeChart({ table, currency, monthlyBudget }: { table: S
       <div className="ml-14 flex px-0.5 pt-1 text-[11px] text-slate-600 sm:ml-16 sm:text-xs">
         {table.rows.map((row, i) => (
           <div key={row.period} className="relative h-4 min-w-0 flex-1">
-            {labelled(table.rows.length, i) && <span className={`absolute top-0 whitespace-nowrap ${i === 0 ? "left-0" : i === table.rows.length - 1 ? "right-0" : "left-1/2 -translate-x-1/2"}`}>{periodTick(row.period, table.granularity)}</span>}
+            <AxisLabel count={table.rows.length} index={i} text={periodTick(row.period, table.granularity)} />
           </div>
         ))}
       </div>

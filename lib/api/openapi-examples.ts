@@ -81,7 +81,7 @@ export const BODY_EXAMPLES: Record<string, unknown> = {
 };
 
 /** `{tenant}` → `vision-lab`: the demo's names, so the example runs against the demo as written. */
-const PATH_EXAMPLES: Record<string, string> = { tenant: "vision-lab", project: "detector-training" };
+export const PATH_EXAMPLES: Record<string, string> = { tenant: "vision-lab", project: "detector-training" };
 
 function examplePath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => PATH_EXAMPLES[name] ?? `<${name}>`);

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { API_ERROR_CODES } from "./errors";
-import { BODY_EXAMPLES, curlSample, exampleOf, gettingATokenMarkdown, tokenExchangeSample } from "./openapi-examples";
+import { BODY_EXAMPLES, PATH_EXAMPLES, curlSample, exampleOf, gettingATokenMarkdown, tokenExchangeSample } from "./openapi-examples";
 import { ACCESS_TOKEN_TYPE, GRANT_TYPE, ID_TOKEN_TYPE, JWT_TOKEN_TYPE } from "@/lib/federation/token-types";
 import type { AnyApiRoute } from "./route";
 
@@ -43,7 +43,13 @@ function parameters(schema: z.ZodType | undefined, where: "path" | "query") {
   const json = jsonSchema(schema, "input");
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required as string[] | undefined) ?? []);
-  return Object.entries(properties).map(([name, s]) => ({ name, in: where, required: where === "path" || required.has(name), schema: asParameter(s) }));
+  return Object.entries(properties).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === "path" || required.has(name),
+    schema: asParameter(s),
+    ...(where === "path" && PATH_EXAMPLES[name] ? { example: PATH_EXAMPLES[name] } : {}),
+  }));
 }
 
 const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
