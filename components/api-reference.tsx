@@ -39,11 +39,16 @@ export function ApiReference({ documentUrl }: { documentUrl: string }) {
   useEffect(() => {
     let app: ScalarApp | undefined;
     let cancelled = false;
-    loadScalar()
-      .then((scalar) => {
+    // The document and the renderer load side by side, rather than the renderer fetching the document once it has started.
+    const description = fetch(documentUrl, { headers: { Accept: "application/json" } }).then((res) => {
+      if (!res.ok) throw new Error(`The API description could not be loaded (${res.status}).`);
+      return res.json() as Promise<unknown>;
+    });
+    Promise.all([loadScalar(), description])
+      .then(([scalar, content]) => {
         if (cancelled || !host.current) return;
         app = scalar.createApiReference(host.current, {
-          url: documentUrl,
+          content,
           withDefaultFonts: false,
           hideDarkModeToggle: true,
           forceDarkModeState: "light",
