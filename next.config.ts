@@ -22,6 +22,8 @@ const nextConfig: NextConfig = {
         output: "standalone" as const,
         // No page uses next/image, so the image optimiser's sharp and libvips (19 MB) stay out of the image.
         outputFileTracingExcludes: { "*": ["node_modules/sharp/**", "node_modules/@img/**"] },
+        // The API reference's browser bundle is read from disk by its route (app/(portal)/api-docs/scalar.js).
+        outputFileTracingIncludes: { "/api-docs/scalar.js": ["./node_modules/@scalar/api-reference/dist/browser/standalone.js"] },
       }
     : {}),
   images: { unoptimized: true },

@@ -5,6 +5,7 @@ import { TenantPage } from "./pages/tenant-page";
 import { expectNotFound, saveScreenshot } from "./support/checks";
 import { SCREENSHOT_DIR } from "./support/env";
 import { storageStateOf } from "./support/personas";
+import { formatMoney, sumMinor, toMinor } from "../lib/money";
 
 // Cost out: a tenant admin follows a project's spend over time, switches the
 // window without leaving the page, sets (and removes) a budget and exports
@@ -27,6 +28,10 @@ class SpendPage {
   readonly demoBadge: Locator;
   readonly exportCsvLink: Locator;
   readonly chart: Locator;
+  readonly chartColumns: Locator;
+  readonly budgetLine: Locator;
+  readonly totalTile: Locator;
+  readonly previousTile: Locator;
   readonly showAsTable: Locator;
   readonly costTableRows: Locator;
   readonly budgetPanel: Locator;
@@ -45,6 +50,10 @@ class SpendPage {
     this.demoBadge = main.getByText("Demo data", { exact: true });
     this.exportCsvLink = main.getByRole("link", { name: "Export CSV", exact: true });
     this.chart = main.getByRole("figure", { name: /cost by resource, USD$/ });
+    this.chartColumns = this.chart.getByTestId("cost-chart").locator("[data-period]");
+    this.budgetLine = this.chart.getByTestId("budget-line");
+    this.totalTile = page.getByTestId("tile-total").locator("dd").first();
+    this.previousTile = page.getByTestId("tile-previous");
     this.showAsTable = main.getByText("Show as table", { exact: true });
     this.costTableRows = main.getByRole("table", { name: /cost by resource \(USD\)$/ }).locator("tbody").getByRole("row");
     this.budgetPanel = page.getByTestId("budget-panel");
@@ -73,9 +82,36 @@ class SpendPage {
   }
 }
 
+type SpendJson = { currency: string; totalCost: number; series: { cost: number }[]; previous: { totalCost: number } };
+
+/**
+ * The page's figures are the report's, to the cent: the window's tile is the
+ * total of the data route (the same report the API answers, checked against
+ * it in lib/api/metering-api.int.test.ts), the chart's columns add up to it,
+ * and the previous period's tile is the report's previous period.
+ */
+async function expectFiguresAgree(spend: SpendPage, dataUrl: string): Promise<void> {
+  const search = new URL(spend.page.url()).search;
+  const data = (await (await spend.page.request.get(`${dataUrl}${search}`)).json()) as SpendJson;
+  await expect(spend.totalTile).toHaveText(formatMoney(data.totalCost, data.currency));
+  const columns = await spend.chartColumns.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-total"))));
+  expect(sumMinor(columns.map((v) => toMinor(v, 2)))).toBe(toMinor(data.totalCost, 2));
+  expect(sumMinor(data.series.map((p) => toMinor(p.cost, 2)))).toBe(toMinor(data.totalCost, 2));
+  await expect(spend.previousTile.locator("dd").first()).toHaveText(formatMoney(data.previous.totalCost, data.currency));
+}
+
 async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   await saveScreenshot(page, name);
   await testInfo.attach(name, { path: path.join(SCREENSHOT_DIR, `${name}.png`), contentType: "image/png" });
+}
+
+/** The same page at a phone's width too (390 px), then back to the desktop's. */
+async function screenshotBothWidths(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await screenshot(page, testInfo, name);
+  const desktop = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, testInfo, `${name}-390`);
+  if (desktop) await page.setViewportSize(desktop);
 }
 
 test.describe("Alex, tenant admin of Vision Lab", () => {
@@ -95,12 +131,14 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await spend.expectWindowOfDays(30);
     await expect(spend.demoBadge).toBeVisible();
     await expect(spend.chart).toBeVisible();
-    await expect(spend.chart.locator(".recharts-bar-rectangle").first()).toBeVisible();
-    await expect(page.getByRole("table", { name: "Cost by resource" }).locator("tbody tr").first()).toContainText(/^H100 GPUs[\d,.]+ GPU-Hours\$[\d,]+\.\d{2}/);
+    await expect(spend.chartColumns).toHaveCount(30);
+    await expect(spend.chartColumns.last().locator("div").first()).toBeVisible();
+    await expectFiguresAgree(spend, `${PROJECT_SPEND}/data`);
+    await expect(page.getByRole("table", { name: "Cost by resource" }).locator("tbody tr").first()).toContainText(/^H100 GPUs[\d,.]+ GPU-hours\$[\d,]+\.\d{2}/);
     await spend.showAsTable.click();
     await expect(spend.costTableRows).toHaveCount(31); // 30 days and the total
     await expect(spend.costTableRows.last()).toContainText(/^Total/);
-    await screenshot(page, testInfo, "spend-project");
+    await screenshotBothWidths(page, testInfo, "spend-project");
 
     // Another window without leaving the page: a value set on this document survives, the address follows.
     await page.evaluate(() => ((window as unknown as { spendMarker: string }).spendMarker = "same document"));
@@ -140,12 +178,19 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
 
     // A budget well above the month's forecast: on track. It is this month's, whatever the window.
     await expect(spend.budgetAmount).toHaveText("none set");
+    await expect(spend.budgetLine).toHaveCount(0);
     await spend.budgetField.fill("25000");
     await spend.saveBudget.click();
-    await expect(spend.budgetPanel.getByRole("status")).toHaveText("Budget saved: 25000.00 a month.");
+    await expect(spend.budgetPanel.getByRole("status")).toHaveText("Budget saved: $25,000.00 a month.");
     await expect(spend.budgetAmount).toHaveText("$25,000.00");
     await expect(spend.budgetPanel).toContainText("on track");
     await expect(spend.budgetPanel).toContainText(/\d+(\.\d)?% of the budget spent; \d+(\.\d)?% forecast by month end\./);
+    // The chart draws the budget's share of each day (25,000 ÷ the days of that day's month).
+    await expect(spend.budgetLine).toHaveCount(90);
+    const perDay = await spend.budgetLine.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-budget"))));
+    expect(perDay.every((v) => [25000 / 28, 25000 / 29, 25000 / 30, 25000 / 31].some((d) => Math.abs(v - d) < 0.006))).toBe(true);
+    await expect(spend.chart).toContainText("Budget ($25,000.00 a month");
+    await screenshotBothWidths(page, testInfo, "spend-project-budget");
 
     // The figures of the window on screen, as FinOps FOCUS CSV.
     await expect(spend.exportCsvLink).toHaveAttribute("href", `${PROJECT_SPEND}/export?range=90d`);
@@ -183,7 +228,8 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await expect(projects.filter({ hasText: "Detector training" })).not.toContainText("idle GPUs");
     // No range in the address: the page's default window, which the export shares.
     await expect(spend.exportCsvLink).toHaveAttribute("href", `/tenants/${TENANT}/spend/export`);
-    await screenshot(page, testInfo, "spend-tenant");
+    await expectFiguresAgree(spend, `/tenants/${TENANT}/spend/data`);
+    await screenshotBothWidths(page, testInfo, "spend-tenant");
 
     await projects.getByRole("link", { name: "Detector training", exact: true }).click();
     await expect(page).toHaveURL(PROJECT_SPEND);
@@ -207,7 +253,8 @@ test.describe("Priya, platform admin", () => {
     await expect(page.getByRole("table", { name: "Pool utilisation per resource" }).locator("tbody tr").first()).toContainText(/^CPU/);
     await expect(page.getByRole("table", { name: "Projects with idle GPUs (USD)" }).locator("tbody tr")).toHaveText([/^vision-lab\/segmentation-research/]);
     await expect(spend.exportCsvLink).toHaveAttribute("href", "/admin/spend/export");
-    await screenshot(page, testInfo, "spend-platform");
+    await expectFiguresAgree(spend, "/admin/spend/data");
+    await screenshotBothWidths(page, testInfo, "spend-platform");
   });
 });
 

@@ -1,4 +1,4 @@
-import { CONSUMED_UNIT, resourceKind, resourceLabel, type ResourceKind } from "@/lib/metering/units";
+import { QUANTITY_UNIT, resourceKind, resourceLabel, type ResourceKind } from "@/lib/metering/units";
 import { formatMoney } from "@/lib/money";
 
 /** How the spend pages write money, quantities, shares and periods (en-GB, UTC, like lib/format.ts). */
@@ -22,37 +22,22 @@ export function percent(ratio: number): string {
   return cached(`p:${ratio < 0.1 ? 1 : 0}`, () => new Intl.NumberFormat("en-GB", { style: "percent", maximumFractionDigits: ratio < 0.1 ? 1 : 0 })).format(ratio);
 }
 
-/** A consumed quantity with its unit: "1,234.5 GPU-Hours" (the FOCUS ConsumedUnit, as in the exports). */
+/** A consumed quantity with its unit: "1,234.5 GPU-hours" (units.ts: one spelling on every page). */
 export function quantity(amount: number, resource: string): string {
   const digits = amount >= 100 ? 0 : amount >= 1 ? 1 : 3;
-  return `${cached(`q:${digits}`, () => new Intl.NumberFormat("en-GB", { maximumFractionDigits: digits })).format(amount)} ${CONSUMED_UNIT[resourceKind(resource)]}`;
+  return `${cached(`q:${digits}`, () => new Intl.NumberFormat("en-GB", { maximumFractionDigits: digits })).format(amount)} ${QUANTITY_UNIT[resourceKind(resource)]}`;
 }
 
 export { resourceLabel };
 
 const KIND_RANK: Record<ResourceKind, number> = { gpu: 0, cpu: 1, memory: 2, storage: 3, inference: 4, custom: 5 };
-const GPU_COLOURS = ["#4f46e5", "#a855f7", "#2563eb", "#c026d3", "#1e3a8a", "#7c3aed"];
-const KIND_COLOURS: Record<Exclude<ResourceKind, "gpu" | "custom">, string> = { cpu: "#0d9488", memory: "#d97706", storage: "#64748b", inference: "#db2777" };
-const CUSTOM_COLOURS = ["#65a30d", "#0891b2", "#b45309", "#475569"];
 
-/** Resources in a stable order (GPUs by model, CPU, memory, storage, inference, meters), so colours do not move when the range changes. */
+/** Resources in a stable order (GPUs by model, CPU, memory, storage, inference, meters), so legends read the same on every page. */
 export function orderResources(keys: Iterable<string>): string[] {
   return [...new Set(keys)].sort((a, b) => KIND_RANK[resourceKind(a)] - KIND_RANK[resourceKind(b)] || a.localeCompare(b));
 }
 
-/** One colour per resource, by kind; GPU models and meters take the next of their family's colours. */
-export function resourceColours(ordered: readonly string[]): Map<string, string> {
-  const colours = new Map<string, string>();
-  let gpu = 0;
-  let custom = 0;
-  for (const key of ordered) {
-    const kind = resourceKind(key);
-    if (kind === "gpu") colours.set(key, GPU_COLOURS[gpu++ % GPU_COLOURS.length]!);
-    else if (kind === "custom") colours.set(key, CUSTOM_COLOURS[custom++ % CUSTOM_COLOURS.length]!);
-    else colours.set(key, KIND_COLOURS[kind]);
-  }
-  return colours;
-}
+export { resourceColour, resourceColours } from "./palette";
 
 export type Granularity = "hour" | "day" | "month";
 

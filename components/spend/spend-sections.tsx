@@ -9,7 +9,8 @@ import { divideMoney, minorDigits, shareOf, subtractMoney, sumMoney } from "@/li
 import type { SpendData } from "@/lib/server/spend-json";
 import { BudgetPanel } from "./budget-panel";
 import { chargesIdle, IdleCostCard } from "./idle-cost";
-import { money, percent, resourceLabel } from "./format";
+import { dayLong, money, percent, resourceLabel } from "./format";
+import { PART_COLOURS } from "./palette";
 import { hasNoUsage, pivotSeries } from "./pivot";
 import { CostOverTimeChart, NamedCostBars, type BarSegment } from "./spend-charts";
 import { CostDriversTable, CostOverTimeTable, Utilisation } from "./spend-table";
@@ -30,7 +31,7 @@ export interface SectionSlots {
 }
 
 const DAY_MS = 86_400_000;
-const COLOURS = { busy: "#4f46e5", idle: "#f59e0b", other: "#0d9488", spend: "#4f46e5" };
+const COLOURS = PART_COLOURS;
 
 function Tile({ label, value, detail, testId }: { label: string; value: ReactNode; detail?: ReactNode; testId?: string }) {
   return (
@@ -39,6 +40,32 @@ function Tile({ label, value, detail, testId }: { label: string; value: ReactNod
       <dd className="mt-1 text-xl font-semibold tabular-nums text-slate-900">{value}</dd>
       {detail && <dd className="mt-0.5 text-xs text-slate-500">{detail}</dd>}
     </div>
+  );
+}
+
+/** The window against the same length of time just before it: its spend and the change, to the cent. */
+function PreviousTile({ data }: { data: SpendData }) {
+  const c = data.currency;
+  const digits = minorDigits(c);
+  const before = data.previous;
+  const delta = subtractMoney(data.totalCost, before.totalCost, digits);
+  const share = shareOf(Math.abs(delta), before.totalCost, digits);
+  const lastDay = new Date(Date.parse(before.to) - DAY_MS).toISOString().slice(0, 10);
+  const change = delta === 0 ? "no change" : `${delta > 0 ? "+" : "−"}${money(Math.abs(delta), c)}${share === null ? "" : ` (${delta > 0 ? "+" : "−"}${percent(share)})`}`;
+  return (
+    <Tile
+      label="Previous period"
+      value={money(before.totalCost, c)}
+      detail={
+        <>
+          <span className={delta > 0 ? "font-medium text-amber-800" : delta < 0 ? "font-medium text-green-800" : ""} data-testid="previous-delta" data-delta={delta}>
+            {change}
+          </span>{" "}
+          this window, against {dayLong(before.from.slice(0, 10))} – {dayLong(lastDay)}
+        </>
+      }
+      testId="tile-previous"
+    />
   );
 }
 
@@ -53,6 +80,7 @@ function Tiles({ data }: { data: SpendData }) {
   const tiles: ReactNode[] = [
     <Tile key="total" label="Spend in window" value={money(data.totalCost, c)} detail={`${money(divideMoney(data.totalCost, Math.max(1, days), digits), c)} a day on average`} testId="tile-total" />,
   ];
+  tiles.push(<PreviousTile key="previous" data={data} />);
   if (data.cluster) {
     const k = data.cluster;
     tiles.push(
@@ -68,7 +96,7 @@ function Tiles({ data }: { data: SpendData }) {
     const share = top ? shareOf(top.cost, data.totalCost, digits) : null;
     tiles.push(<Tile key="top" label="Top cost driver" value={top ? resourceLabel(top.resource) : "—"} detail={top && share !== null ? `${percent(share)} of the window's spend` : "nothing used"} />);
   }
-  return <dl className={`grid content-start gap-4 ${data.cluster ? "sm:grid-cols-2 lg:grid-cols-4" : ""}`}>{tiles}</dl>;
+  return <dl className={`grid content-start gap-4 ${data.cluster ? "sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-5" : ""}`}>{tiles}</dl>;
 }
 
 function Unpriced({ data }: { data: SpendData }) {
@@ -99,9 +127,9 @@ function CostOverTime({ data, title }: { data: SpendData; title: string }) {
   const table = pivotSeries(data);
   const per = data.window.granularity === "month" ? "month" : data.window.granularity === "hour" ? "hour" : "day";
   return (
-    <Card title={title} description={`Cost per ${per} in ${data.currency}, stacked by resource. Hover a bar for its figures.`}>
+    <Card title={title} description={`Cost per ${per} in ${data.currency}, stacked by resource${data.budget?.monthlyAmount != null ? ", with the budget's share of each " + per + " (dashed)" : ""}. Hover a bar for its figures.`}>
       <figure aria-label={`${title}, ${data.currency}`}>
-        <CostOverTimeChart table={table} currency={data.currency} />
+        <CostOverTimeChart table={table} currency={data.currency} monthlyBudget={data.budget?.monthlyAmount} />
         <figcaption className="sr-only">The same figures are in the table below.</figcaption>
       </figure>
       <CostOverTimeTable table={table} currency={data.currency} caption={`${title} (${data.currency})`} windowTotal={data.totalCost} unpriced={new Set(data.unpricedResources)} />

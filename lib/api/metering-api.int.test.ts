@@ -521,6 +521,20 @@ describe(`spend over REST equals the known answer of the samples pushed (${datab
     expect(body.budget).toMatchObject({ monthlyAmount: null });
   });
 
+  it("compares with the period of the same length just before: the next day's previous period is this day, to the cent", async () => {
+    const nextDay = new Date(BASE + DAY).toISOString().slice(0, 10);
+    const next = jsonOf<SpendJson & { previous: { from: string; to: string; totalCost: number; byResource: { resource: string; cost: number }[] } }>(
+      await get(`${SEG}/spend?range=custom&from=${nextDay}&to=${nextDay}`, token.tenantAdmin),
+    );
+    expect(next.totalCost).toBe(0);
+    expect(next.previous.from).toBe(`${BASE_DAY}T00:00:00.000Z`);
+    expect(next.previous.to).toBe(`${nextDay}T00:00:00.000Z`);
+    expect(next.previous.totalCost).toBe(KNOWN_TOTAL);
+    const day = jsonOf<SpendJson>(await get(`${SEG}/spend?${DAY_WINDOW}`, token.tenantAdmin));
+    expect(next.previous.byResource.map((r) => [r.resource, r.cost])).toEqual(day.byResource.map((r) => [r.resource, r.cost ?? 0]));
+    expect(cents(next.previous.byResource.map((r) => r.cost))).toBe(toMinor(KNOWN_TOTAL, 2));
+  });
+
   it("gives hourly series priced hour by hour", async () => {
     const body = jsonOf<SpendJson>(await get(`${SEG}/spend?${DAY_WINDOW}&granularity=hour`, token.tenantAdmin));
     const l4 = body.series.filter((p) => p.resource === "gpu:L4").map((p) => [p.period, p.quantity, p.cost]);

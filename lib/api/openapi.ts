@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { API_ERROR_CODES } from "./errors";
+import { BODY_EXAMPLES, PATH_EXAMPLES, curlSample, exampleOf, gettingATokenMarkdown, tokenExchangeSample } from "./openapi-examples";
 import { ACCESS_TOKEN_TYPE, GRANT_TYPE, ID_TOKEN_TYPE, JWT_TOKEN_TYPE } from "@/lib/federation/token-types";
 import type { AnyApiRoute } from "./route";
 
@@ -42,7 +43,13 @@ function parameters(schema: z.ZodType | undefined, where: "path" | "query") {
   const json = jsonSchema(schema, "input");
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required as string[] | undefined) ?? []);
-  return Object.entries(properties).map(([name, s]) => ({ name, in: where, required: where === "path" || required.has(name), schema: asParameter(s) }));
+  return Object.entries(properties).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === "path" || required.has(name),
+    schema: asParameter(s),
+    ...(where === "path" && PATH_EXAMPLES[name] ? { example: PATH_EXAMPLES[name] } : {}),
+  }));
 }
 
 const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
@@ -132,22 +139,22 @@ export function buildOpenApiDocument(routes: AnyApiRoute[], serverUrl: string) {
         "429": errorResponse("Too many failed authentications; see Retry-After"),
       },
     };
+    let exampleBody: unknown;
     if (route.body) {
-      operation.requestBody = {
-        required: true,
-        content: { "application/json": { schema: withoutProperties(jsonSchema(route.body, "input"), route.bodyFromPath ?? []) } },
-      };
+      const schema = withoutProperties(jsonSchema(route.body, "input"), route.bodyFromPath ?? []);
+      exampleBody = BODY_EXAMPLES[`${route.method} ${route.path}`] ?? exampleOf(schema);
+      operation.requestBody = { required: true, content: { "application/json": { schema, example: exampleBody } } };
     }
+    operation["x-codeSamples"] = [{ lang: "Shell", label: "curl", source: curlSample(route.method, route.path, serverUrl, exampleBody) }];
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
-  paths["/oauth/token"] = { post: tokenExchangeOperation };
+  paths["/oauth/token"] = { post: { ...tokenExchangeOperation, "x-codeSamples": [{ lang: "Shell", label: "curl", source: tokenExchangeSample(serverUrl) }] } };
   return {
     openapi: "3.1.0",
     info: {
       title: "Allot API",
       version: "1",
-      description:
-        "Self-service quota, access and cost for the shared ML platform. Authenticate with a service account token: `Authorization: Bearer allot_…`. Tenants and projects are addressed by slug.",
+      description: gettingATokenMarkdown(serverUrl),
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }],

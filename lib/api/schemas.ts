@@ -493,6 +493,14 @@ export const spendReportOut = z.object({
   byResource: z.array(resourceTotalOut).describe("Totals per resource over the window, most expensive first"),
   unpricedResources: z.array(z.string()).describe("Resources used in the window with no price: their cost is missing"),
   demo: z.boolean().describe("Some figures come from generated demo data"),
+  previous: z
+    .object({
+      from: isoDateTime,
+      to: isoDateTime.describe("Exclusive: the window's start"),
+      totalCost: z.number().describe("The previous period's spend, by the same money rule"),
+      byResource: z.array(z.object({ resource: z.string(), cost: z.number() })),
+    })
+    .describe("The period of the same length just before the window, for comparison"),
   budget: budgetStatusOut.optional().describe("Projects and tenants: this month against budget"),
   byProject: z.array(projectSpendOut).optional().describe("Tenants and the platform: spend per project, most expensive first"),
   byTenant: z.array(tenantSpendOut).optional().describe("The platform: spend per tenant"),

@@ -195,7 +195,7 @@ describe(`budget alerts (${databaseLabel()})`, () => {
     expect(t.notices[0]).toMatchObject({
       kind: "budget.threshold",
       title: "alerts budget reached 50% of its budget",
-      body: "alerts budget (vision-lab/alerts-budget) has spent USD 500.20 in March 2026, 50% of its USD 1,000.00 budget (forecast to month end: USD 500.20).",
+      body: "alerts budget (vision-lab/alerts-budget) has spent $500.20 in March 2026, 50% of its $1,000.00 budget (forecast to month end: $500.20).",
     });
     expect(t.deliveries).toEqual([
       {
@@ -226,7 +226,7 @@ describe(`budget alerts (${databaseLabel()})`, () => {
     t = await trail("alerts-budget");
     expect(t.notices.at(-1)).toMatchObject({
       kind: "budget.forecast",
-      body: "alerts budget (vision-lab/alerts-budget) is forecast to spend USD 1,182.85 in March 2026, 118% of its USD 1,000.00 budget (USD 947.10 spent so far).",
+      body: "alerts budget (vision-lab/alerts-budget) is forecast to spend $1,182.85 in March 2026, 118% of its $1,000.00 budget ($947.10 spent so far).",
     });
 
     // +14 GPU-hours = 57.40 today: 1,004.50, 100%.
@@ -308,7 +308,7 @@ describe(`idle GPU flags (${databaseLabel()})`, () => {
     expect(t.notices).toHaveLength(2);
     expect(t.notices[0]).toMatchObject({ kind: "gpu.idle", title: "gpu idle leaves its GPUs mostly idle" });
     expect(t.notices[0]!.body).toContain("busy 5% of the time over the last 7 days (288 GPU-hours measured, below 20%)");
-    expect(t.notices[0]!.body).toContain("the idle share cost USD 1,121.76 of USD 1,180.80 in GPU spend");
+    expect(t.notices[0]!.body).toContain("the idle share cost $1,121.76 of $1,180.80 in GPU spend");
     expect(t.deliveries).toHaveLength(1);
     expect(t.deliveries[0]).toMatchObject({
       event: "gpu.idle",

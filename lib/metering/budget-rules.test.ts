@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { budgetAlertMessage, dueBudgetAlerts, formatAmount, gpuIdleMessage, gpuIdleVerdict, highestThresholdReached, monthPeriod, weekPeriod } from "./budget-rules";
+import { budgetAlertMessage, dueBudgetAlerts, gpuIdleMessage, gpuIdleVerdict, highestThresholdReached, monthPeriod, weekPeriod } from "./budget-rules";
 
 const figures = (budget: number | null, monthToDate: number, forecast = monthToDate) => ({ budget, monthToDate, forecast });
 
@@ -92,14 +92,15 @@ describe("idle GPUs", () => {
 describe("messages", () => {
   const project = { tenantSlug: "vision-lab", projectSlug: "detector-training", projectName: "Detector training" };
   it("name the project, the figures and the currency", () => {
-    expect(formatAmount(1234.5, "EUR")).toBe("EUR 1,234.50");
+    // Written as on every page (lib/money.ts formatMoney), never a second way for messages.
+    expect(budgetAlertMessage("budget_80", project, { budget: 1000, monthToDate: 816.4, forecast: 1290, currency: "EUR", period: "2026-03-01" }).text).toContain("has spent €816.40");
     const threshold = budgetAlertMessage("budget_80", project, { budget: 1000, monthToDate: 816.4, forecast: 1290, currency: "USD", period: "2026-03-01" });
     expect(threshold.title).toBe("Detector training reached 80% of its budget");
     expect(threshold.text).toBe(
-      "Detector training (vision-lab/detector-training) has spent USD 816.40 in March 2026, 81% of its USD 1,000.00 budget (forecast to month end: USD 1,290.00).",
+      "Detector training (vision-lab/detector-training) has spent $816.40 in March 2026, 81% of its $1,000.00 budget (forecast to month end: $1,290.00).",
     );
     const forecast = budgetAlertMessage("forecast", project, { budget: 1000, monthToDate: 300, forecast: 1450, currency: "USD", period: "2026-03-01" });
-    expect(forecast.text).toBe("Detector training (vision-lab/detector-training) is forecast to spend USD 1,450.00 in March 2026, 145% of its USD 1,000.00 budget (USD 300.00 spent so far).");
+    expect(forecast.text).toBe("Detector training (vision-lab/detector-training) is forecast to spend $1,450.00 in March 2026, 145% of its $1,000.00 budget ($300.00 spent so far).");
     // 99.6% does not read as 100%.
     expect(budgetAlertMessage("budget_80", project, { budget: 1000, monthToDate: 996, forecast: 1100, currency: "USD", period: "2026-03-01" }).text).toContain(", 99% of");
   });
@@ -108,6 +109,6 @@ describe("messages", () => {
     const m = gpuIdleMessage(project, { utilization: 0.05, measuredHours: 168, gpuCost: 688.8, gpuIdleCost: 654.36, currency: "USD", threshold: 0.2 });
     expect(m.title).toBe("Detector training leaves its GPUs mostly idle");
     expect(m.text).toContain("busy 5% of the time over the last 7 days (168 GPU-hours measured, below 20%)");
-    expect(m.text).toContain("the idle share cost USD 654.36 of USD 688.80 in GPU spend");
+    expect(m.text).toContain("the idle share cost $654.36 of $688.80 in GPU spend");
   });
 });

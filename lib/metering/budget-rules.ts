@@ -1,4 +1,4 @@
-import { decimalText, minorDigits, toMinor } from "@/lib/money";
+import { formatMoney } from "@/lib/money";
 import type { GpuIdleSettings } from "@/lib/config";
 
 /**
@@ -95,13 +95,6 @@ export function gpuIdleVerdict(h: GpuHours, settings: GpuIdleSettings): { idle: 
 
 // ---------------------------------------------------------------- messages
 
-/** "USD 1,234.50": the currency named, for channels where "$" is ambiguous. */
-export function formatAmount(amount: number, currency: string): string {
-  const digits = minorDigits(currency);
-  const exact = decimalText(toMinor(amount, digits), digits);
-  return `${currency} ${new Intl.NumberFormat("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(exact as unknown as number)}`;
-}
-
 /** Rounded down, so 99.6% of a budget never reads as 100%. */
 const percent = (share: number) => `${Math.floor(share * 100 + 1e-9)}%`;
 
@@ -123,7 +116,7 @@ export function budgetAlertMessage(
   p: ProjectLabel,
   f: { budget: number; monthToDate: number; forecast: number; currency: string; period: string },
 ): { title: string; text: string } {
-  const money = (v: number) => formatAmount(v, f.currency);
+  const money = (v: number) => formatMoney(v, f.currency);
   const month = monthName(f.period);
   if (kind === "forecast") {
     return {
@@ -152,7 +145,7 @@ export function gpuIdleMessage(
     title: `${p.projectName} leaves its GPUs mostly idle`,
     text:
       `${where(p)} kept its GPUs busy ${percent(f.utilization)} of the time over the last 7 days (${hours} GPU-hours measured, below ${percent(f.threshold)}): ` +
-      `the idle share cost ${formatAmount(f.gpuIdleCost, f.currency)} of ${formatAmount(f.gpuCost, f.currency)} in GPU spend. ` +
+      `the idle share cost ${formatMoney(f.gpuIdleCost, f.currency)} of ${formatMoney(f.gpuCost, f.currency)} in GPU spend. ` +
       `Release GPUs it does not need, or ask its team whether the jobs are waiting on something.`,
   };
 }

@@ -96,6 +96,14 @@ describe(`the spend pages agree to the cent (${databaseLabel()})`, () => {
       }
     }
 
+    // The comparison with the period before is that period's own report, to the cent, and adds up like one.
+    const before: ResolvedWindow = { ...window, from: new Date(platform.previous.from), to: new Date(platform.previous.to) };
+    expect(before.to.getTime() - before.from.getTime()).toBe(window.to.getTime() - window.from.getTime());
+    const previous = await platformSpendReport(ctx, before);
+    expect(platform.previous.totalCost).toBe(previous.totalCost);
+    expect(platform.previous.byResource).toEqual(previous.byResource.map((r) => ({ resource: r.resource, cost: r.cost })));
+    expect(cents(platform.previous.byResource.map((r) => r.cost))).toBe(minor(platform.previous.totalCost));
+
     // The FOCUS export: its use rows are the spend, its idle lines (all apart here) the cluster's idle, so its rows add up to the cluster cost.
     const focus = await focusExport(ctx, { kind: "platform" }, window);
     const useTotal = cents(focus.rows.filter((r) => r.x_IdleCost === null).map((r) => r.BilledCost ?? 0));

@@ -49,6 +49,15 @@ export interface BudgetStatus {
   forecastShare: number | null;
 }
 
+/** The window of the same length just before a report's, for comparison: its total and its cost per resource. */
+export interface PreviousPeriod {
+  /** ISO instants; `to` is the report window's start. */
+  from: string;
+  to: string;
+  totalCost: number;
+  byResource: { resource: string; cost: number }[];
+}
+
 export interface SpendReport {
   scope: SpendReportScope;
   currency: string;
@@ -60,6 +69,8 @@ export interface SpendReport {
   unpricedResources: string[];
   /** True when some of the figures come from generated demo data. */
   demo: boolean;
+  /** The same length of time just before the window, by the same money rule. */
+  previous: PreviousPeriod;
   /** The current month against budget (projects: theirs; tenants: the sum of their projects' budgets). */
   budget?: BudgetStatus;
   byProject?: ProjectSpend[];
@@ -90,16 +101,34 @@ export function totalsOf(byResource: readonly ResourceTotal[], digits: number): 
   };
 }
 
+/** The window of the same length that ends where this one starts. */
+export function previousWindowOf(window: SpendWindow): SpendWindow {
+  const length = window.to.getTime() - window.from.getTime();
+  return { from: new Date(window.from.getTime() - length), to: window.from };
+}
+
+async function previousPeriod(db: Database, scope: SpendScope, window: SpendWindow): Promise<PreviousPeriod> {
+  const before = previousWindowOf(window);
+  const totals = await spendByResource(db, scope, before);
+  return {
+    from: before.from.toISOString(),
+    to: before.to.toISOString(),
+    totalCost: totalsOf(totals, moneyDigits()).totalCost,
+    byResource: totals.map((r) => ({ resource: r.resource, cost: r.cost })),
+  };
+}
+
 async function commonParts(db: Database, scope: SpendScope, window: ResolvedWindow) {
-  const [series, totals, demo, borrowed] = await Promise.all([
+  const [series, totals, demo, borrowed, previous] = await Promise.all([
     spendSeries(db, scope, window, window.granularity),
     spendByResource(db, scope, window),
     windowHasDemoData(db, scope, window),
     borrowedByResource(db, scope, window),
+    previousPeriod(db, scope, window),
   ]);
   // GPU rows say how much of them was borrowed beyond the guarantee (none: all within it).
   const byResource = totals.map((r) => (r.resource.startsWith("gpu:") ? { ...r, borrowed: borrowed.get(r.resource) ?? { quantity: 0, cost: 0 } } : r));
-  return { series, byResource, demo, ...totalsOf(byResource, moneyDigits()) };
+  return { series, byResource, demo, previous, ...totalsOf(byResource, moneyDigits()) };
 }
 
 /** The days a budget status reads: the month, and a week before it so the forecast's daily rate is known on the 1st. */

@@ -22,6 +22,21 @@ export function resourceKind(key: string): ResourceKind {
 
 export const gpuModelOf = (key: string): string | null => (key.startsWith("gpu:") ? key.slice(4) : null);
 
+/**
+ * The unit of a consumed quantity as the portal writes it in prose, tables and
+ * messages: "GPU-hours", like "per GPU-hour" on the rate card. The FOCUS
+ * columns below keep the spelling FOCUS's unit format gives ("GPU-Hours"),
+ * because tools that read FOCUS files match on it.
+ */
+export const QUANTITY_UNIT: Record<ResourceKind, string> = {
+  gpu: "GPU-hours",
+  cpu: "core-hours",
+  memory: "GiB-hours",
+  storage: "GiB-hours",
+  inference: "requests",
+  custom: "units",
+};
+
 /** FinOps FOCUS ConsumedUnit of each kind. */
 export const CONSUMED_UNIT: Record<ResourceKind, string> = {
   gpu: "GPU-Hours",

@@ -57,6 +57,7 @@ function spendOut(report: SpendReport): z.input<typeof spendReportOut> {
     byResource: report.byResource.map(withPricing),
     unpricedResources: report.unpricedResources,
     demo: report.demo,
+    previous: report.previous,
     budget: report.budget,
     byProject: report.byProject?.map((p) => ({
       tenantSlug: p.tenantSlug,
