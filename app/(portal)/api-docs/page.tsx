@@ -43,8 +43,8 @@ export default async function ApiDocsPage() {
                     {path}
                   </p>
                   <p className="mt-1 text-sm text-slate-700">{op.summary}</p>
-                  {op.parameters.some((p) => p.in === "query") && (
-                    <p className="mt-1 text-xs text-slate-500">Query: {op.parameters.filter((p) => p.in === "query").map((p) => p.name).join(", ")}</p>
+                  {(op.parameters ?? []).some((p) => p.in === "query") && (
+                    <p className="mt-1 text-xs text-slate-500">Query: {(op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name).join(", ")}</p>
                   )}
                   {op.requestBody && (
                     <details className="mt-1">

@@ -137,7 +137,7 @@ function Proposal({ proposal, server }: { proposal: ImportProposal; server: stri
                       {item.pool.gpuSharing !== "exclusive" && <span className="block text-xs text-slate-500">{sharingLabel(item.pool)}</span>}
                     </>
                   ) : (
-                    <span className="text-slate-400">none</span>
+                    <span className="text-slate-500">none</span>
                   )}
                 </Cell>
                 <Cell className="whitespace-nowrap tabular-nums">
