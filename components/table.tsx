@@ -4,10 +4,12 @@ import type { ReactNode } from "react";
  * A box that scrolls sideways on its own, so a table wider than a phone moves
  * inside it rather than the whole page. It can take the focus (a labelled
  * region), so people without a mouse can scroll it with the arrow keys.
+ * Positioned, so what is absolutely placed inside (screen-reader-only text)
+ * is clipped by it too rather than widening the page.
  */
 export function ScrollBox({ label, className = "", children }: { label: string; className?: string; children: ReactNode }) {
   return (
-    <div role="region" aria-label={label} tabIndex={0} className={`overflow-x-auto focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 ${className}`}>
+    <div role="region" aria-label={label} tabIndex={0} className={`relative overflow-x-auto focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 ${className}`}>
       {children}
     </div>
   );

@@ -100,7 +100,7 @@ async function sweep(page: Page, start: string, axeDone: Set<string>): Promise<S
 const WHO: (PersonaKey | "signed out")[] = ["signed out", "alex", "bo", "priya", "dana", "vic", "cleo"];
 
 test("every page a persona reaches fits a phone and passes axe", async ({ browser }) => {
-  test.setTimeout(300_000);
+  test.setTimeout(420_000);
   expect([...WHO].sort(), "every persona is swept").toEqual(["signed out", ...PERSONA_KEYS].sort());
   const axeDone = new Set<string>();
   const reached = new Set<string>();

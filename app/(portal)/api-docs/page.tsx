@@ -5,7 +5,8 @@ import { absoluteUrl } from "@/lib/server/request-url";
 
 export const metadata = { title: "API" };
 
-type Operation = { summary: string; parameters: { name: string; in: string; required: boolean }[]; requestBody?: { content: { "application/json": { schema: unknown } } } };
+// As the OpenAPI document has them: an operation without parameters has none listed, and a body may be other than JSON.
+type Operation = { summary: string; parameters?: { name: string; in: string; required: boolean }[]; requestBody?: { content: Record<string, { schema?: unknown }> } };
 
 /** The REST API, rendered from the same OpenAPI document that /api/v1/openapi.json serves. */
 export default async function ApiDocsPage() {
@@ -49,7 +50,7 @@ export default async function ApiDocsPage() {
                   {op.requestBody && (
                     <details className="mt-1">
                       <summary className="cursor-pointer text-xs text-brand-700">Request body</summary>
-                      <pre className="mt-1 overflow-x-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(op.requestBody.content["application/json"].schema, null, 2)}</pre>
+                      <pre className="mt-1 overflow-x-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(Object.values(op.requestBody.content)[0]?.schema, null, 2)}</pre>
                     </details>
                   )}
                 </li>
