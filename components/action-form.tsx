@@ -4,7 +4,7 @@ import * as Dialog from "@radix-ui/react-dialog";
 import { startTransition, useActionState, useEffect, useRef, useState, type FormEvent } from "react";
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button-class";
-import { Field, FormMessage, inputClass, SubmitButton } from "./form";
+import { Field, FieldError, FormMessage, FormProblems, inputClass, SubmitButton } from "./form";
 
 /**
  * Forms described as data, so server components can declare them: each field
@@ -27,18 +27,20 @@ function Fields({ fields, state }: { fields: FieldSpec[]; state: FormState }) {
         if (f.kind === "hidden") return <input key={f.name} type="hidden" name={f.name} value={f.value} />;
         const errors = state.fieldErrors?.[f.name];
         if (f.kind === "checkbox") {
+          const id = `field-${f.name}`;
+          const describedBy = [f.hint ? `${id}-hint` : null, errors?.length ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
           return (
             <div key={f.name} className="space-y-1">
               <label className="flex items-start gap-2 text-sm text-slate-800">
-                <input type="checkbox" name={f.name} className="mt-0.5" aria-invalid={Boolean(errors?.length)} />
+                <input type="checkbox" id={id} name={f.name} className="mt-0.5" aria-invalid={Boolean(errors?.length)} aria-describedby={describedBy} />
                 <span>{f.label}</span>
               </label>
-              {f.hint && <p className="text-xs text-slate-500">{f.hint}</p>}
-              {errors?.length ? (
-                <p role="alert" className="text-xs font-medium text-red-700">
-                  {f.label} {errors.join("; ")}
+              {f.hint && (
+                <p id={`${id}-hint`} className="text-xs text-slate-500">
+                  {f.hint}
                 </p>
-              ) : null}
+              )}
+              <FieldError id={`${id}-error`} label={f.label} errors={errors} />
             </div>
           );
         }
@@ -64,6 +66,11 @@ function Fields({ fields, state }: { fields: FieldSpec[]; state: FormState }) {
       })}
     </>
   );
+}
+
+/** The fields that show their own problems: a hidden field's problem is the form's. */
+function shownFieldNames(fields: FieldSpec[]): string[] {
+  return fields.filter((f) => f.kind !== "hidden").map((f) => f.name);
 }
 
 function Reveal({ reveal }: { reveal: NonNullable<FormState["reveal"]> }) {
@@ -121,11 +128,12 @@ export function ActionForm({ action, fields, submitLabel, pendingLabel, classNam
   const submit = useSubmitKeepingInput(formAction, state);
   return (
     <form action={formAction} {...submit} className={`space-y-2 ${className}`} noValidate>
+      <FormProblems state={state} fields={shownFieldNames(fields)} />
       <Fields fields={fields} state={state} />
       <div className="flex items-center gap-2">
         <SubmitButton pendingLabel={pendingLabel ?? "Saving…"}>{submitLabel}</SubmitButton>
       </div>
-      <FormMessage status={state.status} message={state.message} />
+      {state.status === "ok" && <FormMessage status="ok" message={state.message} />}
       {state.reveal && <Reveal reveal={state.reveal} />}
     </form>
   );
@@ -190,7 +198,7 @@ function DialogForm({ action, fields, submitLabel, pendingLabel, onSuccess }: { 
   }
   return (
     <form action={formAction} {...submit} className="mt-4 space-y-4" noValidate>
-      {state.status === "error" && <FormMessage status="error" message={state.message} />}
+      <FormProblems state={state} fields={shownFieldNames(fields)} />
       <Fields fields={fields} state={state} />
       <div className="flex justify-end gap-2 pt-2">
         <Dialog.Close className={buttonClass()}>Cancel</Dialog.Close>

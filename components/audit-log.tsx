@@ -83,7 +83,7 @@ export function AuditLog({
                       </pre>
                     </details>
                   ) : (
-                    <span className="text-xs text-slate-400">—</span>
+                    <span className="text-xs text-slate-500">—</span>
                   )}
                 </Cell>
               </tr>

@@ -2,6 +2,7 @@
 
 import type { ReactNode } from "react";
 import { useFormStatus } from "react-dom";
+import { fieldMessage, formLevelProblems, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button-class";
 
 /** Form pieces that name the failing field beside it (STYLE.md habit 7). */
@@ -32,12 +33,18 @@ export function Field({
           {hint}
         </p>
       )}
-      {errors?.length ? (
-        <p id={`${id}-error`} role="alert" className="text-xs font-medium text-red-700">
-          {label} {errors.join("; ")}
-        </p>
-      ) : null}
+      <FieldError id={`${id}-error`} label={label} errors={errors} />
     </div>
+  );
+}
+
+/** A field's problems, apart from its label (which stays the field's name): sentences that say what to enter. */
+export function FieldError({ id, label, errors }: { id: string; label: string; errors?: string[] }) {
+  if (!errors?.length) return null;
+  return (
+    <p id={id} role="alert" className="text-xs font-medium text-red-700">
+      {errors.map((e) => fieldMessage(label, e)).join(" ")}
+    </p>
   );
 }
 
@@ -51,6 +58,13 @@ export function SubmitButton({ children, pendingLabel }: { children: ReactNode; 
       {pending ? pendingLabel : children}
     </button>
   );
+}
+
+/** A failed submission's problems that belong to no field shown, at the top of the form. */
+export function FormProblems({ state, fields }: { state: FormState; fields: string[] }) {
+  const problems = formLevelProblems(state, fields);
+  if (problems.length === 0) return null;
+  return <FormMessage status="error" message={problems.join("\n")} />;
 }
 
 export function FormMessage({ status, message }: { status: "idle" | "ok" | "error"; message?: string }) {

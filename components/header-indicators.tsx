@@ -11,7 +11,8 @@ export function HeaderIndicators({ unread, pending }: { unread: number; pending:
           aria-label={`Approval queue: ${pending} waiting`}
           data-testid="queue-indicator"
         >
-          <span className="hidden sm:inline">Queue</span>
+          {/* Visible on phones too, and apart from the count, so the accessible name contains what is shown ("Queue 3"). */}
+          <span>Queue</span>{" "}
           <span className={`min-w-5 rounded-full px-1.5 text-center text-xs font-semibold tabular-nums ${pending > 0 ? "bg-amber-100 text-amber-900" : "bg-slate-100 text-slate-600"}`}>{pending}</span>
         </Link>
       )}

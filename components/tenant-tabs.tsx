@@ -16,7 +16,7 @@ export function TenantTabs({ tenantSlug, tabs }: { tenantSlug: string; tabs: Tab
   const labels = { overview: "Overview", requests: "Quota requests", spend: "Spend", collaborators: "Collaborators", reviews: "Access reviews", "service-accounts": "Service accounts", audit: "Audit log" } as const;
   const shown = tabs.includes("overview") && !tabs.includes("requests") ? tabs.flatMap((t): Tab[] => (t === "overview" ? ["overview", "requests"] : [t])) : tabs;
   return (
-    <nav aria-label="Tenant" className="mb-6 flex gap-1 border-b border-slate-200 text-sm">
+    <nav aria-label="Tenant" className="mb-6 flex flex-wrap gap-x-1 border-b border-slate-200 text-sm">
       {shown.map((tab) => {
         const href = tab === "overview" ? `/tenants/${tenantSlug}` : `/tenants/${tenantSlug}/${tab}`;
         const active = pathname === href;

@@ -22,7 +22,7 @@ export function PageHeader({ title, subtitle, actions, crumbs }: { title: string
         <h1 className="text-2xl font-semibold tracking-tight text-slate-900">{title}</h1>
         {subtitle && <p className="mt-1 text-sm text-slate-600">{subtitle}</p>}
       </div>
-      {actions && <div className="flex gap-2">{actions}</div>}
+      {actions && <div className="flex flex-wrap gap-2">{actions}</div>}
     </div>
   );
 }
@@ -31,7 +31,7 @@ export function Card({ title, description, children, actions }: { title?: string
   return (
     <section className="rounded-lg border border-slate-200 bg-white shadow-sm">
       {(title || actions) && (
-        <header className="flex items-start justify-between gap-4 border-b border-slate-100 px-5 py-3">
+        <header className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2 border-b border-slate-100 px-5 py-3">
           <div>
             {title && <h2 className="text-base font-semibold text-slate-900">{title}</h2>}
             {description && <p className="mt-0.5 text-sm text-slate-500">{description}</p>}

@@ -6,7 +6,7 @@ import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
 export function UserMenu({ name, detail, signOutAction }: { name: string; detail: string; signOutAction: () => Promise<void> }) {
   return (
     <DropdownMenu.Root>
-      <DropdownMenu.Trigger className="flex items-center gap-2 rounded-md px-2 py-1.5 text-sm text-slate-700 hover:bg-slate-100" aria-label={`Account menu for ${name}`}>
+      <DropdownMenu.Trigger className="flex items-center gap-2 rounded-md px-2 py-1.5 text-sm text-slate-700 hover:bg-slate-100">
         <span aria-hidden className="flex h-7 w-7 items-center justify-center rounded-full bg-brand-600 text-xs font-semibold text-white">
           {name
             .split(/\s+/)
@@ -15,7 +15,9 @@ export function UserMenu({ name, detail, signOutAction }: { name: string; detail
             .join("")
             .toUpperCase()}
         </span>
-        <span className="hidden sm:inline">{name}</span>
+        {/* The name is the visible label (on phones only the initials show): the accessible name contains it. */}
+        <span className="sr-only">Account menu for </span>
+        <span className="sr-only sm:not-sr-only">{name}</span>
       </DropdownMenu.Trigger>
       <DropdownMenu.Portal>
         <DropdownMenu.Content align="end" sideOffset={6} className="z-50 min-w-56 rounded-md border border-slate-200 bg-white p-1 text-sm shadow-lg">

@@ -51,7 +51,7 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
 
   // Live validation names the field.
   await form.field("CPU cores").fill("-2");
-  await expect(form.fieldError("CPU cores")).toHaveText("CPU cores must be a number of cores such as 4 or 500m");
+  await expect(form.fieldError("CPU cores")).toHaveText("Enter a number of cores such as 4 or 500m.");
   await form.field("CPU cores").fill("");
   await expect(form.fieldError("CPU cores")).toHaveCount(0);
 

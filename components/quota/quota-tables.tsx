@@ -3,6 +3,7 @@ import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { fitNote, type CapacityLine } from "@/lib/quota/capacity";
 import type { CostEstimate } from "@/lib/quota/cost";
 import type { QuotaPolicy } from "@/lib/quota/policy";
+import { ScrollBox } from "@/components/table";
 import { formatBytes, formatCapacityValue, formatCores, formatMoney, formatShare, formatUnitPrice, overcommitOf, resourceLabel } from "@/lib/quota/view-helpers";
 
 /**
@@ -13,7 +14,7 @@ import { formatBytes, formatCapacityValue, formatCores, formatMoney, formatShare
 
 export function MiniTable({ caption, columns, children, className = "" }: { caption: string; columns: ReactNode[]; children: ReactNode; className?: string }) {
   return (
-    <div className={`overflow-x-auto ${className}`}>
+    <ScrollBox label={caption} className={className}>
       <table className="min-w-full text-left text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
@@ -27,7 +28,7 @@ export function MiniTable({ caption, columns, children, className = "" }: { capt
         </thead>
         <tbody className="divide-y divide-slate-100">{children}</tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

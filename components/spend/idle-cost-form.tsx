@@ -35,7 +35,7 @@ export function IdleCostForm({ action, current, tomorrow, effectiveFrom }: { act
             <input type="radio" name="mode" value={c.mode} defaultChecked={tomorrow === c.mode} className="mt-1" />
             <span>
               <span className="font-medium text-slate-900">{c.label}</span>
-              {c.mode === current && <span className="ml-2 text-xs text-slate-500">(in force today)</span>}
+              {c.mode === current && <span className="ml-2 text-xs text-slate-700">(in force today)</span>}
               <span className="block text-slate-600">{c.consequence}</span>
             </span>
           </label>

@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { buttonClass } from "@/components/button-class";
-import { inputClass } from "@/components/form";
+import { FieldError, inputClass } from "@/components/form";
 import type { SpendQueryParams } from "@/lib/server/spend-json";
 
 const RANGES = [
@@ -100,11 +100,7 @@ function DateField({ name, label, defaultValue, errors }: { name: string; label:
         aria-invalid={Boolean(errors?.length)}
         aria-describedby={errors?.length ? `${id}-error` : undefined}
       />
-      {errors?.length ? (
-        <p id={`${id}-error`} role="alert" className="mt-1 text-xs font-medium text-red-700">
-          {label} {errors.join("; ")}
-        </p>
-      ) : null}
+      <FieldError id={`${id}-error`} label={label} errors={errors} />
     </div>
   );
 }

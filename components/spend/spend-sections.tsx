@@ -187,11 +187,11 @@ function ProjectsCard({ data, slots, title, showTenant }: { data: SpendData; slo
                   <Cell className="whitespace-nowrap tabular-nums">{money(p.cost, c)}</Cell>
                   <Cell className="whitespace-nowrap tabular-nums text-slate-600">{shareText(shareOf(p.cost, data.totalCost, digits))}</Cell>
                   {charging && <Cell className="whitespace-nowrap tabular-nums">{money(p.idleChargedBack ?? 0, c)}</Cell>}
-                  <Cell className="whitespace-nowrap tabular-nums">{p.gpuCost > 0 ? money(p.gpuCost, c) : <span className="text-slate-400">—</span>}</Cell>
+                  <Cell className="whitespace-nowrap tabular-nums">{p.gpuCost > 0 ? money(p.gpuCost, c) : <span className="text-slate-500">—</span>}</Cell>
                   <Cell className="whitespace-nowrap tabular-nums">
                     {p.gpuUtilization === null ? <span className="text-slate-500">{p.gpuCost > 0 ? "not measured" : "—"}</span> : <Utilisation ratio={p.gpuUtilization} low={slots.idleThreshold} />}
                   </Cell>
-                  <Cell className={`whitespace-nowrap tabular-nums ${p.gpuIdleCost > 0 ? "text-amber-800" : "text-slate-400"}`}>{p.gpuIdleCost > 0 ? money(p.gpuIdleCost, c) : "—"}</Cell>
+                  <Cell className={`whitespace-nowrap tabular-nums ${p.gpuIdleCost > 0 ? "text-amber-800" : "text-slate-500"}`}>{p.gpuIdleCost > 0 ? money(p.gpuIdleCost, c) : "—"}</Cell>
                 </tr>
               ))}
             </DataTable>
@@ -301,7 +301,7 @@ function TenantsCard({ data, slots }: { data: SpendData; slots: SectionSlots }) 
           <tr>
             <Cell className="whitespace-nowrap font-medium text-amber-800">{charging ? "Idle left apart" : "Idle capacity"}</Cell>
             <Cell className="whitespace-nowrap tabular-nums text-amber-800">{money(idleLine, c)}</Cell>
-            {charging && <Cell className="text-slate-400">—</Cell>}
+            {charging && <Cell className="text-slate-500">—</Cell>}
             <Cell className="whitespace-nowrap tabular-nums text-slate-600">{shareText(charging ? shareOf(idleLine, cluster, digits) : k.idleShare)}</Cell>
           </tr>
           <tr className="bg-slate-50">

@@ -34,7 +34,7 @@ export function CostOverTimeTable({ table, currency, caption, windowTotal, unpri
             <tr key={r.period}>
               <Cell className="whitespace-nowrap text-slate-700">{periodLong(r.period, table.granularity)}</Cell>
               {r.values.map((v, i) => (
-                <Cell key={table.resources[i]} className={`whitespace-nowrap tabular-nums ${v === 0 ? "text-slate-400" : ""}`}>
+                <Cell key={table.resources[i]} className={`whitespace-nowrap tabular-nums ${v === 0 ? "text-slate-500" : ""}`}>
                   {v === 0 && unpriced.has(table.resources[i]!) ? "unpriced" : money(v, currency)}
                 </Cell>
               ))}
@@ -94,7 +94,7 @@ export function CostDriversTable({ data, caption }: { data: SpendData; caption: 
           <Cell className="whitespace-nowrap tabular-nums">{pricingOf(r) === "unpriced" ? <Badge tone="amber">unpriced</Badge> : money(r.cost, data.currency)}</Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">{shareText(r.cost, data.totalCost, digits)}</Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">
-            {r.resource.startsWith("gpu:") ? r.gpuUtilization === null ? <span className="text-slate-500">not measured</span> : <Utilisation ratio={r.gpuUtilization} /> : <span className="text-slate-400">—</span>}
+            {r.resource.startsWith("gpu:") ? r.gpuUtilization === null ? <span className="text-slate-500">not measured</span> : <Utilisation ratio={r.gpuUtilization} /> : <span className="text-slate-500">—</span>}
           </Cell>
           {anyBorrowed && (
             <Cell className="whitespace-nowrap tabular-nums text-slate-700">
@@ -104,7 +104,7 @@ export function CostDriversTable({ data, caption }: { data: SpendData; caption: 
                   <span className="block text-xs text-slate-500">within guarantee {money(subtractMoney(r.cost, r.borrowed.cost, digits), data.currency)}</span>
                 </>
               ) : (
-                <span className="text-slate-400">—</span>
+                <span className="text-slate-500">—</span>
               )}
             </Cell>
           )}

@@ -22,9 +22,9 @@ export class ExtensionPage {
     this.requests = main.getByRole("table", { name: "Your extension requests" }).locator("tbody").getByRole("row");
   }
 
-  /** The error paragraph of a field; it starts with the field's label. */
+  /** The error paragraph of a field: beside the field (components/form.tsx Field), apart from its label. */
   fieldError(label: string): Locator {
-    return this.page.getByRole("main").getByRole("alert").filter({ hasText: new RegExp(`^${label} `) });
+    return this.page.getByRole("main").getByLabel(label, { exact: true }).locator("xpath=ancestor::div[1]").getByRole("alert");
   }
 
   async expectLoaded(): Promise<void> {

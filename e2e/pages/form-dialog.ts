@@ -18,9 +18,9 @@ export class FormDialog {
     return this.root.getByLabel(label, { exact: true });
   }
 
-  /** The error paragraph of a field; it starts with the field's label. */
+  /** The error paragraph of a field: beside the field (components/form.tsx Field), apart from its label. */
   fieldError(label: string): Locator {
-    return this.root.getByRole("alert").filter({ hasText: new RegExp(`^${label} `) });
+    return this.field(label).locator("xpath=ancestor::div[1]").getByRole("alert");
   }
 
   async submit(label: string): Promise<void> {

@@ -31,9 +31,9 @@ export class QuotaRequestForm {
     return this.form.getByLabel(label, { exact: true });
   }
 
-  /** The error paragraph of a field; it starts with the field's label. */
+  /** The error paragraph of a field: beside the field, apart from its label. */
   fieldError(label: string): Locator {
-    return this.form.getByRole("alert").filter({ hasText: new RegExp(`^${label.replace(/[()]/g, "\\$&")} `) });
+    return this.field(label).locator("xpath=ancestor::div[1]").getByRole("alert");
   }
 
   async endsOn(date: string): Promise<void> {

@@ -15,9 +15,9 @@ export class SignInPage {
     await expect(this.heading).toBeVisible();
   }
 
-  /** The persona's button; its accessible name is "Sign in as <Name>, <title>". */
+  /** The persona's button; its accessible name is "Sign in as <Name>" followed by what the button shows (title, summary). */
   personaButton(name: string): Locator {
-    return this.page.getByRole("button", { name: new RegExp(`^Sign in as ${name},`) });
+    return this.page.getByRole("button", { name: new RegExp(`^Sign in as ${name}\\b`) });
   }
 
   /** Sign in as a persona and wait until the portal has taken over from the sign-in page. */

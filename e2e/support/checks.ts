@@ -1,4 +1,5 @@
 import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, type Locator, type Page, type Response } from "@playwright/test";
 import { SCREENSHOT_DIR } from "./env";
 
@@ -48,7 +49,49 @@ export function collaboratorExpiry(prefix = ""): RegExp {
   return new RegExp(`^${prefix}(${[...days].join("|")})$`);
 }
 
-/** A full-page screenshot kept as part of the test output, in test-results/screenshots/. */
+/** The two widths every page is looked at: a laptop and a phone (an iPhone's 390 CSS pixels). */
+export const WIDE = { width: 1280, height: 800 };
+export const NARROW = { width: 390, height: 844 };
+
+/** Impacts that fail a page; "moderate" and "minor" findings are left to judgement. */
+const FAILING_IMPACTS = new Set(["serious", "critical"]);
+
+/**
+ * The serious and critical axe findings on the page as it is now, one line each
+ * (rule, what it is about, the first elements), empty when there are none.
+ */
+export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => FAILING_IMPACTS.has(v.impact ?? ""))
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ""}; first: ${v.nodes[0]?.html.slice(0, 160)}`);
+}
+
+/** Fails the test on any serious or critical axe violation on the page as it is now. */
+export async function expectAccessible(page: Page): Promise<void> {
+  expect(await seriousAccessibilityViolations(page), `serious or critical accessibility violations on ${page.url()}`).toEqual([]);
+}
+
+/** How far the page scrolls sideways (0 when it fits the viewport's width). */
+export async function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const root = document.scrollingElement ?? document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
+}
+
+/**
+ * What a journey looks at: the page is checked with axe (serious or critical
+ * violations fail the test) and kept as full-page screenshots at 1280 and
+ * 390 px wide, `<name>-1280.png` and `<name>-390.png` in
+ * test-results/screenshots/. The page is left at the width it had.
+ */
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  await expectAccessible(page);
+  const before = page.viewportSize() ?? WIDE;
+  for (const size of [WIDE, NARROW]) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${size.width}.png`), fullPage: true });
+  }
+  await page.setViewportSize(before);
 }

@@ -49,7 +49,7 @@ describe(`typed numbers through REST (${databaseLabel()})`, () => {
     const before = await countOf(db, "quota_requests");
     const response = await callApi("POST", DT, { token: member, body: { cpuCores: cpu, justification: JUSTIFICATION } });
     expect(response.status, response.text).toBe(400);
-    expect(response.json).toMatchObject({ error: { code: "validation", fields: { cpuCores: ["must be a number of cores such as 4 or 500m"] } } });
+    expect(response.json).toMatchObject({ error: { code: "validation", fields: { cpuCores: ["Enter a number of cores such as 4 or 500m."] } } });
     expect(await countOf(db, "quota_requests")).toBe(before);
   });
 
@@ -57,13 +57,13 @@ describe(`typed numbers through REST (${databaseLabel()})`, () => {
     const before = await countOf(db, "node_pools");
     const response = await callApi("POST", "/api/v1/node-pools", { token: platform, body: { name: "typed-pool", nodeCount: nodes, cpuPerNode: "64", memoryPerNode: "256" } });
     expect(response.status, response.text).toBe(400);
-    expect(response.json).toMatchObject({ error: { code: "validation", fields: { nodeCount: ["must be a whole number from 0 to 100000"] } } });
+    expect(response.json).toMatchObject({ error: { code: "validation", fields: { nodeCount: ["Enter a whole number from 0 to 100000."] } } });
     expect(await countOf(db, "node_pools")).toBe(before);
   });
 
   it("refuses an exponent in a Kubernetes quantity, and accepts the quantity without it", async () => {
     const refused = await callApi("POST", "/api/v1/node-pools", { token: platform, body: { name: "typed-pool", nodeCount: "2", cpuPerNode: "64", memoryPerNode: "1e3Gi" } });
-    expect(refused.json).toMatchObject({ error: { code: "validation", fields: { memoryPerNode: ["must be GiB such as 256, or a quantity such as 1.8Ti"] } } });
+    expect(refused.json).toMatchObject({ error: { code: "validation", fields: { memoryPerNode: ["Enter a number of GiB such as 256, or a quantity such as 1.8Ti."] } } });
     const accepted = await callApi("POST", "/api/v1/node-pools", { token: platform, body: { name: "typed-pool", nodeCount: "2", cpuPerNode: "7910m", memoryPerNode: "1.5Ti" } });
     expect(accepted.status, accepted.text).toBe(201);
     expect(accepted.json).toMatchObject({ nodeCount: 2, cpuPerNode: 7.91, memoryBytesPerNode: 1.5 * 2 ** 40 });
@@ -72,7 +72,7 @@ describe(`typed numbers through REST (${databaseLabel()})`, () => {
   it.each(["0x10", "1e2", "+5", " 5"])("refuses limit=%j in a query", async (limit) => {
     const response = await callApi("GET", `/api/v1/audit?limit=${encodeURIComponent(limit)}`, { token: platform });
     expect(response.status, response.text).toBe(400);
-    expect(response.json).toMatchObject({ error: { code: "validation", fields: { limit: ["must be a whole number from 1 to 5000"] } } });
+    expect(response.json).toMatchObject({ error: { code: "validation", fields: { limit: ["Enter a whole number from 1 to 5000."] } } });
   });
 });
 
@@ -83,7 +83,7 @@ describe(`typed numbers through a server action (${databaseLabel()})`, () => {
     const form = new FormData();
     for (const [k, v] of Object.entries({ tenant: "vision-lab", project: "detector-training", gpuModel: "H100", gpuCount: gpus, cpuCores: "4", justification: JUSTIFICATION })) form.set(k, v);
     const state = await createQuotaRequestAction(initialFormState, form);
-    expect(state).toMatchObject({ status: "error", fieldErrors: { gpuCount: ["must be a whole number from 0 to 4096"] } });
+    expect(state).toMatchObject({ status: "error", fieldErrors: { gpuCount: ["Enter a whole number from 0 to 4096."] } });
     expect(await countOf(db, "quota_requests")).toBe(before);
   });
 
@@ -92,6 +92,6 @@ describe(`typed numbers through a server action (${databaseLabel()})`, () => {
     const form = new FormData();
     for (const [k, v] of Object.entries({ name: "form-pool", nodeCount: "2", cpuPerNode: "1.5e3", memoryPerNode: "256" })) form.set(k, v);
     const state = await createNodePoolAction(initialFormState, form);
-    expect(state).toMatchObject({ status: "error", fieldErrors: { cpuPerNode: ["must be a number of cores such as 64 or 7910m"] } });
+    expect(state).toMatchObject({ status: "error", fieldErrors: { cpuPerNode: ["Enter a number of cores such as 64 or 7910m."] } });
   });
 });

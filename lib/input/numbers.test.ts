@@ -66,7 +66,7 @@ describe("wholeNumber", () => {
   const gpus = wholeNumber("GPUs", { max: 4096, empty: 0 });
 
   it.each(NOT_DECIMAL.filter((t) => t !== ""))("refuses %j with a message the form puts after the field's label", (text) => {
-    expect(messageOf(gpus.safeParse(text))).toBe("must be a whole number from 0 to 4096");
+    expect(messageOf(gpus.safeParse(text))).toBe("Enter a whole number from 0 to 4096.");
   });
 
   it("accepts digits and whole JSON numbers within the range, and gives empty its meaning", () => {
@@ -83,9 +83,9 @@ describe("wholeNumber", () => {
 
   it("refuses empty where the field is required", () => {
     const nodes = wholeNumber("Nodes", { min: 1 });
-    expect(messageOf(nodes.safeParse(""))).toBe("must be a whole number 1 or more");
-    expect(messageOf(nodes.safeParse(undefined))).toBe("must be a whole number 1 or more");
-    expect(messageOf(nodes.safeParse("0"))).toBe("must be a whole number 1 or more");
+    expect(messageOf(nodes.safeParse(""))).toBe("Enter a whole number, 1 or more.");
+    expect(messageOf(nodes.safeParse(undefined))).toBe("Enter a whole number, 1 or more.");
+    expect(messageOf(nodes.safeParse("0"))).toBe("Enter a whole number, 1 or more.");
   });
 
   it("keeps an absent optional field absent inside an object", () => {
@@ -99,7 +99,7 @@ describe("decimalNumber", () => {
   const ratio = decimalNumber("CPU overcommit ratio", { min: 0.1, max: 20 });
 
   it.each(NOT_DECIMAL)("refuses %j with a message the form puts after the field's label", (text) => {
-    expect(messageOf(ratio.safeParse(text))).toBe("must be a number such as 4 or 2.5, from 0.1 to 20");
+    expect(messageOf(ratio.safeParse(text))).toBe("Enter a number from 0.1 to 20, such as 4 or 2.5.");
   });
 
   it("accepts plain decimals and JSON numbers", () => {
@@ -111,7 +111,7 @@ describe("decimalNumber", () => {
 
 describe("quantity", () => {
   const cpu = quantity("CPU cores", { unit: 1, max: 100_000, empty: 0, example: "a number of cores such as 4 or 500m" });
-  const memory = quantity("Memory (GiB)", { unit: GiB, max: 2 ** 50, empty: 0, whole: true, example: "GiB such as 64, or a quantity such as 64Gi" });
+  const memory = quantity("Memory (GiB)", { unit: GiB, max: 2 ** 50, empty: 0, whole: true, example: "a number of GiB such as 64, or a quantity such as 64Gi" });
 
   it("reads plain decimals in the field's unit and Kubernetes quantities", () => {
     expect(cpu.parse("4")).toBe(4);
@@ -125,28 +125,28 @@ describe("quantity", () => {
   });
 
   it.each(["1.5e3", "1e3", "0x10", "Infinity", " 4 ", "4abc", "+4", "-1", "1e3m", "4 Gi"])("refuses %j, naming the field", (text) => {
-    expect(messageOf(cpu.safeParse(text))).toBe("must be a number of cores such as 4 or 500m");
+    expect(messageOf(cpu.safeParse(text))).toBe("Enter a number of cores such as 4 or 500m.");
   });
 
   it("refuses what no cluster could grant, and bytes that are not whole", () => {
-    expect(messageOf(cpu.safeParse("1000000"))).toBe("is larger than any cluster could grant");
-    expect(messageOf(memory.safeParse("1m"))).toBe("must be GiB such as 64, or a quantity such as 64Gi");
+    expect(messageOf(cpu.safeParse("1000000"))).toBe("Enter a smaller amount: this is more than any cluster could grant.");
+    expect(messageOf(memory.safeParse("1m"))).toBe("Enter a number of GiB such as 64, or a quantity such as 64Gi.");
   });
 });
 
 describe("messages", () => {
-  // Forms render "<label> <message>" (components/form.tsx, action-form.tsx, the request form): a message
-  // that named the field itself read "CPU cores CPU cores: enter ..." on the page.
+  // Forms show the message under the field, apart from its label (components/form.tsx): a sentence that
+  // says what to enter. The label is beside it already, and REST errors name the field in `fields`.
   const schemas = [
     ["GPUs", wholeNumber("GPUs", { max: 4096 })],
     ["Ratio", decimalNumber("Ratio", { min: 0.1, max: 20 })],
     ["CPU cores", quantity("CPU cores", { unit: 1, max: 10, example: "a number of cores such as 4 or 500m" })],
   ] as const;
 
-  it.each(schemas)("%s: every message is a predicate for the form's label, never the label again", (label, schema) => {
+  it.each(schemas)("%s: every message is a sentence saying what to enter, never naming the label", (label, schema) => {
     for (const text of ["-1", "1e3", "99999999", "", "x"]) {
       const message = messageOf(schema.safeParse(text));
-      expect(message).toMatch(/^(must|is) /);
+      expect(message).toMatch(/^Enter .+\.$/);
       expect(message).not.toContain(label);
     }
   });

@@ -11,12 +11,11 @@ import { QUANTITY_SUFFIX_FACTORS } from "@/lib/cluster/quantity";
  *
  * Every form field, REST body or query field and CLI argument that asks for a
  * count, an amount or a quantity goes through the schemas here. A message is
- * the predicate of a sentence whose subject is the field ("must be a whole
- * number from 0 to 4096"): forms put the field's label before it ("GPUs must
- * be ..."; components/form.tsx) and the REST error names the field in
- * `fields`, so the label is not repeated in the message. The label describes
- * the schema instead (it shows as the field's description where schemas are
- * rendered).
+ * a sentence that says what to enter ("Enter a whole number from 0 to
+ * 4096."): forms show it under the field, apart from its label
+ * (components/form.tsx), and the REST error names the field in `fields`, so
+ * the label is not repeated in the message. The label describes the schema
+ * instead (it shows as the field's description where schemas are rendered).
  */
 
 const WHOLE_TEXT = /^\d+$/;
@@ -66,9 +65,10 @@ type Range = { min?: number; max?: number };
  */
 export const INT4_MAX = 2_147_483_647;
 
+/** ", 1 or more" or " from 0 to 4096": how a message ends after what to enter. */
 function rangeText(range: Range): string {
   const min = range.min ?? 0;
-  return range.max === undefined ? `${min} or more` : `from ${min} to ${range.max}`;
+  return range.max === undefined ? `, ${min} or more` : ` from ${min} to ${range.max}`;
 }
 
 /**
@@ -129,15 +129,15 @@ export function wholeNumber<E extends number | null | undefined = never>(label: 
   const read = (raw: string | number) => (typeof raw === "number" ? (Number.isSafeInteger(raw) ? raw : null) : parseWholeText(raw));
   const bounded = { ...range, max: range.max ?? INT4_MAX };
   return numberField(label, bounded, { jsonMin: bounded.min ?? 0, jsonMax: bounded.max, integer: true, text: WHOLE_TEXT }, read, {
-    invalid: `must be a whole number ${rangeText(range)}`,
-    tooLarge: range.max === undefined ? `must be at most ${INT4_MAX}` : undefined,
+    invalid: `Enter a whole number${rangeText(range)}.`,
+    tooLarge: range.max === undefined ? `Enter a whole number no larger than ${INT4_MAX}.` : undefined,
   });
 }
 
 /** An amount such as 2.5: plain decimal text, or a finite JSON number, within the range (min defaults to 0). */
 export function decimalNumber<E extends number | null | undefined = never>(label: string, range: Range & EmptyOption<E> = {}) {
   const read = (raw: string | number) => (typeof raw === "number" ? raw : parseDecimalText(raw));
-  return numberField(label, range, { jsonMin: range.min ?? 0, jsonMax: range.max, text: DECIMAL_TEXT }, read, { invalid: `must be a number such as 4 or 2.5, ${rangeText(range)}` });
+  return numberField(label, range, { jsonMin: range.min ?? 0, jsonMax: range.max, text: DECIMAL_TEXT }, read, { invalid: `Enter a number${rangeText(range)}, such as 4 or 2.5.` });
 }
 
 /**
@@ -159,5 +159,5 @@ export function quantity<E extends number | null | undefined = never>(
   };
   // A JSON number is in the field's unit, so its bounds are the base-unit range divided by that unit.
   const json = { jsonMin: (options.min ?? 0) / options.unit, jsonMax: options.max === undefined ? undefined : options.max / options.unit, positive: options.positive };
-  return numberField(label, options, { ...json, text: QUANTITY_TEXT }, read, { invalid: `must be ${options.example}`, tooLarge: options.tooLarge ?? "is larger than any cluster could grant" });
+  return numberField(label, options, { ...json, text: QUANTITY_TEXT }, read, { invalid: `Enter ${options.example}.`, tooLarge: options.tooLarge ?? "Enter a smaller amount: this is more than any cluster could grant." });
 }

@@ -23,8 +23,8 @@ export const MAX = { gpuCount: 4096, cpuCores: 100_000, memoryBytes: 2 ** 50, st
 // Amount fields (lib/input/numbers.ts): Kubernetes notation ("500m", "64Gi")
 // or a plain decimal in the field's unit (cores, GiB); empty means 0.
 export const cpuInput = quantity("CPU cores", { unit: 1, max: MAX.cpuCores, empty: 0, example: "a number of cores such as 4 or 500m" });
-export const memoryInput = quantity("Memory (GiB)", { unit: GiB, max: MAX.memoryBytes, empty: 0, whole: true, example: "GiB such as 64, or a quantity such as 64Gi" });
-export const storageInput = quantity("Storage (GiB)", { unit: GiB, max: MAX.storageBytes, empty: 0, whole: true, example: "GiB such as 500, or a quantity such as 2Ti" });
+export const memoryInput = quantity("Memory (GiB)", { unit: GiB, max: MAX.memoryBytes, empty: 0, whole: true, example: "a number of GiB such as 64, or a quantity such as 64Gi" });
+export const storageInput = quantity("Storage (GiB)", { unit: GiB, max: MAX.storageBytes, empty: 0, whole: true, example: "a number of GiB such as 500, or a quantity such as 2Ti" });
 export const gpuCountInput = wholeNumber("GPUs", { max: MAX.gpuCount, empty: 0 });
 export const gpuBurstInput = wholeNumber("Burst GPUs", { max: MAX.gpuCount, empty: 0 });
 

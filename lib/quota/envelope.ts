@@ -59,7 +59,7 @@ export const amountText = z.union([
 
 const gpuAmount = wholeNumber("GPUs", { max: MAX.gpuCount });
 const cpuAmount = quantity("CPU cores", { unit: 1, max: MAX.cpuCores, example: "a number of cores such as 4 or 500m" });
-const memoryAmount = quantity("Memory (GiB)", { unit: GiB, max: MAX.memoryBytes, whole: true, example: "GiB such as 64, or a quantity such as 64Gi" });
+const memoryAmount = quantity("Memory (GiB)", { unit: GiB, max: MAX.memoryBytes, whole: true, example: "a number of GiB such as 64, or a quantity such as 64Gi" });
 
 /** An amount typed for a line, in the line's unit (devices, cores, bytes); the error message is the predicate after the field's label. */
 export function parseLineAmount(key: QuotaKey, text: unknown): { ok: true; value: number } | { ok: false; message: string } {

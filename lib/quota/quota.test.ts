@@ -39,21 +39,21 @@ describe("request amounts", () => {
   });
 
   it.each([
-    ["cpuCores", "-1", "must be a number of cores such as 4 or 500m"],
-    ["cpuCores", "Infinity", "must be a number of cores such as 4 or 500m"],
+    ["cpuCores", "-1", "Enter a number of cores such as 4 or 500m."],
+    ["cpuCores", "Infinity", "Enter a number of cores such as 4 or 500m."],
     // The exponent form: "1.5e3" cores once became 1,500.
-    ["cpuCores", "1.5e3", "must be a number of cores such as 4 or 500m"],
-    ["cpuCores", "0x10", "must be a number of cores such as 4 or 500m"],
-    ["cpuCores", " 4 ", "must be a number of cores such as 4 or 500m"],
-    ["cpuCores", "1000000", "is larger than any cluster could grant"],
-    ["memory", "12 GB", "must be GiB such as 64, or a quantity such as 64Gi"],
-    ["memory", "1e3Gi", "must be GiB such as 64, or a quantity such as 64Gi"],
-    ["gpuCount", "1.5", "must be a whole number from 0 to 4096"],
-    ["gpuCount", "NaN", "must be a whole number from 0 to 4096"],
-    ["gpuCount", "4abc", "must be a whole number from 0 to 4096"],
-    ["gpuCount", "+4", "must be a whole number from 0 to 4096"],
-    ["storage", "1e30", "must be GiB such as 500, or a quantity such as 2Ti"],
-    ["storage", "9000000000Ti", "is larger than any cluster could grant"],
+    ["cpuCores", "1.5e3", "Enter a number of cores such as 4 or 500m."],
+    ["cpuCores", "0x10", "Enter a number of cores such as 4 or 500m."],
+    ["cpuCores", " 4 ", "Enter a number of cores such as 4 or 500m."],
+    ["cpuCores", "1000000", "Enter a smaller amount: this is more than any cluster could grant."],
+    ["memory", "12 GB", "Enter a number of GiB such as 64, or a quantity such as 64Gi."],
+    ["memory", "1e3Gi", "Enter a number of GiB such as 64, or a quantity such as 64Gi."],
+    ["gpuCount", "1.5", "Enter a whole number from 0 to 4096."],
+    ["gpuCount", "NaN", "Enter a whole number from 0 to 4096."],
+    ["gpuCount", "4abc", "Enter a whole number from 0 to 4096."],
+    ["gpuCount", "+4", "Enter a whole number from 0 to 4096."],
+    ["storage", "1e30", "Enter a number of GiB such as 500, or a quantity such as 2Ti."],
+    ["storage", "9000000000Ti", "Enter a smaller amount: this is more than any cluster could grant."],
   ])("refuses %s=%j naming the field", (field, value, message) => {
     const result = schema.safeParse({ [field]: value });
     expect(result.success).toBe(false);

@@ -107,9 +107,9 @@ describe(`quota requests (${databaseLabel()})`, () => {
     expect((await appErrorOf(executeCommand(createQuotaRequest, await as("language-admin"), fourH100))).code).toBe("not_found");
     const bad = await appErrorOf(executeCommand(createQuotaRequest, await as("data-scientist"), { ...fourH100, gpuCount: "-2", memory: "lots", justification: "x" }));
     expect(bad.fields).toEqual({
-      gpuCount: ["must be a whole number from 0 to 4096"],
-      memory: ["must be GiB such as 64, or a quantity such as 64Gi"],
-      justification: ["say in a sentence what the resources are for (at least 10 characters)"],
+      gpuCount: ["Enter a whole number from 0 to 4096."],
+      memory: ["Enter a number of GiB such as 64, or a quantity such as 64Gi."],
+      justification: ["Say in a sentence what the resources are for, at least 10 characters."],
     });
     expect((await appErrorOf(executeCommand(createQuotaRequest, await as("data-scientist"), { ...fourH100, gpuModel: "B200" }))).fields).toEqual({ gpuModel: ["no node pool offers this GPU model"] });
     expect(await countOf(db, "quota_requests")).toBe(before);

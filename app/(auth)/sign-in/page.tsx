@@ -62,9 +62,12 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
                   <button
                     type="submit"
                     className="w-full rounded-lg border border-slate-200 bg-white p-4 text-left shadow-sm transition hover:border-brand-600 hover:shadow"
-                    aria-label={`Sign in as ${p.name}, ${p.title}`}
                   >
-                    <span className="block font-medium text-slate-900">{p.name}</span>
+                    {/* The accessible name starts with what the button does and contains all it shows. */}
+                    <span className="block font-medium text-slate-900">
+                      <span className="sr-only">Sign in as </span>
+                      {p.name}
+                    </span>
                     <span className="block text-sm text-brand-700">{p.title}</span>
                     <span className="mt-1 block text-xs text-slate-500">{p.summary}</span>
                   </button>

@@ -85,7 +85,7 @@ const gpuResourceInput = z
 
 /** A positive amount per node: a plain decimal in `unit` (cores, GiB), or a Kubernetes quantity ("7910m", "1.8Ti"). */
 function perNodeAmount(label: string, unit: number, max: number, example: string, round: (v: number) => number) {
-  return quantity(label, { unit, max, example, tooLarge: "is larger than any node", positive: true }).transform((value, ctx) => {
+  return quantity(label, { unit, max, example, tooLarge: "Enter a smaller amount: this is more than any node has.", positive: true }).transform((value, ctx) => {
     const rounded = round(value);
     if (rounded <= 0) {
       ctx.addIssue({ code: "custom", message: "must be more than 0" });
@@ -97,7 +97,7 @@ function perNodeAmount(label: string, unit: number, max: number, example: string
 
 const MAX_NODES = 100_000;
 const cpuPerNodeInput = perNodeAmount("CPU cores per node", 1, 100_000, "a number of cores such as 64 or 7910m", (v) => Math.round(v * 1000) / 1000);
-const memoryPerNodeInput = perNodeAmount("Memory per node (GiB)", GiB, 2 ** 50, "GiB such as 256, or a quantity such as 1.8Ti", (v) => Math.round(v));
+const memoryPerNodeInput = perNodeAmount("Memory per node (GiB)", GiB, 2 ** 50, "a number of GiB such as 256, or a quantity such as 1.8Ti", (v) => Math.round(v));
 
 /** Time-slicing replicas per physical GPU; empty: 1 (not time-sliced). */
 const gpuSlicesInput = wholeNumber("GPU slices (time-slicing replicas per GPU)", { min: 1, max: MAX_GPU_SLICES, empty: 1 });

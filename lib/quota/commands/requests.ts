@@ -39,7 +39,7 @@ export const optionalEnd = z.preprocess((v) => (v === "" || v === null ? undefin
 export const justificationInput = z
   .string({ message: "is required" })
   .trim()
-  .min(10, "say in a sentence what the resources are for (at least 10 characters)")
+  .min(10, "Say in a sentence what the resources are for, at least 10 characters.")
   .max(2000, "must be at most 2000 characters");
 
 export async function addEvent(db: Database, requestId: string, actor: AuditActor, kind: string, at: Date, detail?: Record<string, unknown>) {

@@ -34,7 +34,7 @@ export const requestTenant = defineCommand({
     // A new tenant starts with guarantees only: burst is a project's request once its queues exist.
     ...amountFields,
     gpuBurst: z.undefined({ message: "cannot be asked for a new tenant; ask for burst on its project once it exists" }).optional(),
-    justification: z.string({ message: "is required" }).trim().min(10, "say in a sentence what the team will do (at least 10 characters)").max(2000, "must be at most 2000 characters"),
+    justification: z.string({ message: "is required" }).trim().min(10, "Say in a sentence what the team will do, at least 10 characters.").max(2000, "must be at most 2000 characters"),
   }),
   target: onPlatform("tenant_request.create"),
   async run(ctx, input) {

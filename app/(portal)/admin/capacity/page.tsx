@@ -222,7 +222,7 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
                     <OfferedGpuResources offered={p.offeredGpuResources} requestable={p.gpuResource} />
                   </>
                 ) : (
-                  <span className="text-slate-400">none</span>
+                  <span className="text-slate-500">none</span>
                 )}
               </Cell>
               <Cell className="whitespace-nowrap tabular-nums">
@@ -252,7 +252,7 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
                   </span>
                 )}
               </Cell>
-              <Cell>{p.dedicatedTenant ? <Badge tone="blue">{p.dedicatedTenant.name}</Badge> : <span className="text-slate-400">shared</span>}</Cell>
+              <Cell>{p.dedicatedTenant ? <Badge tone="blue">{p.dedicatedTenant.name}</Badge> : <span className="text-slate-600">shared</span>}</Cell>
               <Cell className="whitespace-nowrap text-right">
                 <span className="inline-flex gap-3">
                   <ActionDialog

@@ -237,7 +237,7 @@ function ChangeTarget({ change: c }: { change: ChangeListItem }) {
 
 /** Date over time, so the two time columns stay narrow. */
 function When({ at }: { at: Date | null }) {
-  if (!at) return <span className="text-slate-400">—</span>;
+  if (!at) return <span className="text-slate-500">—</span>;
   const [date, time] = formatDateTime(at).split(", ");
   return (
     <time dateTime={at.toISOString()}>
@@ -278,7 +278,7 @@ function ChangeRows({ change: c, canRetry, now }: { change: ChangeListItem; canR
           )}
         </Cell>
         <Cell className="pb-1 tabular-nums">{c.attempts}</Cell>
-        <Cell className="min-w-40 pb-1 text-xs text-red-700">{c.lastError ? truncate(c.lastError, 100) : <span className="text-slate-400">—</span>}</Cell>
+        <Cell className="min-w-40 pb-1 text-xs text-red-700">{c.lastError ? truncate(c.lastError, 100) : <span className="text-slate-500">—</span>}</Cell>
         <Cell className="pb-1 text-xs text-slate-600">
           <When at={c.createdAt} />
         </Cell>

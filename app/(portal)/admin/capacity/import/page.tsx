@@ -139,7 +139,7 @@ function Proposal({ proposal, server }: { proposal: ImportProposal; server: stri
                       <OfferedGpuResources offered={item.pool.offeredGpuResources} requestable={item.pool.gpuResource} />
                     </>
                   ) : (
-                    <span className="text-slate-400">none</span>
+                    <span className="text-slate-500">none</span>
                   )}
                 </Cell>
                 <Cell className="whitespace-nowrap tabular-nums">

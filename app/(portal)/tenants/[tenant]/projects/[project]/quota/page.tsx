@@ -21,7 +21,7 @@ import { formatBytes, formatCores } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
 
 type Params = Promise<{ tenant: string; project: string }>;
-const none = <span className="text-slate-400">—</span>;
+const none = <span className="text-slate-500">—</span>;
 
 /** A grant's GPUs in one line: "2 × H100 + burst 4", "−2 × H100" for quota moved away; null without GPUs. */
 function describeGrantGpus(lines: readonly QuotaLine[]): string | null {
@@ -106,7 +106,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
               {canRequest && (
                 <p className="text-slate-600">
                   Need more?{" "}
-                  <Link href={`${base}/quota/new`} className="font-medium text-brand-700 hover:underline">
+                  <Link href={`${base}/quota/new`} className="font-medium text-brand-700 underline hover:no-underline">
                     Request quota
                   </Link>{" "}
                   and see the cost before you send it.
@@ -209,7 +209,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
               {canRequest ? (
                 <>
                   Ask for GPUs, CPU, memory or storage with{" "}
-                  <Link href={`${base}/quota/new`} className="text-brand-700 hover:underline">
+                  <Link href={`${base}/quota/new`} className="text-brand-700 underline hover:no-underline">
                     Request quota
                   </Link>
                   . Small requests are approved automatically; larger ones go to the platform admins.

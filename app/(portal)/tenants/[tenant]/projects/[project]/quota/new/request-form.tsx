@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { startTransition, useActionState, useMemo, useState, type FormEvent, type ReactNode } from "react";
 import { buttonClass } from "@/components/button-class";
-import { Field, FormMessage, inputClass } from "@/components/form";
+import { Field, FormProblems, inputClass } from "@/components/form";
 import { BudgetCheckNote } from "@/components/quota/budget-check";
 import { CapacityTable, CostLines, QuotaComparison } from "@/components/quota/quota-tables";
 import { initialFormState, type FormState } from "@/lib/form-state";
@@ -77,8 +77,6 @@ export function RequestForm({
     if (server?.length) return server;
     return live ? [live] : undefined;
   };
-  // Problems the fields do not show (a bad slug in the address, "_form").
-  const otherErrors = state.status === "error" ? Object.entries(state.fieldErrors ?? {}).filter(([k]) => !(k in EMPTY)) : [];
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -101,13 +99,8 @@ export function RequestForm({
             <input type="hidden" name="version" value={editing.version} />
           </>
         )}
-        {state.status === "error" && <FormMessage status="error" message={state.message} />}
-        {otherErrors.map(([k, messages]) => (
-          <p key={k} role="alert" className="text-sm text-red-700">
-            {k === "_form" ? "" : `${k} `}
-            {messages.join("; ")}
-          </p>
-        ))}
+        {/* Problems the fields do not show (a bad slug in the address, "_form"). */}
+        <FormProblems state={state} fields={Object.keys(EMPTY)} />
 
         <fieldset className="space-y-3">
           <legend className="text-sm font-semibold text-slate-900">GPUs</legend>

@@ -156,7 +156,7 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
             )}
             {r.clusterChangeId !== null && (
               <Item label="Cluster change">
-                <Link href={base} className="text-brand-700 hover:underline">
+                <Link href={base} className="text-brand-700 underline hover:no-underline">
                   #{r.clusterChangeId}
                 </Link>
                 <span className="text-slate-600"> on the project&apos;s page</span>
