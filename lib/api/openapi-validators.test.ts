@@ -46,6 +46,7 @@ const BEYOND_JSON_SCHEMA: Record<string, string> = {
   "PATCH /api/v1/node-pools/{pool} nodeLabels": "as key=value lines, each key and value in Kubernetes label syntax (a key's prefix a DNS subdomain), read line by line; as an object, its keys likewise",
   "PATCH /api/v1/node-pools/{pool} nodeTaints": "as key=value:Effect lines, in Kubernetes syntax with one of three effects, read line by line; as a list, keys likewise",
   "POST /api/v1/rates resource": "a built-in resource, gpu:<model> or a custom meter key, checked after trimming",
+  "POST /api/v1/tenants/{tenant}/group-mappings project": "a project slug (no double hyphen: a refine after the pattern), or empty for the whole tenant",
 };
 const excusedUsed = new Set<string>();
 

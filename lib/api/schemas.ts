@@ -557,3 +557,26 @@ export const focusExportOut = z.object({
       "One row per charge period, project and resource, then the idle lines (per UTC day, or month at month granularity): a project's or tenant's idle charged back, and on the platform's export the idle left apart too, so the platform's rows add up to the cluster cost. Ordered by period, tenant and project, a project's idle after its use, the platform's last",
     ),
 });
+
+export const groupMappingOut = z.object({
+  id: z.string(),
+  groupName: z.string().describe("The IdP group, as its name arrives in the OIDC groups claim or from SCIM"),
+  project: z.object({ slug: z.string(), name: z.string() }).nullable().describe("The project the role is on; null for the whole tenant"),
+  role: z.enum(["tenant_admin", "member", "viewer"]),
+  createdBy: z.string().nullable(),
+  createdAt: isoDateTime,
+  people: z.number().int().describe("People who hold the role through this group now"),
+});
+
+export const extensionRequestOut = z.object({
+  id: z.string(),
+  projectSlug: z.string(),
+  projectName: z.string(),
+  requesterName: z.string(),
+  requesterEmail: z.string().nullable(),
+  sponsor: z.string().nullable(),
+  currentExpiresAt: nullableDate.describe("When the access ends now"),
+  requestedUntil: isoDateTime,
+  reason: z.string(),
+  createdAt: isoDateTime,
+});
