@@ -78,7 +78,7 @@ export function ApiReference({ documentUrl }: { documentUrl: string }) {
           .
         </div>
       )}
-      <div ref={host} data-testid="api-reference" className="min-h-96" />
+      <div ref={host} data-testid="api-reference" data-owns-search-shortcut className="min-h-96" />
     </>
   );
 }

@@ -23,12 +23,15 @@ const DEBOUNCE_MS = 200;
  * combobox over what the server finds for this person (searchPaletteAction:
  * the policy decides every row). Arrow keys move through the results, Enter
  * opens one. Radix Dialog keeps focus inside and gives it back on close.
+ * A page whose content has its own Ctrl-K search (the API reference marks its
+ * host with `data-owns-search-shortcut`) keeps the shortcut; the Search
+ * button still opens the palette there.
  */
 export function CommandPalette({ search }: { search: (query: string) => Promise<Answer> }) {
   const [open, setOpen] = useState(false);
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k" && !document.querySelector("[data-owns-search-shortcut]")) {
         e.preventDefault();
         setOpen((o) => !o);
       }

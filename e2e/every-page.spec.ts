@@ -19,6 +19,7 @@ const NOT_LINKED = new Map([
   ["/invite/[token]", "reached from an invitation link handed out elsewhere (member-invitation.tenancy.spec.ts)"],
   ["/reviews/[id]", "exists once an access review is started; the demo data has none (access-review.reviews.spec.ts)"],
   ["/admin/capacity/import", "linked in live mode only: a record-only portal has no cluster to import from"],
+  ["/tenants/[tenant]/projects/[project]/quota/requests/[id]/edit", "linked for the requester of a pending request only; the demo's requests are all decided (quota-request-conversation.changes.spec.ts edits one)"],
 ]);
 
 /** Links that lead to downloads, JSON or the API rather than to pages. */

@@ -1,10 +1,8 @@
-import path from "node:path";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { PortalHeader } from "./pages/portal-header";
 import { ProjectPage } from "./pages/project-page";
 import { TenantPage } from "./pages/tenant-page";
 import { saveScreenshot } from "./support/checks";
-import { SCREENSHOT_DIR } from "./support/env";
 import { storageStateOf } from "./support/personas";
 
 /**
@@ -13,10 +11,6 @@ import { storageStateOf } from "./support/personas";
  * page opens with its figures and "Request quota" one click away, and on a
  * phone the navigation sits behind "Menu".
  */
-async function shoot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  await saveScreenshot(page, name);
-  await testInfo.attach(name, { path: path.join(SCREENSHOT_DIR, `${name}.png`), contentType: "image/png" });
-}
 
 test.describe("Dana, member of Vision Lab with a grant on Detector training", () => {
   test.use({ storageState: storageStateOf("dana") });
@@ -36,7 +30,7 @@ test.describe("Dana, member of Vision Lab with a grant on Detector training", ()
     await expect(project.glancePanel("Spend this month")).toBeVisible();
     await expect(project.glancePanel("Open requests")).toBeVisible();
     await expect(project.glancePanel("Latest cluster change")).toContainText(/Latest change #\d+/);
-    await shoot(page, testInfo, "project-home-1280");
+    await saveScreenshot(page, "project-home-1280", testInfo);
 
     // This month on the home page is the spend page's, to the cent.
     const soFar = (await project.glance.getByTestId("month-to-date").innerText()).split(" (")[0]!;
@@ -62,7 +56,7 @@ test.describe("Dana, member of Vision Lab with a grant on Detector training", ()
     await header.search("detector");
     await expect(header.paletteOptions.first()).toContainText("Detector training");
     await expect(header.paletteInput).toHaveAttribute("aria-activedescendant", (await header.paletteOptions.first().getAttribute("id"))!);
-    await shoot(page, testInfo, "palette-1280");
+    await saveScreenshot(page, "palette-1280", testInfo);
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(/\/tenants\/vision-lab\/projects\/detector-training$/);
     await expect(header.palette).toBeHidden();
@@ -74,15 +68,15 @@ test.describe("Dana, member of Vision Lab with a grant on Detector training", ()
     await project.goto("vision-lab", "detector-training", "Detector training");
     const header = new PortalHeader(page);
     await expect(header.nav).toBeHidden();
-    await shoot(page, testInfo, "project-home-390");
+    await saveScreenshot(page, "project-home-390", testInfo);
     const menu = await header.openMenu();
-    await shoot(page, testInfo, "menu-390");
+    await saveScreenshot(page, "menu-390", testInfo);
     await menu.getByRole("link", { name: "Vision Lab", exact: true }).click();
     await expect(menu).toBeHidden();
     await expect(page.getByRole("main").getByRole("heading", { level: 1 })).toHaveText("Vision Lab");
     await header.search("detector");
     await expect(header.paletteOptions.first()).toContainText("Detector training");
-    await shoot(page, testInfo, "palette-390");
+    await saveScreenshot(page, "palette-390", testInfo);
   });
 });
 
@@ -96,7 +90,7 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
       await tenant.goto("vision-lab", "Vision Lab");
       await expect(tenant.glancePanel("Spend this month")).toBeVisible();
       await expect(tenant.glancePanel("People and projects")).toContainText("Members2");
-      await shoot(page, testInfo, `tenant-home-${width}`);
+      await saveScreenshot(page, `tenant-home-${width}`, testInfo);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
     const header = new PortalHeader(page);

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { HomePage } from "./pages/home-page";
 import { ProjectPage } from "./pages/project-page";
 import { ShareNowCard } from "./pages/share-now-card";
@@ -70,11 +70,6 @@ function quotaIn(queue: KubeObject, flavor: string, resource: string): { nominal
   return found;
 }
 
-async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  await saveScreenshot(page, name);
-  await testInfo.attach(name, { path: path.join(SCREENSHOT_DIR, `${name}.png`), contentType: "image/png" });
-}
-
 test.describe("Dana, data scientist in Vision Lab, with the portal connected to a cluster", () => {
   test.use({ storageState: SIGNED_OUT });
 
@@ -143,13 +138,12 @@ test.describe("Dana, data scientist in Vision Lab, with the portal connected to 
       await item.getByText("Kueue’s message").click();
       await expect(item.getByText(NO_IDLE_GPUS, { exact: true })).toBeVisible();
     }
-    await screenshot(page, testInfo, "share-now-live-1280");
+    await saveScreenshot(page, "share-now-live", testInfo);
     // On a phone the lines are short lists, the live figures first; nothing in the card is wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(share.table).toBeHidden();
     await expect(share.narrowLine("H100", GPU)).toContainText(`In use${guaranteed + 4}Borrowed4Lent (est.)0Guaranteed${guaranteed}Burst limit+${burst}`);
     await share.expectNoOverflow();
-    await screenshot(page, testInfo, "share-now-live-390");
     await share.root.screenshot({ path: path.join(SCREENSHOT_DIR, "share-now-live-390-card.png") });
     await page.setViewportSize({ width: 1280, height: 720 });
 

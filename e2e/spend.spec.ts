@@ -1,9 +1,7 @@
 import fs from "node:fs";
-import path from "node:path";
-import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { TenantPage } from "./pages/tenant-page";
 import { expectNotFound, saveScreenshot } from "./support/checks";
-import { SCREENSHOT_DIR } from "./support/env";
 import { storageStateOf } from "./support/personas";
 import { formatMoney, sumMinor, toMinor } from "../lib/money";
 
@@ -100,19 +98,6 @@ async function expectFiguresAgree(spend: SpendPage, dataUrl: string): Promise<vo
   await expect(spend.previousTile.locator("dd").first()).toHaveText(formatMoney(data.previous.totalCost, data.currency));
 }
 
-async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  await saveScreenshot(page, name);
-  await testInfo.attach(name, { path: path.join(SCREENSHOT_DIR, `${name}.png`), contentType: "image/png" });
-}
-
-/** The same page at a phone's width too (390 px), then back to the desktop's. */
-async function screenshotBothWidths(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  await screenshot(page, testInfo, name);
-  const desktop = page.viewportSize();
-  await page.setViewportSize({ width: 390, height: 844 });
-  await screenshot(page, testInfo, `${name}-390`);
-  if (desktop) await page.setViewportSize(desktop);
-}
 
 test.describe("Alex, tenant admin of Vision Lab", () => {
   test.use({ storageState: storageStateOf("alex") });
@@ -138,7 +123,7 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await spend.showAsTable.click();
     await expect(spend.costTableRows).toHaveCount(31); // 30 days and the total
     await expect(spend.costTableRows.last()).toContainText(/^Total/);
-    await screenshotBothWidths(page, testInfo, "spend-project");
+    await saveScreenshot(page, "spend-project", testInfo);
 
     // Another window without leaving the page: a value set on this document survives, the address follows.
     await page.evaluate(() => ((window as unknown as { spendMarker: string }).spendMarker = "same document"));
@@ -164,7 +149,7 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await expect(spend.error).toContainText("Could not load spend for this range.");
     await expect(page.getByText("To must not be before from", { exact: true })).toBeVisible();
     await expect(spend.chart).toBeVisible();
-    await screenshot(page, testInfo, "spend-project-error");
+    await saveScreenshot(page, "spend-project-error", testInfo);
 
     // A window before any usage: the empty state.
     await page.getByLabel("From", { exact: true }).fill("2020-01-01");
@@ -173,7 +158,7 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await expect(spend.empty).toBeVisible();
     await expect(spend.window).toContainText("1 Jan 2020 – 31 Jan 2020 · 31 days");
     await expect(page).toHaveURL(`${PROJECT_SPEND}?range=custom&from=2020-01-01&to=2020-01-31`);
-    await screenshot(page, testInfo, "spend-project-empty");
+    await saveScreenshot(page, "spend-project-empty", testInfo);
     await spend.pickRange("90 days", "90d", { cached: true });
 
     // A budget well above the month's forecast: on track. It is this month's, whatever the window.
@@ -190,7 +175,7 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     const perDay = await spend.budgetLine.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-budget"))));
     expect(perDay.every((v) => [25000 / 28, 25000 / 29, 25000 / 30, 25000 / 31].some((d) => Math.abs(v - d) < 0.006))).toBe(true);
     await expect(spend.chart).toContainText("Budget ($25,000.00 a month");
-    await screenshotBothWidths(page, testInfo, "spend-project-budget");
+    await saveScreenshot(page, "spend-project-budget", testInfo);
 
     // The figures of the window on screen, as FinOps FOCUS CSV.
     await expect(spend.exportCsvLink).toHaveAttribute("href", `${PROJECT_SPEND}/export?range=90d`);
@@ -229,7 +214,7 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     // No range in the address: the page's default window, which the export shares.
     await expect(spend.exportCsvLink).toHaveAttribute("href", `/tenants/${TENANT}/spend/export`);
     await expectFiguresAgree(spend, `/tenants/${TENANT}/spend/data`);
-    await screenshotBothWidths(page, testInfo, "spend-tenant");
+    await saveScreenshot(page, "spend-tenant", testInfo);
 
     await projects.getByRole("link", { name: "Detector training", exact: true }).click();
     await expect(page).toHaveURL(PROJECT_SPEND);
@@ -254,7 +239,7 @@ test.describe("Priya, platform admin", () => {
     await expect(page.getByRole("table", { name: "Projects with idle GPUs (USD)" }).locator("tbody tr")).toHaveText([/^vision-lab\/segmentation-research/]);
     await expect(spend.exportCsvLink).toHaveAttribute("href", "/admin/spend/export");
     await expectFiguresAgree(spend, "/admin/spend/data");
-    await screenshotBothWidths(page, testInfo, "spend-platform");
+    await saveScreenshot(page, "spend-platform", testInfo);
   });
 });
 

@@ -25,7 +25,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
   return (
     <div className="min-h-screen">
       <header className="border-b border-slate-200 bg-white">
-        <div className="flex items-center gap-2 px-3 py-2 sm:gap-4 sm:px-6">
+        <div className="flex flex-wrap items-center gap-2 px-3 py-2 sm:gap-4 sm:px-6">
           <MobileNav places={places} />
           <Link href="/" className="flex items-center gap-2 font-semibold text-brand-900">
             <span aria-hidden className="inline-block h-5 w-5 rounded bg-brand-600" />

@@ -1,6 +1,6 @@
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Locator, type Page, type Response } from "@playwright/test";
+import { expect, type Locator, type Page, type Response, type TestInfo } from "@playwright/test";
 import { SCREENSHOT_DIR } from "./env";
 
 /**
@@ -84,14 +84,18 @@ export async function sidewaysOverflow(page: Page): Promise<number> {
  * What a journey looks at: the page is checked with axe (serious or critical
  * violations fail the test) and kept as full-page screenshots at 1280 and
  * 390 px wide, `<name>-1280.png` and `<name>-390.png` in
- * test-results/screenshots/. The page is left at the width it had.
+ * test-results/screenshots/, attached to the report when `testInfo` is given.
+ * The page is left at the width it had.
  */
-export async function saveScreenshot(page: Page, name: string): Promise<void> {
+export async function saveScreenshot(page: Page, name: string, testInfo?: TestInfo): Promise<void> {
   await expectAccessible(page);
   const before = page.viewportSize() ?? WIDE;
   for (const size of [WIDE, NARROW]) {
     await page.setViewportSize(size);
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${size.width}.png`), fullPage: true });
+    const file = path.join(SCREENSHOT_DIR, `${name}-${size.width}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    // Attached to the report too when the journey passes its testInfo, so a reviewer sees both widths there.
+    if (testInfo) await testInfo.attach(`${name}-${size.width}`, { path: file, contentType: "image/png" });
   }
   await page.setViewportSize(before);
 }

@@ -6,6 +6,8 @@ import { GiB } from "@/lib/quota/amounts";
 import type { DemoProjectRef, DemoProjectSlug } from "./usage";
 import { insertGrant, insertRequestLines } from "@/lib/quota/grant-store";
 import { DEFAULT_FLAVOR, linesOfAmounts, type QuotaLine } from "@/lib/quota/lines";
+import { monthlyCost, ratesInForce } from "@/lib/quota/cost";
+import { loadRates } from "@/lib/quota/store";
 
 /**
  * The quota the demo usage runs under. Without it the demo told two stories
@@ -140,6 +142,8 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
   // Asked and approved the day before the usage starts, so the history reads in order.
   const askedAt = new Date(startsAt.getTime() - DAY_MS);
   const decidedAt = new Date(startsAt.getTime() - DAY_MS / 2);
+  // Each request carries the estimate a real one would have had when asked (the rate card then), not a zero.
+  const pricesWhenAsked = ratesInForce(await loadRates(tx), askedAt);
   let written = 0;
   for (const spec of DEMO_GRANTS) {
     const ref = refs.find((r) => r.slug === spec.slug);
@@ -159,6 +163,7 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
         memoryBytes: amounts.memoryBytes,
         storageBytes: amounts.storageBytes,
         endsAt: null,
+        monthlyCost: monthlyCost(amounts, pricesWhenAsked).monthly.toFixed(2),
         justification: `${DEMO_REQUEST_PREFIX}${spec.justification}`,
         status: "approved",
         decidedBy,

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { config, parseConfig } from "@/lib/config";
 import { effectiveQuotaAt, gpusByModelAt, grantInForce } from "@/lib/quota/effective";
-import { clusterAllocation, grantsOfProjects, loadPools, loadQuotaPolicy } from "@/lib/quota/store";
+import { clusterAllocation, grantsOfProjects, loadPools, loadQuotaPolicy, loadRates } from "@/lib/quota/store";
+import { monthlyCost, ratesInForce } from "@/lib/quota/cost";
 import { capacityAtMinNowMax } from "@/lib/quota/capacity";
 import { tenantEnvelope } from "@/lib/quota/envelope-store";
 import { loadDesiredTenant } from "@/lib/cluster/desired-from-db";
@@ -187,6 +188,20 @@ describe(`the demo story (${databaseLabel()})`, () => {
     // Every grant is in force now: the story's quota is today's quota.
     const spans = [...(await grantsOfProjects(db, await projectIds())).values()].flat();
     expect(spans.every((g) => grantInForce(g, NOW))).toBe(true);
+  });
+
+  it("each demo request carries the estimate a real request would have had when asked, at the rate card of that day", async () => {
+    const rows = await rowsOf<{ gpu_model: string | null; gpu_count: number; cpu_cores: number; memory_bytes: string; storage_bytes: string; monthly_cost: string; created_at: Date | string }>(
+      db,
+      sql`select gpu_model, gpu_count, cpu_cores, memory_bytes::text, storage_bytes::text, monthly_cost::text, created_at from quota_requests`,
+    );
+    const rateRows = await loadRates(db);
+    for (const r of rows) {
+      const amounts = { gpuModel: r.gpu_model, gpuCount: r.gpu_count, cpuCores: Number(r.cpu_cores), memoryBytes: Number(r.memory_bytes), storageBytes: Number(r.storage_bytes) };
+      const expected = monthlyCost(amounts, ratesInForce(rateRows, new Date(r.created_at))).monthly;
+      expect(expected).toBeGreaterThan(0);
+      expect(Number(r.monthly_cost)).toBe(expected);
+    }
   });
 
   it("is seeded once: a second call adds no request or grant", async () => {
