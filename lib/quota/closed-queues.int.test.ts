@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { executeCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { loadDesiredTenant } from "@/lib/cluster/desired-from-db";
-import { kubeClientFromConfig, kubeConfigFor } from "@/lib/cluster/kube-client";
 import { enqueueTenantChange } from "@/lib/cluster/outbox";
-import { CLUSTER_PERMISSIONS } from "@/lib/cluster/permissions";
 import type { ClusterRuntime } from "@/lib/cluster/runtime";
 import { renderTarget, targetOf } from "@/lib/cluster/targets";
 import { reconcileDue } from "@/lib/cluster/worker";
-import { parseConfig, type AllotConfig } from "@/lib/config";
 import { archiveProject } from "@/lib/tenancy/commands/projects";
 import { setTenantStatus } from "@/lib/tenancy/commands/set-tenant-status";
 import { databaseLabel } from "@/test/database";
 import { contextOf } from "@/test/fixtures";
-import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
+import { KUEUE_CONFIG, withLiveKueueStandIn } from "@/test/kube-api/live-kueue";
+import type { StandInApiServer } from "@/test/kube-api/server";
 import { seededDatabase } from "@/test/tenancy";
 import { approveQuotaRequest, createQuotaRequest } from "./commands/requests";
 import { platformShareNow, tenantShareNow } from "./share-now";
@@ -31,23 +29,14 @@ const KUEUE = "kueue.x-k8s.io/v1beta2";
 const SEGMENTATION = "vision-lab--segmentation-research";
 const PRETRAINING = "language-models--pretraining";
 const seeded = seededDatabase(new Date("2026-12-01T08:00:00.000Z"));
-const kueueConfig = parseConfig({ ALLOT_KUEUE: "1" });
-const globalConfig = globalThis as unknown as { allotConfig?: AllotConfig };
-let previousConfig: AllotConfig | undefined;
+const kueueConfig = KUEUE_CONFIG;
 let db: Database;
 let api: StandInApiServer;
 let live: ClusterRuntime;
 
-beforeAll(async () => {
+withLiveKueueStandIn((standIn) => ({ api, live } = standIn));
+beforeAll(() => {
   db = seeded.db;
-  previousConfig = globalConfig.allotConfig;
-  globalConfig.allotConfig = kueueConfig;
-  api = await startStandInApiServer({ permissions: CLUSTER_PERMISSIONS });
-  live = { mode: "live", server: api.url, client: kubeClientFromConfig(kubeConfigFor(api.url), { timeoutMs: 1000 }) };
-});
-afterAll(async () => {
-  globalConfig.allotConfig = previousConfig;
-  await api?.close();
 });
 
 const as = (key: Parameters<typeof contextOf>[1]): Promise<CommandContext> => contextOf(db, key, NOW);

@@ -8,10 +8,10 @@ import { enqueueClusterChange } from "@/lib/cluster/outbox";
 import { CLUSTER_PERMISSIONS } from "@/lib/cluster/permissions";
 import type { ClusterRuntime } from "@/lib/cluster/runtime";
 import { reconcileDue } from "@/lib/cluster/worker";
-import { parseConfig, type AllotConfig } from "@/lib/config";
 import { callApi, operatorAccount } from "@/test/api";
 import { databaseLabel } from "@/test/database";
 import { contextOf } from "@/test/fixtures";
+import { KUEUE_CONFIG, withLiveKueueStandIn } from "@/test/kube-api/live-kueue";
 import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/server";
 import { projectIdOf, seededDatabase } from "@/test/tenancy";
 import { setTenantEnvelope } from "./commands/envelopes";
@@ -31,26 +31,16 @@ const DETECTOR = "vision-lab--detector-training";
 const SEGMENTATION = "vision-lab--segmentation-research";
 const PRETRAINING = "language-models--pretraining";
 const seeded = seededDatabase(new Date("2026-12-01T08:00:00.000Z"));
-const kueueConfig = parseConfig({ ALLOT_KUEUE: "1" });
-const globalConfig = globalThis as unknown as { allotConfig?: AllotConfig };
-let previousConfig: AllotConfig | undefined;
+const kueueConfig = KUEUE_CONFIG;
 let db: Database;
 let api: StandInApiServer;
 let client: ClusterClient;
 let live: ClusterRuntime;
 const recordOnly: ClusterRuntime = { mode: "record-only", server: null, client: null };
 
-beforeAll(async () => {
+withLiveKueueStandIn((standIn) => ({ api, live, client } = standIn));
+beforeAll(() => {
   db = seeded.db;
-  previousConfig = globalConfig.allotConfig;
-  globalConfig.allotConfig = kueueConfig;
-  api = await startStandInApiServer({ permissions: CLUSTER_PERMISSIONS });
-  client = kubeClientFromConfig(kubeConfigFor(api.url), { timeoutMs: 1000 });
-  live = { mode: "live", server: api.url, client };
-});
-afterAll(async () => {
-  globalConfig.allotConfig = previousConfig;
-  await api?.close();
 });
 beforeEach(() => {
   api.forbidden.length = 0;
