@@ -16,6 +16,18 @@ type ScalarGlobal = { createApiReference: (element: Element, config: Record<stri
 
 const SCRIPT_SRC = "/api-docs/scalar.js";
 
+/**
+ * Two of Scalar's own styles fail axe (serious), which the journeys enforce on
+ * every page: the client-library tab labels are too light to read (contrast),
+ * and code samples scroll sideways in a box a keyboard cannot reach. The labels
+ * are drawn darker, and samples wrap instead of scrolling, which also keeps
+ * them inside a phone's width.
+ */
+const SCALAR_ACCESSIBILITY_CSS = `
+.client-libraries-text { color: #334155 !important; }
+pre code.custom-scroll { white-space: pre-wrap !important; overflow-wrap: anywhere !important; overflow: visible !important; }
+`;
+
 function loadScalar(): Promise<ScalarGlobal> {
   const existing = (window as unknown as { Scalar?: ScalarGlobal }).Scalar;
   if (existing) return Promise.resolve(existing);
@@ -59,6 +71,7 @@ export function ApiReference({ documentUrl }: { documentUrl: string }) {
           telemetry: false,
           documentDownloadType: "json",
           authentication: { preferredSecurityScheme: "bearer" },
+          customCss: SCALAR_ACCESSIBILITY_CSS,
         });
       })
       .catch((e: unknown) => setFailure(e instanceof Error ? e.message : String(e)));
