@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { accessReviewItems, accessReviews, tenants } from "@/db/schema";
 import type { Resource } from "@/lib/auth/actor";
 import type { CommandContext } from "@/lib/auth/context";
-import { can } from "@/lib/auth/policy";
+import { can, mayCloseReview } from "@/lib/auth/policy";
 import { tenantBySlug } from "@/lib/tenancy/lookup";
 import { AppError } from "@/lib/errors";
 
@@ -131,6 +131,8 @@ export async function reviewDetail(ctx: CommandContext, reviewId: string) {
     tenant: review.tenantId ? { name: row.tenantName!, slug: row.tenantSlug! } : null,
     canManage,
     open,
+    /** Whether this person may apply the rule now (the opener or a platform admin, while it is open). */
+    canClose: open && mayCloseReview(ctx.actor, review, ctx.now),
     items,
     groups,
     decided: items.filter((i) => i.decision !== null).length,
