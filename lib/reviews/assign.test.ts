@@ -65,11 +65,34 @@ describe("planPlatformItems", () => {
   it("gives platform admins and platform service accounts to the platform admins", () => {
     const items = planPlatformItems({
       admins: [{ principalId: "priya", label: "Priya", source: "seed" }],
+      environmentAdmins: [],
       serviceAccounts: [{ principalId: "ops", name: "ops-bot", tokens: [], trusts: [] }],
-    });
+    }, () => "unused");
     expect(items.map((i) => [i.kind, i.subjectId, i.reviewer])).toEqual([
       ["platform_admin", "priya", "platform_admins"],
       ["service_account", "ops", "platform_admins"],
+    ]);
+  });
+});
+
+describe("planPlatformItems with ALLOT_PLATFORM_ADMINS", () => {
+  it("lists environment admins as not revocable here: by principal when they signed in, by email alone when not, once when they also hold a row", () => {
+    const items = planPlatformItems(
+      {
+        admins: [{ principalId: "priya", label: "Priya", source: "cli" }],
+        environmentAdmins: [
+          { email: "priya@example.com", principalId: "priya", label: "Priya" },
+          { email: "ops@example.com", principalId: "olu", label: "Olu" },
+          { email: "new@example.com", principalId: null, label: "new@example.com" },
+        ],
+        serviceAccounts: [],
+      },
+      () => "fresh-id",
+    );
+    expect(items.map((i) => [i.subjectId, i.principalId, i.access, i.detail])).toEqual([
+      ["priya", "priya", "platform admin (granted by the CLI); also configured by environment: change it in the deployment", null],
+      ["olu", "olu", "platform admin (configured by environment: change it in the deployment)", { configuredBy: "environment", email: "ops@example.com" }],
+      ["fresh-id", null, "platform admin (configured by environment: change it in the deployment; has not signed in yet)", { configuredBy: "environment", email: "new@example.com" }],
     ]);
   });
 });

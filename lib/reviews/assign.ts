@@ -32,8 +32,17 @@ export type TenantSnapshot = {
 
 export type PlatformSnapshot = {
   admins: { principalId: string; label: string; source: string }[];
+  /**
+   * People named in ALLOT_PLATFORM_ADMINS: a principal when they have signed
+   * in (or were made) already, else only the email. Configuration, not rows.
+   */
+  environmentAdmins: { email: string; principalId: string | null; label: string }[];
   serviceAccounts: ServiceAccountSnapshot[];
 };
+
+/** Marks an item whose access the deployment's environment grants: the portal cannot revoke it. */
+export const CONFIGURED_BY_ENVIRONMENT = "configured by environment: change it in the deployment";
+export type ItemDetail = { tokens: TokenSnapshot[] } | { configuredBy: "environment"; email: string };
 
 export type TokenSnapshot = { prefix: string; expiresAt: Date | null; lastUsedAt: Date | null };
 /** A service account with its live tokens and the names of its federation trusts in force (keyless access is access too). */
@@ -42,13 +51,14 @@ export type ServiceAccountSnapshot = { principalId: string; name: string; tokens
 export type PlannedItem = {
   kind: ItemKind;
   subjectId: string;
-  principalId: string;
+  /** Null for an environment admin who has never signed in: no principal exists for them. */
+  principalId: string | null;
   principalLabel: string;
   projectId: string | null;
   projectLabel: string | null;
   access: string;
   expiresAt: Date | null;
-  detail: { tokens: TokenSnapshot[] } | null;
+  detail: ItemDetail | null;
   reviewer: ReviewerKind;
   reviewerPrincipalId: string | null;
   reviewerLabel: string;
@@ -101,8 +111,14 @@ export function planTenantItems(s: TenantSnapshot): PlannedItem[] {
   return items;
 }
 
-export function planPlatformItems(s: PlatformSnapshot): PlannedItem[] {
+/**
+ * `newSubjectId` names an environment admin who never signed in: there is no
+ * row to point to, and an item needs a subject, so it gets an id of its own.
+ */
+export function planPlatformItems(s: PlatformSnapshot, newSubjectId: () => string): PlannedItem[] {
   const toPlatform = { reviewer: "platform_admins", reviewerPrincipalId: null, reviewerLabel: PLATFORM_ADMINS_LABEL } as const;
+  const fromEnvironment = new Set(s.environmentAdmins.flatMap((e) => (e.principalId ? [e.principalId] : [])));
+  const withRow = new Set(s.admins.map((a) => a.principalId));
   return [
     ...s.admins.map(
       (a): PlannedItem => ({
@@ -112,12 +128,29 @@ export function planPlatformItems(s: PlatformSnapshot): PlannedItem[] {
         principalLabel: a.label,
         projectId: null,
         projectLabel: null,
-        access: `platform admin (${a.source === "oidc_group" ? "from the admin group" : a.source === "cli" ? "granted by the CLI" : "demo seed"})`,
+        // Revoking removes the role the database holds; the environment's stays, and the text says so.
+        access: `platform admin (${a.source === "oidc_group" ? "from the admin group" : a.source === "cli" ? "granted by the CLI" : "demo seed"})${fromEnvironment.has(a.principalId) ? `; also ${CONFIGURED_BY_ENVIRONMENT}` : ""}`,
         expiresAt: null,
         detail: null,
         ...toPlatform,
       }),
     ),
+    ...s.environmentAdmins
+      .filter((e) => e.principalId === null || !withRow.has(e.principalId))
+      .map(
+        (e): PlannedItem => ({
+          kind: "platform_admin",
+          subjectId: e.principalId ?? newSubjectId(),
+          principalId: e.principalId,
+          principalLabel: e.label,
+          projectId: null,
+          projectLabel: null,
+          access: `platform admin (${CONFIGURED_BY_ENVIRONMENT}${e.principalId ? "" : "; has not signed in yet"})`,
+          expiresAt: null,
+          detail: { configuredBy: "environment", email: e.email },
+          ...toPlatform,
+        }),
+      ),
     ...s.serviceAccounts.map((a) => serviceAccountItem(a, toPlatform)),
   ];
 }

@@ -8,10 +8,13 @@ import { revokeTrustsWithin } from "@/lib/federation/revoke";
 import { removeMembershipWithin } from "@/lib/tenancy/commands/members";
 import { revokeGrantWithin } from "@/lib/tenancy/commands/project-access";
 import { revokeTokenWithin } from "@/lib/tenancy/commands/service-accounts";
-import type { ItemKind } from "./assign";
+import { AppError } from "@/lib/errors";
+import { CONFIGURED_BY_ENVIRONMENT, type ItemKind } from "./assign";
+
+const isConfiguredByEnvironment = (detail: unknown) => typeof detail === "object" && detail !== null && (detail as { configuredBy?: unknown }).configuredBy === "environment";
 import { liveTokens } from "./snapshot";
 
-export type RevocableItem = { kind: ItemKind; subjectId: string; principalId: string | null; projectId: string | null };
+export type RevocableItem = { kind: ItemKind; subjectId: string; principalId: string | null; projectId: string | null; detail?: unknown };
 
 /** The access was removed between the snapshot and the decision (by hand, by another item, by expiry). */
 export const ALREADY_GONE = "the access was already gone";
@@ -51,6 +54,8 @@ export async function revokeItemAccess(tx: Database, by: { actor: AuditActor; no
       return null;
     }
     case "platform_admin":
+      // The environment grants it on every request: deleting nothing here and calling it revoked would be a lie.
+      if (isConfiguredByEnvironment(item.detail)) throw new AppError("conflict", `Platform admin ${CONFIGURED_BY_ENVIRONMENT} (ALLOT_PLATFORM_ADMINS); the portal cannot revoke it.`);
       return (await revokePlatformAdminWithin(tx, by, item.subjectId)) ? null : ALREADY_GONE;
   }
 }

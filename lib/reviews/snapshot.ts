@@ -50,16 +50,24 @@ export async function tenantSnapshot(tx: Database, tenantId: string, now: Date):
   };
 }
 
-export async function platformSnapshot(tx: Database, now: Date): Promise<{ snapshot: PlatformSnapshot; emails: Map<string, string> }> {
+/** `environmentAdminEmails` is ALLOT_PLATFORM_ADMINS, as the actor loader applies it (lower-case emails). */
+export async function platformSnapshot(tx: Database, now: Date, environmentAdminEmails: readonly string[]): Promise<{ snapshot: PlatformSnapshot; emails: Map<string, string> }> {
   const admins = await tx
     .select({ principalId: platformAdmins.principalId, source: platformAdmins.source, label: principals.displayName, email: users.email })
     .from(platformAdmins)
     .innerJoin(principals, eq(principals.id, platformAdmins.principalId))
     .leftJoin(users, eq(users.principalId, platformAdmins.principalId));
+  const known = environmentAdminEmails.length
+    ? await tx.select({ principalId: users.principalId, email: users.email, label: principals.displayName }).from(users).innerJoin(principals, eq(principals.id, users.principalId)).where(inArray(users.email, [...environmentAdminEmails]))
+    : [];
+  const environmentAdmins = environmentAdminEmails.map((email) => {
+    const user = known.find((k) => k.email === email);
+    return { email, principalId: user?.principalId ?? null, label: user?.label ?? email };
+  });
   const accounts = await tx.select({ principalId: serviceAccounts.principalId, name: serviceAccounts.name }).from(serviceAccounts).where(isNull(serviceAccounts.tenantId));
   return {
-    emails: new Map(admins.flatMap((a) => (a.email ? [[a.principalId, a.email] as const] : []))),
-    snapshot: { admins, serviceAccounts: await withLiveTokens(tx, accounts, now) },
+    emails: new Map([...admins, ...known].flatMap((a) => (a.email ? [[a.principalId, a.email] as const] : []))),
+    snapshot: { admins, environmentAdmins, serviceAccounts: await withLiveTokens(tx, accounts, now) },
   };
 }
 
