@@ -4,6 +4,7 @@ import type { Database } from "@/db/client";
 import { memberships, projectGrants, serviceAccounts } from "@/db/schema";
 import type { AuditActor } from "@/lib/audit/record";
 import { revokePlatformAdminWithin } from "@/lib/auth/platform-admins";
+import { removeGroupMappingWithin } from "@/lib/groups/commands";
 import { revokeTrustsWithin } from "@/lib/federation/revoke";
 import { removeMembershipWithin } from "@/lib/tenancy/commands/members";
 import { revokeGrantWithin } from "@/lib/tenancy/commands/project-access";
@@ -52,6 +53,11 @@ export async function revokeItemAccess(tx: Database, by: { actor: AuditActor; no
       if (trusts.length === 0 && tokens.length === 0) return "no live tokens or trusts were left to revoke";
       for (const token of tokens) await revokeTokenWithin(tx, by, tenantId, token);
       return null;
+    }
+    case "group_mapping": {
+      // Nobody here can take a person out of the identity provider's group: the mapping goes, for the whole group.
+      if (!tenantId) return ALREADY_GONE;
+      return (await removeGroupMappingWithin(tx, by, tenantId, item.subjectId)) ? null : ALREADY_GONE;
     }
     case "platform_admin":
       // The environment grants it on every request: deleting nothing here and calling it revoked would be a lie.

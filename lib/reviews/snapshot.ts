@@ -1,7 +1,8 @@
 import "server-only";
 import { and, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { apiTokens, memberships, platformAdmins, principals, projectGrants, projects, serviceAccounts, users } from "@/db/schema";
+import { apiTokens, groupMappings, memberships, platformAdmins, principals, projectGrants, projects, serviceAccounts, users } from "@/db/schema";
+import { peopleOfMappings } from "@/lib/groups/derived";
 import { trustsInForce } from "@/lib/federation/revoke";
 import type { PlatformSnapshot, TenantSnapshot, TokenSnapshot } from "./assign";
 
@@ -37,6 +38,18 @@ export async function tenantSnapshot(tx: Database, tenantId: string, now: Date):
     .leftJoin(users, eq(users.principalId, projectGrants.principalId))
     .where(and(eq(projects.tenantId, tenantId), or(isNull(projectGrants.expiresAt), gt(projectGrants.expiresAt, now))));
   const accounts = await tx.select({ principalId: serviceAccounts.principalId, name: serviceAccounts.name }).from(serviceAccounts).where(eq(serviceAccounts.tenantId, tenantId));
+  const mappingRows = await tx
+    .select({ mappingId: groupMappings.id, groupName: groupMappings.groupName, projectId: groupMappings.projectId, projectLabel: projects.name, tenantRole: groupMappings.tenantRole, projectRole: groupMappings.projectRole })
+    .from(groupMappings)
+    .leftJoin(projects, eq(projects.id, groupMappings.projectId))
+    .where(eq(groupMappings.tenantId, tenantId))
+    .orderBy(groupMappings.groupName);
+  const people = await peopleOfMappings(tx, tenantId);
+  const groupMappingSnapshots = mappingRows.map((m) => ({
+    ...m,
+    role: (m.tenantRole ?? m.projectRole)!,
+    people: people.filter((p) => p.mappingId === m.mappingId).map((p) => ({ principalId: p.principalId, label: p.displayName, email: p.email })),
+  }));
   const emails = new Map<string, string>();
   for (const r of [...memberRows, ...grantRows]) if (r.email) emails.set(r.principalId, r.email);
   return {
@@ -46,6 +59,7 @@ export async function tenantSnapshot(tx: Database, tenantId: string, now: Date):
       grants: grantRows,
       serviceAccounts: await withLiveTokens(tx, accounts, now),
       memberLabels: new Map(memberRows.map((m) => [m.principalId, m.label])),
+      groupMappings: groupMappingSnapshots,
     },
   };
 }
