@@ -216,3 +216,10 @@ export const KIND_LABELS: Record<ItemKind, string> = {
   platform_admin: "platform admin",
   group_mapping: "group mapping",
 };
+
+/** An item is one's own when it is one's access, or a group mapping that reaches one (its detail lists the people). */
+export function isOwnItem(item: { principalId: string | null; detail: unknown }, principalId: string): boolean {
+  if (item.principalId === principalId) return true;
+  const people = (item.detail as { people?: { principalId: string }[] } | null)?.people;
+  return people?.some((p) => p.principalId === principalId) ?? false;
+}

@@ -13,7 +13,7 @@ import { formatDate } from "@/lib/format";
 import { notify, platformAdminIds, tenantAdminIds } from "@/lib/notify/in-app";
 import { futureInstant, uuidInput } from "@/lib/tenancy/inputs";
 import { onTenant, tenantAddress } from "@/lib/tenancy/targets";
-import { planPlatformItems, planTenantItems, type PlannedItem } from "./assign";
+import { isOwnItem, planPlatformItems, planTenantItems, type PlannedItem } from "./assign";
 import { revokeItemAccess } from "./revoke";
 import { platformSnapshot, tenantSnapshot } from "./snapshot";
 
@@ -161,7 +161,7 @@ export const decideReviewItems = defineCommand({
         throw new AppError("conflict", "The deadline of this review has passed: its rule decides what was not reviewed.");
       }
       const items = await tx.select().from(accessReviewItems).where(inArray(accessReviewItems.id, input.itemIds)).orderBy(asc(accessReviewItems.id)).for("update");
-      if (items.some((i) => i.principalId === ctx.actor.principalId)) {
+      if (items.some((i) => isOwnItem(i, ctx.actor.principalId))) {
         throw new AppError("forbidden", "Nobody reviews their own access: another admin decides that item.");
       }
       const decided = items.find((i) => i.decision !== null);

@@ -8,7 +8,7 @@ import { toCsv } from "@/lib/csv";
 import { recordClaimGroups } from "@/lib/groups/claim";
 import { mapGroup } from "@/lib/groups/commands";
 import { databaseLabel } from "@/test/database";
-import { auditLog } from "@/test/fixtures";
+import { appErrorOf, auditLog } from "@/test/fixtures";
 import { freshReviewedTenant } from "@/test/reviews";
 import { contextFor, DAY, seededDatabase, uniqueEmail, userWithEmail } from "@/test/tenancy";
 import { decideReviewItems, openTenantReview } from "./commands";
@@ -64,6 +64,17 @@ describe(`group-derived access in a review (${databaseLabel()})`, () => {
     const deleted = (await auditLog(db)).filter((e) => e.action === "group_mapping.deleted" && e.targetId === t.mappingId);
     expect(deleted).toHaveLength(1);
     expect(deleted[0]!.actorPrincipalId).toBe(t.admin);
+  });
+
+  it("is not decided by someone the group reaches: it is their own access too", async () => {
+    const t = await tenantWithGroup();
+    await recordClaimGroups(db, t.secondAdmin, [t.group], NOW);
+    const { reviewId } = await executeCommand(openTenantReview, t.adminCtx, { tenant: t.slug, deadline: DEADLINE.toISOString(), rule: "keep_and_flag" });
+    const item = (await db.select().from(accessReviewItems).where(eq(accessReviewItems.reviewId, reviewId))).find((i) => i.kind === "group_mapping")!;
+    const inGroup = await contextFor(db, t.secondAdmin, NOW);
+    expect((await appErrorOf(executeCommand(decideReviewItems, inGroup, { reviewId, itemIds: [item.id], decision: "keep" }))).code).toBe("forbidden");
+    expect((await reviewDetail(inGroup, reviewId))!.items.find((i) => i.id === item.id)).toMatchObject({ own: true, canDecide: false });
+    await executeCommand(decideReviewItems, t.adminCtx, { reviewId, itemIds: [item.id], decision: "keep" });
   });
 
   it("keeps and flags a mapping nobody decided under keep and flag, leaving it in place", async () => {

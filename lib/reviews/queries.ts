@@ -4,6 +4,7 @@ import { accessReviewItems, accessReviews, tenants } from "@/db/schema";
 import type { Resource } from "@/lib/auth/actor";
 import type { CommandContext } from "@/lib/auth/context";
 import { can, mayCloseReview } from "@/lib/auth/policy";
+import { isOwnItem } from "./assign";
 import { tenantBySlug } from "@/lib/tenancy/lookup";
 import { AppError } from "@/lib/errors";
 
@@ -118,7 +119,7 @@ export async function reviewDetail(ctx: CommandContext, reviewId: string) {
   const items: ReviewItem[] = all.flatMap((item) => {
     const mayDecide = can(ctx.actor, "access_review.item.decide", { kind: "review_item", tenantId: review.tenantId, reviewerId: item.reviewerPrincipalId }, ctx.now);
     if (!mayDecide && !canManage) return [];
-    const own = item.principalId === ctx.actor.principalId;
+    const own = isOwnItem(item, ctx.actor.principalId);
     return [{ ...item, own, canDecide: mayDecide && open && !own && item.decision === null }];
   });
   if (items.length === 0 && !canManage) return null;
