@@ -5,7 +5,7 @@ import { tenants } from "./tenancy";
 
 /** What is done at the deadline with an item nobody decided: take the access away, or leave it and flag it. */
 export const accessReviewRule = pgEnum("access_review_rule", ["revoke", "keep_and_flag"]);
-export const accessReviewItemKind = pgEnum("access_review_item_kind", ["membership", "project_grant", "collaborator", "service_account", "platform_admin"]);
+export const accessReviewItemKind = pgEnum("access_review_item_kind", ["membership", "project_grant", "collaborator", "service_account", "platform_admin", "group_mapping"]);
 export const accessReviewDecision = pgEnum("access_review_decision", ["keep", "revoke"]);
 /** Who an item is for: the tenant's admins, a collaborator's sponsor, or the platform admins (a platform review). */
 export const accessReviewReviewer = pgEnum("access_review_reviewer", ["tenant_admins", "sponsor", "platform_admins"]);

@@ -159,11 +159,13 @@ const allowed: Record<SubjectName, Expected> = {
     "quota_request.edit": ALL_PROJECTS,
     "access_review.platform": ["platform"],
     "access_review.manage": ALL_TENANTS,
+    "access_review.close": ALL_TENANTS,
     "access_review.item.decide": ALL_ITEMS,
   },
   tenantAdminA: {
     ...PEOPLE,
     "access_review.manage": ["tenantA"],
+    "access_review.close": ["tenantA"],
     "access_review.item.decide": ITEMS_OF_A,
     "tenant.view": ["tenantA"],
     "tenant.members.manage": ["tenantA"],
@@ -255,6 +257,7 @@ const allowed: Record<SubjectName, Expected> = {
   tenantAdminB: {
     ...PEOPLE,
     "access_review.manage": ["tenantB"],
+    "access_review.close": ["tenantB"],
     "access_review.item.decide": ["itemBForAdmins"],
     "tenant.view": ["tenantB"],
     "tenant.members.manage": ["tenantB"],

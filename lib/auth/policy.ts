@@ -116,6 +116,8 @@ export const PERMISSIONS = {
   "tenant.spend.view": { on: "tenant", roles: TENANT_SPEND_READERS },
   /** Open a review of the tenant's access, read all of it and export it: who manages members reviews them. */
   "access_review.manage": { on: "tenant", roles: ADMINS },
+  /** Apply a tenant review's deadline rule now: its admins, narrowed to the review's opener (or a platform admin) by mayCloseReview. */
+  "access_review.close": { on: "tenant", roles: ADMINS },
   // Project
   "project.view": { on: "project", roles: PROJECT_READERS },
   "project.edit": { on: "project", roles: ADMINS },
@@ -260,6 +262,17 @@ export function mayDiscussRequest(actor: Actor, request: RequestSides, now: Date
 }
 
 /** Only the requester edits a request, and only while they may still ask for quota on its project. */
+/**
+ * Closing a review early decides every undecided item by its rule, so it is
+ * the opener's call (who chose the rule and the deadline) or a platform
+ * admin's; a platform review is any platform admin's, as opening one is.
+ */
+export function mayCloseReview(actor: Actor, review: { tenantId: string | null; openedBy: string | null }, now: Date): boolean {
+  if (review.tenantId === null) return can(actor, "access_review.platform", { kind: "platform" }, now);
+  if (!can(actor, "access_review.close", { kind: "tenant", tenantId: review.tenantId }, now)) return false;
+  return actor.isPlatformAdmin || (review.openedBy !== null && review.openedBy === actor.principalId);
+}
+
 export function mayEditRequest(actor: Actor, request: RequestSides, now: Date): boolean {
   return request.requestedBy !== null && request.requestedBy === actor.principalId && can(actor, "quota_request.edit", requestProject(request), now);
 }

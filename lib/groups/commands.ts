@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db/client";
 import { groupMappings, projects } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { enqueueProjectChange, enqueueTenantChange } from "@/lib/cluster/outbox";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
@@ -85,27 +85,38 @@ export const mapGroup = defineCommand({
   },
 });
 
+/**
+ * Remove one mapping of a tenant inside the caller's transaction, audited as
+ * `by`, and unbind it on the cluster; null when it is not there (any more).
+ * Shared with access reviews, whose revocation of a group's item is this.
+ */
+export async function removeGroupMappingWithin(tx: Database, by: { actor: AuditActor; now: Date }, tenantId: string, mappingId: string) {
+  // The tenant in the WHERE clause: another tenant's mapping id is not found here.
+  const [removed] = await tx
+    .delete(groupMappings)
+    .where(and(eq(groupMappings.id, mappingId), eq(groupMappings.tenantId, tenantId)))
+    .returning();
+  if (!removed) return null;
+  await recordAudit(tx, {
+    actor: by.actor,
+    at: by.now,
+    tenantId,
+    action: "group_mapping.deleted",
+    target: { type: "group_mapping", id: removed.id },
+    before: { group: removed.groupName, projectId: removed.projectId, role: removed.tenantRole ?? removed.projectRole },
+  });
+  await enqueueMappingChange(tx, { tenantId, projectId: removed.projectId, reason: "group mapping removed", at: by.now });
+  return removed;
+}
+
 export const unmapGroup = defineCommand({
   name: "unmapGroup",
   input: tenantAddress.extend({ mappingId: uuidInput }),
   target: onTenant("tenant.groups.manage"),
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {
-      // The tenant in the WHERE clause: another tenant's mapping id is not found here.
-      const [removed] = await tx
-        .delete(groupMappings)
-        .where(and(eq(groupMappings.id, input.mappingId), eq(groupMappings.tenantId, tenantId)))
-        .returning();
+      const removed = await removeGroupMappingWithin(tx, { actor: auditActorOf(ctx.actor), now: ctx.now }, tenantId, input.mappingId);
       if (!removed) throw new AppError("not_found", "No such group mapping in this tenant.");
-      await recordAudit(tx, {
-        actor: auditActorOf(ctx.actor),
-        at: ctx.now,
-        tenantId,
-        action: "group_mapping.deleted",
-        target: { type: "group_mapping", id: removed.id },
-        before: { group: removed.groupName, projectId: removed.projectId, role: removed.tenantRole ?? removed.projectRole },
-      });
-      await enqueueMappingChange(tx, { tenantId, projectId: removed.projectId, reason: "group mapping removed", at: ctx.now });
       return { removed: true };
     });
   },

@@ -166,3 +166,20 @@ export async function tenantMemberCounts(db: Database): Promise<Map<string, numb
   );
   return new Map(rows.map((r) => [r.tenant_id, Number(r.n)]));
 }
+
+export type MappingPersonRow = { mappingId: string; principalId: string; displayName: string; email: string | null };
+
+/** Who each of the tenant's mappings reaches now (disabled people left out), one row per mapping and person, for access reviews. */
+export async function peopleOfMappings(db: Database, tenantId: string): Promise<MappingPersonRow[]> {
+  const rows = await rowsOf<{ mapping_id: string; principal_id: string; display_name: string; email: string | null }>(
+    db,
+    sql`select distinct m.id as mapping_id, p.id as principal_id, p.display_name, u.email
+          from ${groupMappings} m
+          join ${groupMemberships(null)} gm on gm.group_key = m.group_key
+          join ${principals} p on p.id = gm.principal_id and p.disabled_at is null
+          left join ${users} u on u.principal_id = p.id
+         where m.tenant_id = ${tenantId}
+         order by p.display_name`,
+  );
+  return rows.map((r) => ({ mappingId: r.mapping_id, principalId: r.principal_id, displayName: r.display_name, email: r.email }));
+}

@@ -9,7 +9,7 @@
  * - A platform review (platform admins, platform service accounts) goes to the platform admins.
  */
 
-export type ItemKind = "membership" | "project_grant" | "collaborator" | "service_account" | "platform_admin";
+export type ItemKind = "membership" | "project_grant" | "collaborator" | "service_account" | "platform_admin" | "group_mapping";
 export type ReviewerKind = "tenant_admins" | "sponsor" | "platform_admins";
 
 export type TenantSnapshot = {
@@ -28,12 +28,33 @@ export type TenantSnapshot = {
   serviceAccounts: ServiceAccountSnapshot[];
   /** Labels of the tenant's members, by principal id: who can still be a sponsor, and how they read. */
   memberLabels: ReadonlyMap<string, string>;
+  groupMappings: GroupMappingSnapshot[];
 };
+
+/** An identity provider group's role in the tenant or on a project, with the people it reaches when the review opens. */
+export type GroupMappingSnapshot = {
+  mappingId: string;
+  groupName: string;
+  projectId: string | null;
+  projectLabel: string | null;
+  role: string;
+  people: GroupMember[];
+};
+type GroupMember = { principalId: string; label: string; email: string | null };
 
 export type PlatformSnapshot = {
   admins: { principalId: string; label: string; source: string }[];
+  /**
+   * People named in ALLOT_PLATFORM_ADMINS: a principal when they have signed
+   * in (or were made) already, else only the email. Configuration, not rows.
+   */
+  environmentAdmins: { email: string; principalId: string | null; label: string }[];
   serviceAccounts: ServiceAccountSnapshot[];
 };
+
+/** Marks an item whose access the deployment's environment grants: the portal cannot revoke it. */
+export const CONFIGURED_BY_ENVIRONMENT = "configured by environment: change it in the deployment";
+export type ItemDetail = { tokens: TokenSnapshot[] } | { configuredBy: "environment"; email: string } | { group: string; people: GroupMember[] };
 
 export type TokenSnapshot = { prefix: string; expiresAt: Date | null; lastUsedAt: Date | null };
 /** A service account with its live tokens and the names of its federation trusts in force (keyless access is access too). */
@@ -42,13 +63,14 @@ export type ServiceAccountSnapshot = { principalId: string; name: string; tokens
 export type PlannedItem = {
   kind: ItemKind;
   subjectId: string;
-  principalId: string;
+  /** Null for an environment admin who has never signed in: no principal exists for them. */
+  principalId: string | null;
   principalLabel: string;
   projectId: string | null;
   projectLabel: string | null;
   access: string;
   expiresAt: Date | null;
-  detail: { tokens: TokenSnapshot[] } | null;
+  detail: ItemDetail | null;
   reviewer: ReviewerKind;
   reviewerPrincipalId: string | null;
   reviewerLabel: string;
@@ -98,11 +120,40 @@ export function planTenantItems(s: TenantSnapshot): PlannedItem[] {
     });
   }
   for (const a of s.serviceAccounts) items.push(serviceAccountItem(a, toAdmins));
+  for (const m of s.groupMappings) items.push(groupMappingItem(m));
   return items;
 }
 
-export function planPlatformItems(s: PlatformSnapshot): PlannedItem[] {
+/**
+ * `newSubjectId` names an environment admin who never signed in: there is no
+ * row to point to, and an item needs a subject, so it gets an id of its own.
+ */
+/**
+ * One item per mapping, not per person: a reviewer cannot take a person out of
+ * an identity provider's group, only remove the mapping, which ends the access
+ * of everyone the group reaches. The item says so and lists them.
+ */
+function groupMappingItem(m: GroupMappingSnapshot): PlannedItem {
+  const role = m.projectId === null ? `${ROLE_WORDS[m.role as keyof typeof ROLE_WORDS] ?? m.role} of the tenant` : `${m.role} on ${m.projectLabel}`;
+  const reach = m.people.length === 0 ? "reaches nobody now" : `reaches ${m.people.length} ${m.people.length === 1 ? "person" : "people"}: ${m.people.map((p) => p.label).join(", ")}`;
+  return {
+    kind: "group_mapping",
+    subjectId: m.mappingId,
+    principalId: null,
+    principalLabel: `group ${m.groupName}`,
+    projectId: m.projectId,
+    projectLabel: m.projectLabel,
+    access: `${role} via group ${m.groupName}; ${reach}. Revoking removes the group mapping for everyone in the group`,
+    expiresAt: null,
+    detail: { group: m.groupName, people: m.people },
+    ...toAdmins,
+  };
+}
+
+export function planPlatformItems(s: PlatformSnapshot, newSubjectId: () => string): PlannedItem[] {
   const toPlatform = { reviewer: "platform_admins", reviewerPrincipalId: null, reviewerLabel: PLATFORM_ADMINS_LABEL } as const;
+  const fromEnvironment = new Set(s.environmentAdmins.flatMap((e) => (e.principalId ? [e.principalId] : [])));
+  const withRow = new Set(s.admins.map((a) => a.principalId));
   return [
     ...s.admins.map(
       (a): PlannedItem => ({
@@ -112,12 +163,29 @@ export function planPlatformItems(s: PlatformSnapshot): PlannedItem[] {
         principalLabel: a.label,
         projectId: null,
         projectLabel: null,
-        access: `platform admin (${a.source === "oidc_group" ? "from the admin group" : a.source === "cli" ? "granted by the CLI" : "demo seed"})`,
+        // Revoking removes the role the database holds; the environment's stays, and the text says so.
+        access: `platform admin (${a.source === "oidc_group" ? "from the admin group" : a.source === "cli" ? "granted by the CLI" : "demo seed"})${fromEnvironment.has(a.principalId) ? `; also ${CONFIGURED_BY_ENVIRONMENT}` : ""}`,
         expiresAt: null,
         detail: null,
         ...toPlatform,
       }),
     ),
+    ...s.environmentAdmins
+      .filter((e) => e.principalId === null || !withRow.has(e.principalId))
+      .map(
+        (e): PlannedItem => ({
+          kind: "platform_admin",
+          subjectId: e.principalId ?? newSubjectId(),
+          principalId: e.principalId,
+          principalLabel: e.label,
+          projectId: null,
+          projectLabel: null,
+          access: `platform admin (${CONFIGURED_BY_ENVIRONMENT}${e.principalId ? "" : "; has not signed in yet"})`,
+          expiresAt: null,
+          detail: { configuredBy: "environment", email: e.email },
+          ...toPlatform,
+        }),
+      ),
     ...s.serviceAccounts.map((a) => serviceAccountItem(a, toPlatform)),
   ];
 }
@@ -146,4 +214,12 @@ export const KIND_LABELS: Record<ItemKind, string> = {
   collaborator: "external collaborator",
   service_account: "service account",
   platform_admin: "platform admin",
+  group_mapping: "group mapping",
 };
+
+/** An item is one's own when it is one's access, or a group mapping that reaches one (its detail lists the people). */
+export function isOwnItem(item: { principalId: string | null; detail: unknown }, principalId: string): boolean {
+  if (item.principalId === principalId) return true;
+  const people = (item.detail as { people?: { principalId: string }[] } | null)?.people;
+  return people?.some((p) => p.principalId === principalId) ?? false;
+}

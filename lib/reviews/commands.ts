@@ -1,8 +1,10 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db/client";
 import { accessReviewItems, accessReviews, tenants } from "@/db/schema";
+import { config } from "@/lib/config";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf, type CommandContext } from "@/lib/auth/context";
@@ -11,7 +13,7 @@ import { formatDate } from "@/lib/format";
 import { notify, platformAdminIds, tenantAdminIds } from "@/lib/notify/in-app";
 import { futureInstant, uuidInput } from "@/lib/tenancy/inputs";
 import { onTenant, tenantAddress } from "@/lib/tenancy/targets";
-import { planPlatformItems, planTenantItems, type PlannedItem } from "./assign";
+import { isOwnItem, planPlatformItems, planTenantItems, type PlannedItem } from "./assign";
 import { revokeItemAccess } from "./revoke";
 import { platformSnapshot, tenantSnapshot } from "./snapshot";
 
@@ -79,7 +81,7 @@ async function insertReview(
     .values({ tenantId: scope.tenantId, title, deadline: settings.deadline, rule: settings.rule, openedBy: ctx.actor.principalId, openedByLabel: actor.label, openedAt: ctx.now })
     .returning();
   if (planned.length > 0) {
-    await tx.insert(accessReviewItems).values(planned.map((p) => ({ ...p, reviewId: review!.id, principalEmail: emails.get(p.principalId) ?? null })));
+    await tx.insert(accessReviewItems).values(planned.map((p) => ({ ...p, reviewId: review!.id, principalEmail: (p.principalId ? emails.get(p.principalId) : undefined) ?? (p.detail && "email" in p.detail ? p.detail.email : null) })));
   }
   await recordAudit(tx, {
     actor,
@@ -116,8 +118,8 @@ export const openPlatformReview = defineCommand({
   target: () => Promise.resolve({ action: "access_review.platform" as const, resource: { kind: "platform" as const } }),
   async run(ctx, input) {
     return openReview(ctx, { tenantId: null, name: "the platform" }, input, async (tx) => {
-      const { snapshot, emails } = await platformSnapshot(tx, ctx.now);
-      return { planned: planPlatformItems(snapshot), emails };
+      const { snapshot, emails } = await platformSnapshot(tx, ctx.now, config().platformAdminEmails);
+      return { planned: planPlatformItems(snapshot, () => randomUUID()), emails };
     });
   },
 });
@@ -159,7 +161,7 @@ export const decideReviewItems = defineCommand({
         throw new AppError("conflict", "The deadline of this review has passed: its rule decides what was not reviewed.");
       }
       const items = await tx.select().from(accessReviewItems).where(inArray(accessReviewItems.id, input.itemIds)).orderBy(asc(accessReviewItems.id)).for("update");
-      if (items.some((i) => i.principalId === ctx.actor.principalId)) {
+      if (items.some((i) => isOwnItem(i, ctx.actor.principalId))) {
         throw new AppError("forbidden", "Nobody reviews their own access: another admin decides that item.");
       }
       const decided = items.find((i) => i.decision !== null);

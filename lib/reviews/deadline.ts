@@ -33,37 +33,16 @@ export async function applyDueReviewDeadlines(db: Database, now: Date): Promise<
         .where(and(eq(accessReviews.id, id), isNull(accessReviews.deadlineAppliedAt)))
         .returning();
       if (!review) return null; // another worker applied it
-      const by: { actor: AuditActor; now: Date } = { actor: { principalId: null, label: RULE_LABELS[review.rule] }, now };
-      const open = await tx
-        .select()
-        .from(accessReviewItems)
-        .where(and(eq(accessReviewItems.reviewId, id), isNull(accessReviewItems.decision)))
-        .orderBy(asc(accessReviewItems.id))
-        .for("update");
-      let revoked = 0;
-      for (const item of open) {
-        if (review.rule === "keep_and_flag") {
-          await decideItem(tx, by, null, review.tenantId, item, "keep", true, "not reviewed by the deadline");
-          continue;
-        }
-        try {
-          // A savepoint: a refused revocation is undone alone, and the item is then kept and flagged.
-          await tx.transaction((sp) => decideItem(sp, by, null, review.tenantId, item, "revoke", false, null));
-          revoked += 1;
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          await decideItem(tx, by, null, review.tenantId, item, "keep", true, `not reviewed by the deadline; revoking was refused: ${error.message}`);
-        }
-      }
+      const result = await applyRuleWithin(tx, review, { actor: { principalId: null, label: RULE_LABELS[review.rule] }, now }, "not reviewed by the deadline");
       await recordAudit(tx, {
-        actor: by.actor,
+        actor: { principalId: null, label: RULE_LABELS[review.rule] },
         at: now,
         tenantId: review.tenantId,
         action: "access_review.deadline_applied",
         target: { type: "access_review", id },
-        after: { rule: review.rule, undecided: open.length, revoked, kept: open.length - revoked },
+        after: { rule: review.rule, ...result },
       });
-      return { revoked, kept: open.length - revoked };
+      return result;
     });
     if (done) {
       totals.reviews += 1;
@@ -72,6 +51,38 @@ export async function applyDueReviewDeadlines(db: Database, now: Date): Promise<
     }
   }
   return totals;
+}
+
+type ClaimedReview = { id: string; tenantId: string | null; rule: "revoke" | "keep_and_flag" };
+
+/**
+ * Decide every item of a review nobody decided by its rule, in the caller's
+ * transaction, which has already claimed the review (set deadline_applied_at).
+ * Shared by the deadline job and closing a review early.
+ */
+export async function applyRuleWithin(tx: Database, review: ClaimedReview, by: { actor: AuditActor; now: Date }, unreviewed: string): Promise<{ undecided: number; revoked: number; kept: number }> {
+  const open = await tx
+    .select()
+    .from(accessReviewItems)
+    .where(and(eq(accessReviewItems.reviewId, review.id), isNull(accessReviewItems.decision)))
+    .orderBy(asc(accessReviewItems.id))
+    .for("update");
+  let revoked = 0;
+  for (const item of open) {
+    if (review.rule === "keep_and_flag") {
+      await decideItem(tx, by, null, review.tenantId, item, "keep", true, unreviewed);
+      continue;
+    }
+    try {
+      // A savepoint: a refused revocation is undone alone, and the item is then kept and flagged.
+      await tx.transaction((sp) => decideItem(sp, by, null, review.tenantId, item, "revoke", false, null));
+      revoked += 1;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      await decideItem(tx, by, null, review.tenantId, item, "keep", true, `${unreviewed}; revoking was refused: ${error.message}`);
+    }
+  }
+  return { undecided: open.length, revoked, kept: open.length - revoked };
 }
 
 /** The leader's job: look for reviews past their deadline every minute. */

@@ -3,7 +3,8 @@ import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { accessReviewItems, accessReviews, tenants } from "@/db/schema";
 import type { Resource } from "@/lib/auth/actor";
 import type { CommandContext } from "@/lib/auth/context";
-import { can } from "@/lib/auth/policy";
+import { can, mayCloseReview } from "@/lib/auth/policy";
+import { isOwnItem } from "./assign";
 import { tenantBySlug } from "@/lib/tenancy/lookup";
 import { AppError } from "@/lib/errors";
 
@@ -118,7 +119,7 @@ export async function reviewDetail(ctx: CommandContext, reviewId: string) {
   const items: ReviewItem[] = all.flatMap((item) => {
     const mayDecide = can(ctx.actor, "access_review.item.decide", { kind: "review_item", tenantId: review.tenantId, reviewerId: item.reviewerPrincipalId }, ctx.now);
     if (!mayDecide && !canManage) return [];
-    const own = item.principalId === ctx.actor.principalId;
+    const own = isOwnItem(item, ctx.actor.principalId);
     return [{ ...item, own, canDecide: mayDecide && open && !own && item.decision === null }];
   });
   if (items.length === 0 && !canManage) return null;
@@ -131,6 +132,8 @@ export async function reviewDetail(ctx: CommandContext, reviewId: string) {
     tenant: review.tenantId ? { name: row.tenantName!, slug: row.tenantSlug! } : null,
     canManage,
     open,
+    /** Whether this person may apply the rule now (the opener or a platform admin, while it is open). */
+    canClose: open && mayCloseReview(ctx.actor, review, ctx.now),
     items,
     groups,
     decided: items.filter((i) => i.decision !== null).length,

@@ -9,7 +9,8 @@ import { toCsv } from "@/lib/csv";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
 import { databaseLabel } from "@/test/database";
 import { appErrorOf, auditLog, contextOf, personaEmail, principalIdOf, type PersonaKey } from "@/test/fixtures";
-import { addGrant, contextFor, DAY, fingerprint, newMember, projectIdOf, racingBehindLock, seededDatabase, unique, uniqueEmail, userWithEmail, WRITABLE_TABLES } from "@/test/tenancy";
+import { freshReviewedTenant } from "@/test/reviews";
+import { addGrant, contextFor, DAY, fingerprint, newMember, projectIdOf, racingBehindLock, seededDatabase, uniqueEmail, userWithEmail, WRITABLE_TABLES } from "@/test/tenancy";
 import { decideReviewItems, openPlatformReview, openTenantReview } from "./commands";
 import { REVIEW_CSV_COLUMNS } from "./csv";
 import { applyDueReviewDeadlines } from "./deadline";
@@ -34,20 +35,6 @@ beforeAll(() => {
 const as = (key: PersonaKey, now: Date = NOW): Promise<CommandContext> => contextOf(db, key, now);
 const idOf = (key: PersonaKey) => principalIdOf(db, personaEmail(key));
 const itemsOf = (reviewId: string) => db.select().from(accessReviewItems).where(eq(accessReviewItems.reviewId, reviewId));
-
-/** A tenant of its own for a test: two admins, a member with a grant, a collaborator sponsored by the first admin. */
-async function freshTenant() {
-  const slug = unique("reviewed");
-  const [tenant] = await db.insert(tenants).values({ slug, name: `Reviewed ${slug}`, createdAt: SEEDED_AT }).returning();
-  const [project] = await db.insert(projects).values({ tenantId: tenant!.id, slug: "work", name: "Work", namespace: `${slug}--work`, createdAt: SEEDED_AT }).returning();
-  const admin = await newMember(db, tenant!.id, "tenant_admin", SEEDED_AT);
-  const secondAdmin = await newMember(db, tenant!.id, "tenant_admin", SEEDED_AT);
-  const member = await newMember(db, tenant!.id, "member", SEEDED_AT);
-  const memberGrant = await addGrant(db, { projectId: project!.id, principalId: member, role: "member", expiresAt: null, grantedBy: admin, createdAt: SEEDED_AT });
-  const guest = await userWithEmail(db, uniqueEmail("guest"), SEEDED_AT);
-  const guestGrant = await addGrant(db, { projectId: project!.id, principalId: guest, role: "viewer", expiresAt: new Date(NOW.getTime() + 30 * DAY), grantedBy: admin, createdAt: SEEDED_AT });
-  return { slug, tenantId: tenant!.id, projectId: project!.id, admin, secondAdmin, member, memberGrant, guest, guestGrant };
-}
 
 async function rejectionMessage(write: Promise<unknown>): Promise<string> {
   try {
@@ -123,14 +110,14 @@ describe(`opening a review (${databaseLabel()})`, () => {
 
 describe(`one open review at a time (${databaseLabel()})`, () => {
   it("refuses a second review of a tenant while one is open, saying which, and allows one after the first's deadline", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     const admin = await contextFor(db, t.admin, NOW);
     await executeCommand(openTenantReview, admin, { tenant: t.slug, title: "Spring review", deadline: DEADLINE.toISOString(), rule: "keep_and_flag" });
     const second = await appErrorOf(open(admin, t.slug));
     expect(second.code).toBe("conflict");
     expect(second.message).toMatch(/^An access review of Reviewed reviewed-[^ ]+ is already open \("Spring review", deadline .+\)\. Close it or wait for its deadline before opening another\.$/);
     // Another tenant's open review does not count.
-    const other = await freshTenant();
+    const other = await freshReviewedTenant(db, SEEDED_AT, NOW);
     await open(await contextFor(db, other.admin, NOW), other.slug);
 
     await applyDueReviewDeadlines(db, AFTER_DEADLINE);
@@ -139,7 +126,7 @@ describe(`one open review at a time (${databaseLabel()})`, () => {
   });
 
   it("lets only one of several reviews opened at the same moment commit", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     const admins = [await contextFor(db, t.admin, NOW), await contextFor(db, t.secondAdmin, NOW)];
     const results = await Promise.allSettled([0, 1, 2, 3].map((i) => open(admins[i % 2]!, t.slug)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
@@ -150,7 +137,7 @@ describe(`one open review at a time (${databaseLabel()})`, () => {
   });
 
   it("is enforced by the database itself, for a tenant and for the platform, so no code path can open a second", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     const row = (tenantId: string | null) => ({ tenantId, title: "x", deadline: LATER_DEADLINE, rule: "revoke" as const, openedByLabel: "test", openedAt: NOW });
     await db.insert(accessReviews).values(row(t.tenantId));
     expect(await rejectionMessage(db.insert(accessReviews).values(row(t.tenantId)))).toMatch(/access_reviews_one_open/);
@@ -167,7 +154,7 @@ describe(`one open review at a time (${databaseLabel()})`, () => {
 
 describe(`deciding (${databaseLabel()})`, () => {
   it("keeps and revokes, one by one and in bulk; a revocation takes the access away and is audited with the reviewer", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     const admin = await contextFor(db, t.admin, NOW);
     const { reviewId } = await open(admin, t.slug);
     const rows = await itemsOf(reviewId);
@@ -205,7 +192,7 @@ describe(`deciding (${databaseLabel()})`, () => {
   });
 
   it("revokes a service account's tokens, so they stop authenticating", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     await createServiceAccountAsOperator(db, { tenant: t.slug, name: "pusher", description: "", projectRoles: [] }, SEEDED_AT);
     const token = await mintTokenAsOperator(db, t.slug, "pusher", null, SEEDED_AT);
     expect((await authenticateToken(db, token.token, NOW, [])).ok).toBe(true);
@@ -218,7 +205,7 @@ describe(`deciding (${databaseLabel()})`, () => {
   });
 
   it("revokes a service account's federation trusts with its tokens, so no keyless exchange or exchanged token works after", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     const account = await createServiceAccountAsOperator(db, { tenant: t.slug, name: "ci", description: "", projectRoles: [] }, SEEDED_AT);
     const [trust] = await db
       .insert(federationTrusts)
@@ -240,7 +227,7 @@ describe(`deciding (${databaseLabel()})`, () => {
   });
 
   it("lets a sponsor decide their collaborator and nothing else; viewers and other tenants see nothing", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     // A viewer of the tenant who sponsored a guest (an admin then, say): the item is theirs by name.
     const sponsor = await newMember(db, t.tenantId, "viewer", SEEDED_AT);
     const guest = await userWithEmail(db, uniqueEmail("sponsored"), SEEDED_AT);
@@ -271,7 +258,7 @@ describe(`deciding (${databaseLabel()})`, () => {
   });
 
   it("exports the result as CSV with item, principal, kind, reviewer, decision, when and by whom", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     const admin = await contextFor(db, t.admin, NOW);
     const { reviewId } = await open(admin, t.slug);
     const rows = await itemsOf(reviewId);
@@ -292,7 +279,7 @@ describe(`deciding (${databaseLabel()})`, () => {
 
 describe(`the deadline (${databaseLabel()})`, () => {
   it("keeps and flags what nobody decided, under the rule keep and flag, and leaves decisions alone", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     const admin = await contextFor(db, t.admin, NOW);
     const { reviewId } = await open(admin, t.slug, "keep_and_flag", DEADLINE);
     const rows = await itemsOf(reviewId);
@@ -314,7 +301,7 @@ describe(`the deadline (${databaseLabel()})`, () => {
   });
 
   it("revokes what nobody decided under the rule revoke, audited as the rule; the last tenant admin is kept and flagged", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     const admin = await contextFor(db, t.admin, NOW);
     // The second admin leaves first, so the first is the last one when the rule runs.
     await db.delete(memberships).where(and(eq(memberships.tenantId, t.tenantId), eq(memberships.principalId, t.secondAdmin)));
@@ -345,7 +332,7 @@ describe(`the deadline (${databaseLabel()})`, () => {
   });
 
   it("is applied exactly once when workers race for it", async () => {
-    const t = await freshTenant();
+    const t = await freshReviewedTenant(db, SEEDED_AT, NOW);
     const { reviewId } = await open(await contextFor(db, t.admin, NOW), t.slug, "keep_and_flag", DEADLINE);
     const n = (await itemsOf(reviewId)).length;
     const kind = seeded.handle.target.kind;

@@ -4,14 +4,18 @@ import type { Database } from "@/db/client";
 import { memberships, projectGrants, serviceAccounts } from "@/db/schema";
 import type { AuditActor } from "@/lib/audit/record";
 import { revokePlatformAdminWithin } from "@/lib/auth/platform-admins";
+import { removeGroupMappingWithin } from "@/lib/groups/commands";
 import { revokeTrustsWithin } from "@/lib/federation/revoke";
 import { removeMembershipWithin } from "@/lib/tenancy/commands/members";
 import { revokeGrantWithin } from "@/lib/tenancy/commands/project-access";
 import { revokeTokenWithin } from "@/lib/tenancy/commands/service-accounts";
-import type { ItemKind } from "./assign";
+import { AppError } from "@/lib/errors";
+import { CONFIGURED_BY_ENVIRONMENT, type ItemKind } from "./assign";
+
+const isConfiguredByEnvironment = (detail: unknown) => typeof detail === "object" && detail !== null && (detail as { configuredBy?: unknown }).configuredBy === "environment";
 import { liveTokens } from "./snapshot";
 
-export type RevocableItem = { kind: ItemKind; subjectId: string; principalId: string | null; projectId: string | null };
+export type RevocableItem = { kind: ItemKind; subjectId: string; principalId: string | null; projectId: string | null; detail?: unknown };
 
 /** The access was removed between the snapshot and the decision (by hand, by another item, by expiry). */
 export const ALREADY_GONE = "the access was already gone";
@@ -50,7 +54,14 @@ export async function revokeItemAccess(tx: Database, by: { actor: AuditActor; no
       for (const token of tokens) await revokeTokenWithin(tx, by, tenantId, token);
       return null;
     }
+    case "group_mapping": {
+      // Nobody here can take a person out of the identity provider's group: the mapping goes, for the whole group.
+      if (!tenantId) return ALREADY_GONE;
+      return (await removeGroupMappingWithin(tx, by, tenantId, item.subjectId)) ? null : ALREADY_GONE;
+    }
     case "platform_admin":
+      // The environment grants it on every request: deleting nothing here and calling it revoked would be a lie.
+      if (isConfiguredByEnvironment(item.detail)) throw new AppError("conflict", `Platform admin ${CONFIGURED_BY_ENVIRONMENT} (ALLOT_PLATFORM_ADMINS); the portal cannot revoke it.`);
       return (await revokePlatformAdminWithin(tx, by, item.subjectId)) ? null : ALREADY_GONE;
   }
 }

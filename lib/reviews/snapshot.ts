@@ -1,7 +1,8 @@
 import "server-only";
 import { and, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { apiTokens, memberships, platformAdmins, principals, projectGrants, projects, serviceAccounts, users } from "@/db/schema";
+import { apiTokens, groupMappings, memberships, platformAdmins, principals, projectGrants, projects, serviceAccounts, users } from "@/db/schema";
+import { peopleOfMappings } from "@/lib/groups/derived";
 import { trustsInForce } from "@/lib/federation/revoke";
 import type { PlatformSnapshot, TenantSnapshot, TokenSnapshot } from "./assign";
 
@@ -37,6 +38,18 @@ export async function tenantSnapshot(tx: Database, tenantId: string, now: Date):
     .leftJoin(users, eq(users.principalId, projectGrants.principalId))
     .where(and(eq(projects.tenantId, tenantId), or(isNull(projectGrants.expiresAt), gt(projectGrants.expiresAt, now))));
   const accounts = await tx.select({ principalId: serviceAccounts.principalId, name: serviceAccounts.name }).from(serviceAccounts).where(eq(serviceAccounts.tenantId, tenantId));
+  const mappingRows = await tx
+    .select({ mappingId: groupMappings.id, groupName: groupMappings.groupName, projectId: groupMappings.projectId, projectLabel: projects.name, tenantRole: groupMappings.tenantRole, projectRole: groupMappings.projectRole })
+    .from(groupMappings)
+    .leftJoin(projects, eq(projects.id, groupMappings.projectId))
+    .where(eq(groupMappings.tenantId, tenantId))
+    .orderBy(groupMappings.groupName);
+  const people = await peopleOfMappings(tx, tenantId);
+  const groupMappingSnapshots = mappingRows.map((m) => ({
+    ...m,
+    role: (m.tenantRole ?? m.projectRole)!,
+    people: people.filter((p) => p.mappingId === m.mappingId).map((p) => ({ principalId: p.principalId, label: p.displayName, email: p.email })),
+  }));
   const emails = new Map<string, string>();
   for (const r of [...memberRows, ...grantRows]) if (r.email) emails.set(r.principalId, r.email);
   return {
@@ -46,20 +59,29 @@ export async function tenantSnapshot(tx: Database, tenantId: string, now: Date):
       grants: grantRows,
       serviceAccounts: await withLiveTokens(tx, accounts, now),
       memberLabels: new Map(memberRows.map((m) => [m.principalId, m.label])),
+      groupMappings: groupMappingSnapshots,
     },
   };
 }
 
-export async function platformSnapshot(tx: Database, now: Date): Promise<{ snapshot: PlatformSnapshot; emails: Map<string, string> }> {
+/** `environmentAdminEmails` is ALLOT_PLATFORM_ADMINS, as the actor loader applies it (lower-case emails). */
+export async function platformSnapshot(tx: Database, now: Date, environmentAdminEmails: readonly string[]): Promise<{ snapshot: PlatformSnapshot; emails: Map<string, string> }> {
   const admins = await tx
     .select({ principalId: platformAdmins.principalId, source: platformAdmins.source, label: principals.displayName, email: users.email })
     .from(platformAdmins)
     .innerJoin(principals, eq(principals.id, platformAdmins.principalId))
     .leftJoin(users, eq(users.principalId, platformAdmins.principalId));
+  const known = environmentAdminEmails.length
+    ? await tx.select({ principalId: users.principalId, email: users.email, label: principals.displayName }).from(users).innerJoin(principals, eq(principals.id, users.principalId)).where(inArray(users.email, [...environmentAdminEmails]))
+    : [];
+  const environmentAdmins = environmentAdminEmails.map((email) => {
+    const user = known.find((k) => k.email === email);
+    return { email, principalId: user?.principalId ?? null, label: user?.label ?? email };
+  });
   const accounts = await tx.select({ principalId: serviceAccounts.principalId, name: serviceAccounts.name }).from(serviceAccounts).where(isNull(serviceAccounts.tenantId));
   return {
-    emails: new Map(admins.flatMap((a) => (a.email ? [[a.principalId, a.email] as const] : []))),
-    snapshot: { admins, serviceAccounts: await withLiveTokens(tx, accounts, now) },
+    emails: new Map([...admins, ...known].flatMap((a) => (a.email ? [[a.principalId, a.email] as const] : []))),
+    snapshot: { admins, environmentAdmins, serviceAccounts: await withLiveTokens(tx, accounts, now) },
   };
 }
 

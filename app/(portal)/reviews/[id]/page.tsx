@@ -1,11 +1,12 @@
 import { notFound, redirect } from "next/navigation";
 import { ReviewGroup, type ReviewRow } from "@/components/review-group";
 import { RULE_WORDS, reviewState } from "@/components/review-list";
+import { ActionDialog } from "@/components/action-form";
 import { Card, formatDate, formatDateTime, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { KIND_LABELS } from "@/lib/reviews/assign";
 import { reviewDetail, type ReviewItem } from "@/lib/reviews/queries";
-import { decideReviewItemsAction } from "../actions";
+import { closeReviewNowAction, decideReviewItemsAction } from "../actions";
 
 export const metadata = { title: "Access review" };
 
@@ -59,9 +60,23 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
           </>
         }
         actions={
-          <a href={`/reviews/${review.id}/export`} className="inline-flex items-center justify-center rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm hover:bg-slate-50">
-            Export CSV
-          </a>
+          <>
+            <a href={`/reviews/${review.id}/export`} className="inline-flex items-center justify-center rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm hover:bg-slate-50">
+              Export CSV
+            </a>
+            {detail.canClose && (
+              <ActionDialog
+                triggerLabel="Close review now"
+                triggerKind="secondary"
+                danger={review.rule === "revoke"}
+                title="Close this review now?"
+                description={`The ${items.length - decided} item${items.length - decided === 1 ? "" : "s"} nobody decided will be decided now as at the deadline: the rule will ${RULE_WORDS[review.rule]}. Nobody can decide items afterwards, and the next review of this scope can be opened.`}
+                submitLabel="Close and apply the rule"
+                action={closeReviewNowAction}
+                fields={[{ kind: "hidden", name: "reviewId", value: review.id }]}
+              />
+            )}
+          </>
         }
       />
       <div className="space-y-6">

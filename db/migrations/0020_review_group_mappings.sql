@@ -1,0 +1,1 @@
+ALTER TYPE "public"."access_review_item_kind" ADD VALUE 'group_mapping';
