@@ -94,7 +94,7 @@ function Reveal({ reveal }: { reveal: NonNullable<FormState["reveal"]> }) {
       {reveal.example && (
         <figure className="mt-2">
           <figcaption className="text-xs font-medium text-amber-900">Try it</figcaption>
-          <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-2 font-mono text-xs text-slate-100" data-testid="reveal-example">
+          <pre tabIndex={0} className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-2 font-mono text-xs text-slate-100" data-testid="reveal-example">
             {reveal.example}
           </pre>
         </figure>

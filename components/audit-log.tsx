@@ -77,7 +77,7 @@ export function AuditLog({
                   {e.before || e.after ? (
                     <details>
                       <summary className="cursor-pointer text-xs text-brand-700">details</summary>
-                      <pre className="mt-1 max-w-md overflow-x-auto whitespace-pre-wrap text-xs text-slate-700">
+                      <pre tabIndex={0} className="mt-1 max-w-md overflow-x-auto whitespace-pre-wrap text-xs text-slate-700">
                         {e.before ? `before: ${JSON.stringify(e.before, null, 1)}\n` : ""}
                         {e.after ? `after: ${JSON.stringify(e.after, null, 1)}` : ""}
                       </pre>

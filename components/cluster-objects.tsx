@@ -114,7 +114,7 @@ function ObjectRows({ object: o }: { object: ClusterObjectView }) {
                   <DriftList drift={o.drift} />
                 </div>
               )}
-              <pre className="max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100">
+              <pre tabIndex={0} className="max-h-96 overflow-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100">
                 {storedManifestsToYaml([o.manifest]).replace(/^---\n/, "")}
               </pre>
             </div>

@@ -3,7 +3,7 @@ export function DiffView({ diff, label, className = "" }: { diff: string; label:
   if (!diff.trim()) return <p className="text-sm text-slate-500">No cluster object changes: the rendered objects stay as they are.</p>;
   const lines = diff.replace(/\n$/, "").split("\n");
   return (
-    <pre aria-label={label} className={`overflow-auto rounded-md border border-slate-200 bg-slate-50 py-2 font-mono text-xs leading-5 text-slate-800 ${className}`}>
+    <pre tabIndex={0} aria-label={label} className={`overflow-auto rounded-md border border-slate-200 bg-slate-50 py-2 font-mono text-xs leading-5 text-slate-800 ${className}`}>
       <code>
         {lines.map((line, i) => (
           <span key={i} className={`block px-3 ${lineClass(line)}`}>

@@ -174,7 +174,7 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
                 {canManage && (
                   <figure className="mb-3">
                     <figcaption className="text-xs font-medium text-slate-700">Use a token of {a.name} (the token replaces {TOKEN_PLACEHOLDER}; it is filled in only when a token is minted)</figcaption>
-                    <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-2 font-mono text-xs text-slate-100" data-testid="token-example">
+                    <pre tabIndex={0} className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-2 font-mono text-xs text-slate-100" data-testid="token-example">
                       {example.command}
                     </pre>
                   </figure>
