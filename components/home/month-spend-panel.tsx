@@ -1,4 +1,5 @@
-import type { BudgetStatus } from "@/lib/metering/report";
+import { Badge } from "@/components/ui";
+import type { MonthAtAGlance } from "@/lib/metering/month-at-a-glance";
 import { formatMoney, formatPercent } from "@/lib/quota/view-helpers";
 import { GlancePanel, UseBar } from "./glance-panel";
 
@@ -6,7 +7,7 @@ import { GlancePanel, UseBar } from "./glance-panel";
  * This month so far against the budget, and the forecast for the month: the
  * figures of the spend page (lib/metering/month-at-a-glance.ts). Presentation only.
  */
-export function MonthSpendPanel({ status, currency, href }: { status: BudgetStatus; currency: string; href: string }) {
+export function MonthSpendPanel({ status, currency, href }: { status: MonthAtAGlance; currency: string; href: string }) {
   const m = (n: number) => formatMoney(n, currency);
   const budget = status.monthlyAmount;
   const overForecast = budget !== null && status.month.forecast > budget;
@@ -27,7 +28,14 @@ export function MonthSpendPanel({ status, currency, href }: { status: BudgetStat
         <dd className="text-right tabular-nums text-slate-900">{budget === null ? "none set" : `${m(budget)} a month`}</dd>
       </dl>
       {status.usedShare !== null && <UseBar share={status.usedShare} over={status.usedShare >= 1} />}
-      <p className="mt-2 text-xs text-slate-600">Forecast from the last 7 days&apos; rate.</p>
+      <p className="mt-2 text-xs text-slate-600">
+        Forecast from the last 7 days&apos; rate.
+        {status.demo && (
+          <span className="ml-2" title="Some of these figures come from generated demo usage, not from a cluster.">
+            <Badge tone="amber">Demo data</Badge>
+          </span>
+        )}
+      </p>
     </GlancePanel>
   );
 }
