@@ -96,7 +96,8 @@ async function signInWithChromium(baseUrl) {
     await page.screenshot({ path: path.join(root, "test-results", "image-check-sign-in.png") });
     record("sign-in page renders (200, heading, stylesheet from .next/static)", response?.status() === 200 && heading === "Sign in" && styles.length > 0 && styles.every((s) => s === 200), `status ${response?.status()}, heading "${heading}", stylesheets ${styles.join(",") || "none"}`);
     const persona = page.getByRole("button", { name: /^Sign in as / }).first();
-    const firstName = /^Sign in as (\S+)/.exec((await persona.getAttribute("aria-label")) ?? "")?.[1];
+    // The button's name is its text ("Sign in as " for screen readers, then the persona's name and title).
+    const firstName = /^Sign in as (\S+)/.exec(((await persona.textContent()) ?? "").trim())?.[1];
     await persona.click();
     await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"), { timeout: 30_000 });
     const welcome = await page.getByRole("heading", { level: 1 }).textContent();
