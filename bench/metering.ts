@@ -26,6 +26,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { openDatabase, type Database } from "@/db/client";
+import { copyText } from "@/db/copy";
 import { runMigrations } from "@/db/migrate";
 import { instanceSettings, nodePools, projects, rates, tenants } from "@/db/schema";
 import { recordPoolSize } from "@/lib/quota/pool-sizes";
@@ -342,8 +343,6 @@ async function ingestRun(db: Database, label: string, senders: readonly (readonl
   return { label, samples, seconds: seconds(started), batchMs: batchMs.sort((a, b) => a - b) };
 }
 
-/** One line of COPY's text format: tab-separated, \\N for null, backslash, tab and newlines escaped. */
-const copyField = (v: string | number | null | undefined) => (v === null || v === undefined ? "\\N" : String(v).replace(/[\\\t\n\r]/g, (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c]!));
 
 /** COPY each sender's batches into usage_hourly, one COPY statement (and commit) per batch; the senders run at once, on connections with the server's default settings. */
 async function copyRun(benchUrl: string, label: string, senders: readonly (readonly UsageSample[][])[], source: string): Promise<IngestResult> {
@@ -357,14 +356,12 @@ async function copyRun(benchUrl: string, label: string, senders: readonly (reado
         for (const batch of batches) {
           const t = performance.now();
           const now = new Date().toISOString();
-          const text = batch
-            .map((s) => [s.projectId, s.tenantId, s.resource, s.hour.toISOString(), source, s.quantity, s.requested, s.used, s.gpuUtilization, now].map(copyField).join("\t"))
-            .join("\n");
+          const text = copyText(batch.map((s) => [s.projectId, s.tenantId, s.resource, s.hour.toISOString(), source, s.quantity, s.requested, s.used, s.gpuUtilization, now]));
           const stream = await client`copy usage_hourly (project_id, tenant_id, resource, hour, source, quantity, requested, used, gpu_utilization, ingested_at) from stdin`.writable();
           await new Promise<void>((resolve, reject) => {
             stream.on("error", reject);
             stream.on("finish", resolve);
-            stream.end(text + "\n");
+            stream.end(text);
           });
           rows += batch.length;
           batchMs.push(performance.now() - t);
