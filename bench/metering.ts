@@ -26,7 +26,6 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { openDatabase, type Database } from "@/db/client";
-import { copyText } from "@/db/copy";
 import { runMigrations } from "@/db/migrate";
 import { instanceSettings, nodePools, projects, rates, tenants } from "@/db/schema";
 import { recordPoolSize } from "@/lib/quota/pool-sizes";
@@ -343,6 +342,12 @@ async function ingestRun(db: Database, label: string, senders: readonly (readonl
   return { label, samples, seconds: seconds(started), batchMs: batchMs.sort((a, b) => a - b) };
 }
 
+
+/** Rows in COPY's text format: tab-separated, \\N for null, backslash, tab and line breaks escaped. */
+function copyText(rows: readonly (readonly (string | number | null | undefined)[])[]): string {
+  const field = (v: string | number | null | undefined) => (v === null || v === undefined ? "\\N" : String(v).replace(/[\\\t\n\r]/g, (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c]!));
+  return rows.map((row) => row.map(field).join("\t") + "\n").join("");
+}
 
 /** COPY each sender's batches into usage_hourly, one COPY statement (and commit) per batch; the senders run at once, on connections with the server's default settings. */
 async function copyRun(benchUrl: string, label: string, senders: readonly (readonly UsageSample[][])[], source: string): Promise<IngestResult> {

@@ -1,7 +1,5 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { arrayLiteral, copyRows, type BulkValue } from "@/db/copy";
-import { rowsOf } from "@/db/rows";
 import { pricingDivisorSql } from "./rollup";
 
 const RATE_CHANGE_LOCK_KEY = 7_418_061;
@@ -40,22 +38,12 @@ export function firstDuplicate(samples: readonly Pick<UsageSample, "projectId" |
   return null;
 }
 
-/** The columns of usage_hourly that ingest writes, in the order of copyRows' rows. */
-const HOURLY_COLUMNS = ["project_id", "tenant_id", "resource", "hour", "source", "quantity", "requested", "used", "gpu_utilization", "ingested_at"] as const;
-
 /**
  * Store a batch of hourly samples from one source and keep the daily rollup
  * current, in one transaction. A sample replaces the source's earlier figure
  * for the same (project, resource, hour), so a retried batch never counts
  * twice: the rollup is moved by the difference between the new and the old
  * figure, priced at the rate in force at that hour.
- *
- * Two statements after the locks: one set-based merge over the batch as
- * arrays (it finds the source's rows the batch already has, replaces those
- * whose figures changed, and moves the rollup by every difference), then the
- * samples new to the hourly table COPYed straight into it, which is what COPY
- * is fastest at (bench/metering.ts measures both against a plain COPY).
- * The transaction's commit is the one place a successful ingest commits.
  *
  * Samples must already be valid (inputs.ts); a batch naming the same key
  * twice is refused because which of the two counts would be arbitrary.
@@ -64,90 +52,85 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
   if (samples.length === 0) return { stored: 0 };
   const duplicate = firstDuplicate(samples);
   if (duplicate) throw new Error(`samples ${duplicate[0]} and ${duplicate[1]} name the same project, resource and hour`);
-  const column = (value: (s: UsageSample) => BulkValue) => arrayLiteral(samples.map(value));
-  const hours = samples.map((s) => s.hour.toISOString());
+  const rows = JSON.stringify(
+    samples.map((s) => ({
+      project_id: s.projectId,
+      tenant_id: s.tenantId,
+      resource: s.resource,
+      hour: s.hour.toISOString(),
+      quantity: s.quantity,
+      requested: s.requested ?? null,
+      used: s.used ?? null,
+      gpu_utilization: s.gpuUtilization ?? null,
+    })),
+  );
   const projectIds = [...new Set(samples.map((s) => s.projectId))].sort();
-  const ingestedAt = now.toISOString();
   return db.transaction(async (tx) => {
     // Shared with other batches, exclusive to a price being added (which reprices the days it changes).
     await tx.execute(sql`select pg_advisory_xact_lock_shared(${RATE_CHANGE_LOCK_KEY})`);
     // Two batches touching the same project take turns, so each reads the
-    // other's committed figure as "old" and the rollup moves by the true difference
-    // (and no other batch inserts a key between the merge below and the COPY).
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('usage:' || p, 0)) from unnest(${arrayLiteral(projectIds)}::text::text[]) as p order by p`);
-    const existing = await rowsOf<{ n: number }>(
-      tx,
-      sql`
+    // other's committed figure as "old" and the rollup moves by the true difference.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('usage:' || p, 0)) from jsonb_array_elements_text(${JSON.stringify(projectIds)}::jsonb) as p order by p`);
+    await tx.execute(sql`
       with s as (
-        select * from unnest(
-          ${column((s) => s.projectId)}::text::uuid[], ${column((s) => s.tenantId)}::text::uuid[], ${column((s) => s.resource)}::text::text[],
-          ${arrayLiteral(hours)}::text::timestamptz[], ${column((s) => s.quantity)}::text::float8[], ${column((s) => s.requested)}::text::float8[],
-          ${column((s) => s.used)}::text::float8[], ${column((s) => s.gpuUtilization)}::text::float8[]
-        ) with ordinality as s(project_id, tenant_id, resource, hour, quantity, requested, used, gpu_utilization, n)
+        select * from jsonb_to_recordset(${rows}::jsonb)
+          as s(project_id uuid, tenant_id uuid, resource text, hour timestamptz, quantity float8, requested float8, used float8, gpu_utilization float8)
       ),
-      -- The source's rows the batch already has (a retry, or a correction).
+      -- Materialized: inlined, the planner rescans the batch for every upserted row (quadratic in the batch size).
       old as materialized (
-        select s.n, o.quantity, o.requested, o.used, o.gpu_utilization
-        from s join usage_hourly o on o.project_id = s.project_id and o.hour = s.hour and o.resource = s.resource and o.source = ${source}
+        select h.project_id, h.resource, h.hour, h.quantity, h.gpu_utilization
+        from usage_hourly h
+        join s on h.project_id = s.project_id and h.resource = s.resource and h.hour = s.hour and h.source = ${source}
       ),
-      -- A resent figure that did not change writes nothing (and moves the rollup by nothing).
-      replaced as (
-        update usage_hourly h set quantity = s.quantity, requested = s.requested, used = s.used, gpu_utilization = s.gpu_utilization, ingested_at = ${ingestedAt}::timestamptz
-        from s join old on old.n = s.n
-        where h.project_id = s.project_id and h.hour = s.hour and h.resource = s.resource and h.source = ${source}
-          and (old.quantity, old.requested, old.used, old.gpu_utilization) is distinct from (s.quantity, s.requested, s.used, s.gpu_utilization)
-        returning s.project_id, s.tenant_id, s.resource, s.hour, s.quantity, s.gpu_utilization, old.quantity as old_quantity, old.gpu_utilization as old_utilization
+      up as (
+        insert into usage_hourly (project_id, tenant_id, resource, hour, source, quantity, requested, used, gpu_utilization, ingested_at)
+        select project_id, tenant_id, resource, hour, ${source}, quantity, requested, used, gpu_utilization, ${now.toISOString()}::timestamptz from s
+        on conflict (project_id, resource, hour, source) do update set
+          quantity = excluded.quantity, requested = excluded.requested, used = excluded.used,
+          gpu_utilization = excluded.gpu_utilization, ingested_at = excluded.ingested_at
+        -- A resent figure that did not change writes nothing (and moves the rollup by nothing).
+        where (usage_hourly.quantity, usage_hourly.requested, usage_hourly.used, usage_hourly.gpu_utilization)
+          is distinct from (excluded.quantity, excluded.requested, excluded.used, excluded.gpu_utilization)
+        returning project_id, tenant_id, resource, hour, quantity, gpu_utilization
       ),
-      -- Every change to the hourly table: the new rows (COPYed after this statement) and the replaced ones.
-      changes as (
-        select s.project_id, s.tenant_id, s.resource, s.hour, s.quantity, s.gpu_utilization, 0::float8 as old_quantity, null::float8 as old_utilization
-        from s where not exists (select from old where old.n = s.n)
-        union all
-        select * from replaced
+      delta as (
+        select up.project_id, up.tenant_id, up.resource, up.hour,
+          (up.hour at time zone 'UTC')::date as day,
+          up.quantity::numeric - coalesce(old.quantity, 0)::numeric as dq,
+          (case when up.gpu_utilization is null then 0 else up.quantity end)::numeric
+            - (case when old.gpu_utilization is null then 0 else old.quantity end)::numeric as dmeasured,
+          (coalesce(up.gpu_utilization, 0) * up.quantity)::numeric
+            - (coalesce(old.gpu_utilization, 0) * coalesce(old.quantity, 0))::numeric as dbusy
+        from up left join old on old.project_id = up.project_id and old.resource = up.resource and old.hour = up.hour
       ),
       -- A batch usually holds few distinct (resource, hour) pairs: look each price up once, not per sample.
-      prices as materialized (
+      prices as (
         select k.resource, k.hour, p.unit_price
-        from (select distinct resource, hour from changes) k
+        from (select distinct resource, hour from delta) k
         left join lateral (
           select r.unit_price from rates r where r.resource = k.resource and r.effective_from <= k.hour
           order by r.effective_from desc limit 1
         ) p on true
       ),
-      delta as (
-        select c.project_id, c.tenant_id, c.resource, (c.hour at time zone 'UTC')::date as day, p.unit_price,
-          c.quantity::numeric - c.old_quantity::numeric as dq,
-          (case when c.gpu_utilization is null then 0 else c.quantity end)::numeric
-            - (case when c.old_utilization is null then 0 else c.old_quantity end)::numeric as dmeasured,
-          (coalesce(c.gpu_utilization, 0) * c.quantity)::numeric - (coalesce(c.old_utilization, 0) * c.old_quantity)::numeric as dbusy
-        from changes c join prices p on p.resource = c.resource and p.hour = c.hour
-      ),
-      rollup as (
-        insert into usage_daily as ud (project_id, tenant_id, resource, day, quantity, cost, unpriced_quantity, gpu_measured_hours, gpu_busy_hours, has_demo)
-        select project_id, tenant_id, resource, day,
-          sum(dq),
-          coalesce(sum(dq * unit_price / ${pricingDivisorSql(sql.raw("resource"))}), 0),
-          sum(case when unit_price is null then dq else 0 end),
-          sum(dmeasured), sum(dbusy), ${source === DEMO_SOURCE}
-        from delta
-        group by project_id, tenant_id, resource, day
-        on conflict (project_id, day, resource) do update set
-          quantity = ud.quantity + excluded.quantity,
-          cost = ud.cost + excluded.cost,
-          unpriced_quantity = ud.unpriced_quantity + excluded.unpriced_quantity,
-          gpu_measured_hours = ud.gpu_measured_hours + excluded.gpu_measured_hours,
-          gpu_busy_hours = ud.gpu_busy_hours + excluded.gpu_busy_hours,
-          has_demo = ud.has_demo or excluded.has_demo
+      priced as (
+        select d.*, prices.unit_price from delta d join prices on prices.resource = d.resource and prices.hour = d.hour
       )
-      select n::int as n from old
-    `,
-    );
-    const known = new Set(existing.map((r) => Number(r.n) - 1));
-    const fresh: BulkValue[][] = [];
-    samples.forEach((s, i) => {
-      if (!known.has(i)) fresh.push([s.projectId, s.tenantId, s.resource, hours[i], source, s.quantity, s.requested, s.used, s.gpuUtilization, ingestedAt]);
-    });
-    await copyRows(tx, "usage_hourly", HOURLY_COLUMNS, fresh);
+      insert into usage_daily as ud (project_id, tenant_id, resource, day, quantity, cost, unpriced_quantity, gpu_measured_hours, gpu_busy_hours, has_demo)
+      select project_id, tenant_id, resource, day,
+        sum(dq),
+        coalesce(sum(dq * unit_price / ${pricingDivisorSql(sql.raw("resource"))}), 0),
+        sum(case when unit_price is null then dq else 0 end),
+        sum(dmeasured), sum(dbusy), ${source === DEMO_SOURCE}
+      from priced
+      group by project_id, tenant_id, resource, day
+      on conflict (project_id, day, resource) do update set
+        quantity = ud.quantity + excluded.quantity,
+        cost = ud.cost + excluded.cost,
+        unpriced_quantity = ud.unpriced_quantity + excluded.unpriced_quantity,
+        gpu_measured_hours = ud.gpu_measured_hours + excluded.gpu_measured_hours,
+        gpu_busy_hours = ud.gpu_busy_hours + excluded.gpu_busy_hours,
+        has_demo = ud.has_demo or excluded.has_demo
+    `);
     return { stored: samples.length };
   });
 }
