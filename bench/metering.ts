@@ -10,6 +10,7 @@
  *   … npm run bench:metering -- --reuse     # use the kept database if it is complete (and keep it)
  *   … npm run bench:metering -- --projects 100 --days 30   # a smaller run
  *   … npm run bench:metering -- --ingest 200000 --resend 200000 --batch 5000 --iterations 200
+ *   … npm run bench:metering -- --database allot_bench_mine   # another database to drop and create
  *
  * DATABASE_URL names the server (and the database to connect to for
  * administration); the benchmark drops and creates its own database,
@@ -44,6 +45,7 @@ const { values: args } = parseArgs({
     batch: { type: "string", default: "5000" },
     iterations: { type: "string", default: "200" },
     concurrency: { type: "string", default: "2" },
+    database: { type: "string", default: "allot_bench_metering" },
     keep: { type: "boolean", default: false },
     reuse: { type: "boolean", default: false },
   },
@@ -61,7 +63,9 @@ const CONCURRENCY = Number(args.concurrency);
 /** A reused database is kept again; otherwise only with --keep. */
 const KEEP = args.keep || args.reuse;
 
-const BENCH_DATABASE = "allot_bench_metering";
+/** The database the benchmark drops and creates (--database, so parallel checkouts each use their own). */
+const BENCH_DATABASE = args.database;
+if (!/^[a-z_][a-z0-9_]*$/.test(BENCH_DATABASE)) throw new Error(`--database must be a plain lower-case identifier, not ${JSON.stringify(BENCH_DATABASE)}`);
 const MARKER_KEY = "bench_metering";
 const RESOURCES_PER_PROJECT = 5;
 const HOUR_MS = 3_600_000;
@@ -72,6 +76,8 @@ const YEAR_TO = new Date(YEAR_FROM.getTime() + DAYS * DAY_MS);
 const PRICE_CHANGE = new Date(YEAR_FROM.getTime() + Math.floor(DAYS / 2) * DAY_MS);
 const BULK_SOURCE = "bench";
 const PUSH_SOURCE = "push:bench";
+const COPY_SOURCE = "copy:bench";
+const COPY_ONE_SOURCE = "copy:bench-one";
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -336,7 +342,44 @@ async function ingestRun(db: Database, label: string, senders: readonly (readonl
   return { label, samples, seconds: seconds(started), batchMs: batchMs.sort((a, b) => a - b) };
 }
 
-async function measureIngest(db: Database, bulk: postgres.Sql, benchProjects: readonly BenchProject[]): Promise<void> {
+
+/** Rows in COPY's text format: tab-separated, \\N for null, backslash, tab and line breaks escaped. */
+function copyText(rows: readonly (readonly (string | number | null | undefined)[])[]): string {
+  const field = (v: string | number | null | undefined) => (v === null || v === undefined ? "\\N" : String(v).replace(/[\\\t\n\r]/g, (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c]!));
+  return rows.map((row) => row.map(field).join("\t") + "\n").join("");
+}
+
+/** COPY each sender's batches into usage_hourly, one COPY statement (and commit) per batch; the senders run at once, on connections with the server's default settings. */
+async function copyRun(benchUrl: string, label: string, senders: readonly (readonly UsageSample[][])[], source: string): Promise<IngestResult> {
+  const client = postgres(benchUrl, { max: senders.length, onnotice: () => {} });
+  const batchMs: number[] = [];
+  let rows = 0;
+  const started = performance.now();
+  try {
+    await Promise.all(
+      senders.map(async (batches) => {
+        for (const batch of batches) {
+          const t = performance.now();
+          const now = new Date().toISOString();
+          const text = copyText(batch.map((s) => [s.projectId, s.tenantId, s.resource, s.hour.toISOString(), source, s.quantity, s.requested, s.used, s.gpuUtilization, now]));
+          const stream = await client`copy usage_hourly (project_id, tenant_id, resource, hour, source, quantity, requested, used, gpu_utilization, ingested_at) from stdin`.writable();
+          await new Promise<void>((resolve, reject) => {
+            stream.on("error", reject);
+            stream.on("finish", resolve);
+            stream.end(text);
+          });
+          rows += batch.length;
+          batchMs.push(performance.now() - t);
+        }
+      }),
+    );
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+  return { label, samples: rows, seconds: seconds(started), batchMs: batchMs.sort((a, b) => a - b) };
+}
+
+async function measureIngest(db: Database, bulk: postgres.Sql, benchUrl: string, benchProjects: readonly BenchProject[]): Promise<void> {
   const perHour = benchProjects.length * RESOURCES_PER_PROJECT;
   const hours = Math.max(1, Math.ceil(INGEST_SAMPLES / perHour));
   const batches = pushBatches(benchProjects, 0, hours);
@@ -353,22 +396,34 @@ async function measureIngest(db: Database, bulk: postgres.Sql, benchProjects: re
   const again = await ingestRun(db, `the first ${resend.length} of those batches again (idempotent), one sender`, [resend]);
   const parallel = await ingestRun(db, "fresh samples, two senders at once (half of the projects each)", senders);
 
+  // The reference in the same run: the two senders' rows again, COPYed straight into usage_hourly
+  // (under another source, so no key collides), the same batches from two connections at once,
+  // each batch one COPY statement committed on its own; then all of them in one COPY stream.
+  const copy = await copyRun(benchUrl, "COPY of the same rows into usage_hourly, same batches, two connections at once", senders, COPY_SOURCE);
+  const copyOne = await copyRun(benchUrl, "COPY of the same rows into usage_hourly, one stream", [[senders.flat(2)]], COPY_ONE_SOURCE);
+
   // The retry counted nothing twice: the rollup of those hours equals the hourly table.
   const [check] = await bulk<{ hourly: string; daily: string }[]>`
     select (select sum(quantity::numeric) from usage_hourly where source = ${PUSH_SOURCE})::text as hourly,
            (select sum(quantity) from usage_daily where day >= ${YEAR_TO.toISOString().slice(0, 10)}::date and day <= ${until.toISOString().slice(0, 10)}::date)::text as daily`;
   const consistent = Number(check!.hourly) === Number(check!.daily);
 
-  for (const r of [fresh, again, parallel]) {
+  for (const r of [fresh, again, parallel, copy, copyOne]) {
+    const copying = r === copy || r === copyOne;
     log(
-      `  ${r.label}: ${int(r.samples)} samples in ${fmt(r.seconds, 2)} s = ${int(r.samples / r.seconds)} samples/s (target ≥ 50,000); ` +
+      `  ${r.label}: ${int(r.samples)} ${copying ? "rows" : "samples"} in ${fmt(r.seconds, 2)} s = ${int(r.samples / r.seconds)} ${copying ? "rows/s (reference)" : "samples/s (target ≥ 50,000)"}; ` +
         `per batch p50 ${fmt(percentile(r.batchMs, 50))} ms, p95 ${fmt(percentile(r.batchMs, 95))} ms, max ${fmt(r.batchMs.at(-1) ?? 0)} ms`,
     );
   }
+  const rate = (r: IngestResult) => r.samples / r.seconds;
+  log(
+    `  push with two senders vs COPY into the same table (target ≥ 0.5x): ${fmt(rate(parallel) / rate(copy), 2)}x of COPY in the same batches from two connections, ` +
+      `${fmt(rate(parallel) / rate(copyOne), 2)}x of one COPY stream`,
+  );
   log(`  after the re-send, the rollup of those hours equals the hourly table (nothing counted twice): ${consistent ? "yes" : `NO (${check!.hourly} vs ${check!.daily})`}`);
 
   // Leave the database as generated, so --keep / --reuse runs measure the same data.
-  await bulk`delete from usage_hourly where source = ${PUSH_SOURCE}`;
+  await bulk`delete from usage_hourly where source in (${PUSH_SOURCE}, ${COPY_SOURCE}, ${COPY_ONE_SOURCE})`;
   await bulk`delete from usage_daily where day >= ${YEAR_TO.toISOString().slice(0, 10)}::date`;
 }
 
@@ -463,7 +518,7 @@ async function main(): Promise<number> {
 
     // Start the measurements without the load's dirty pages still being written out.
     if (await isSuperuser(bulk)) await bulk`checkpoint`;
-    await measureIngest(db, bulk, benchProjects);
+    await measureIngest(db, bulk, benchUrl, benchProjects);
 
     const timings = [...(await timeProjectYearSpend(db, benchProjects)), ...(await timePlatformMonthSpend(db))];
     log(`query timings: ${ITERATIONS} iterations each after 10 warm-up calls, random projects and months (seeded), one at a time, through drizzle/postgres.js`);

@@ -80,6 +80,29 @@ describe(`usage ingest (${databaseLabel()})`, () => {
     expect(await daily(projectId)).toEqual(before);
   });
 
+  it("one batch of new, corrected and resent samples stores each once and moves the rollup by the differences", async () => {
+    await ingestUsage(db, "push:mix", [sample("cpu", "2026-03-05T00:00:00Z", 4, { requested: 4, used: 2 }), sample("cpu", "2026-03-05T01:00:00Z", 4, { requested: 4, used: 2 })], NOW);
+    await ingestUsage(db, "push:mix", [
+      sample("cpu", "2026-03-05T00:00:00Z", 4, { requested: 4, used: 2 }), // resent, unchanged
+      sample("cpu", "2026-03-05T01:00:00Z", 6, { requested: 4, used: 6 }), // corrected
+      sample("cpu", "2026-03-05T02:00:00Z", 5, { requested: 4, used: 5 }), // new
+    ], NOW);
+    const hourly = await rowsOf<{ hour: string; quantity: number; used: number }>(db, sql`select to_char(hour at time zone 'UTC', 'HH24') as hour, quantity, used from usage_hourly where source = 'push:mix' order by hour`);
+    expect(hourly.map((r) => [r.hour, Number(r.quantity), Number(r.used)])).toEqual([["00", 4, 2], ["01", 6, 6], ["02", 5, 5]]);
+    const cpu = asNumbers(await daily(projectId)).find((r) => r.resource === "cpu" && r.day === "2026-03-05")!;
+    expect(cpu).toMatchObject({ quantity: 15, cost: 0.465 });
+  });
+
+  it("a batch the hourly table refuses (a quantity out of range) leaves the rollup as it was", async () => {
+    const before = await daily(projectId);
+    // Refused by the COPY of new rows (after the rollup moved), and by the replacement of an existing row.
+    const refused = (e: unknown) => /usage_hourly_quantity/.test(`${String(e)} ${String((e as { cause?: unknown }).cause)}`);
+    await expect(ingestUsage(db, "push:mix", [sample("cpu", "2026-03-05T03:00:00Z", 1), sample("cpu", "2026-03-05T04:00:00Z", 1e13)], NOW)).rejects.toSatisfy(refused);
+    await expect(ingestUsage(db, "push:mix", [sample("cpu", "2026-03-05T02:00:00Z", 1e13)], NOW)).rejects.toSatisfy(refused);
+    expect(await daily(projectId)).toEqual(before);
+    expect(await rowsOf(db, sql`select 1 from usage_hourly where source = 'push:mix' and quantity > 5`)).toEqual([{ "?column?": 1 }]);
+  });
+
   it("concurrent batches for the same keys leave the rollup equal to the hourly table", async () => {
     const batch = (q: number) => Array.from({ length: 24 }, (_, h) => sample("memory", new Date(Date.parse("2026-03-04T00:00:00Z") + h * HOUR).toISOString(), q + h));
     await Promise.all([ingestUsage(db, "push:b", batch(10), NOW), ingestUsage(db, "push:b", batch(20), NOW), ingestUsage(db, "push:c", batch(1), NOW)]);
