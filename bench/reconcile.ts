@@ -19,7 +19,7 @@ import { enqueueClusterChange } from "@/lib/cluster/outbox";
 import { reconcileDue } from "@/lib/cluster/worker";
 import { namespaceFor } from "@/lib/tenancy/slugs";
 import { freshTestDatabase } from "@/test/database";
-import { startStandInApiServer } from "@/test/kube-api/server";
+import { startStandInApiServer, type RecordedRequest } from "@/test/kube-api/server";
 
 const { values: args } = parseArgs({
   options: {
@@ -82,8 +82,10 @@ async function main() {
   };
 
   const requestsBefore = api.requests.length;
+  const connectionsBefore = api.connections;
   const first = await run("first apply");
-  const firstRequests = api.requests.length - requestsBefore;
+  const firstRequests = api.requests.slice(requestsBefore);
+  const firstConnections = api.connections - connectionsBefore;
   const latencies = (
     await db
       .select({ ms: sql<number>`extract(epoch from (${clusterChangeAttempts.finishedAt} - ${clusterChangeAttempts.startedAt})) * 1000` })
@@ -100,13 +102,27 @@ async function main() {
     }
   });
   const versionsBefore = api.objects().map((o) => o.metadata.resourceVersion).join();
+  const secondFrom = api.requests.length;
+  const secondConnectionsBefore = api.connections;
   const second = await run("re-apply, unchanged");
+  const secondRequests = api.requests.slice(secondFrom);
+  const secondConnections = api.connections - secondConnectionsBefore;
   const unchanged = api.objects().map((o) => o.metadata.resourceVersion).join() === versionsBefore;
 
   console.log(`reconcile benchmark: ${PROJECTS} projects in ${tenantCount} tenants, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`);
   console.log(`database: ${handle.target.kind === "postgres" ? "PostgreSQL" : "PGlite (in memory)"}; stand-in API server over HTTP; worker concurrency ${CONCURRENCY}`);
-  console.log(`objects on the cluster: ${api.objects().length}; API requests in the first apply: ${firstRequests}`);
-  for (const r of [first, second]) console.log(`${r.label}: ${r.processed} changes in ${fmt(r.seconds, 2)} s = ${fmt(r.processed / r.seconds)} changes/s`);
+  const objectCount = api.objects().length;
+  console.log(`objects on the cluster: ${objectCount}`);
+  for (const [r, requests, connections] of [
+    [first, firstRequests, firstConnections],
+    [second, secondRequests, secondConnections],
+  ] as const) {
+    const applied = requests.filter((q) => q.method === "PATCH").length;
+    console.log(
+      `${r.label}: ${r.processed} changes in ${fmt(r.seconds, 2)} s = ${fmt(r.processed / r.seconds)} changes/s, ${fmt(applied / r.seconds)} objects applied/s; ` +
+        `${requests.length} requests (${describeRequests(requests)}) = ${fmt(requests.length / applied, 2)} per object applied; ${connections} TCP connections opened`,
+    );
+  }
   console.log(
     `apply latency per change (first apply): p50 ${fmt(percentile(latencies, 50))} ms, p95 ${fmt(percentile(latencies, 95))} ms, p99 ${fmt(percentile(latencies, 99))} ms, max ${fmt(latencies.at(-1) ?? 0)} ms`,
   );
@@ -115,6 +131,18 @@ async function main() {
 
   await api.close();
   await handle.close();
+}
+
+/** "PATCH 880, LIST 60, discovery 6, DELETE 0". */
+function describeRequests(requests: readonly RecordedRequest[]): string {
+  const counts = new Map<string, number>();
+  for (const q of requests) {
+    const segments = q.path.split("/").filter(Boolean);
+    const discovery = q.method === "GET" && (segments.length <= 2 || (segments[0] === "apis" && segments.length === 3));
+    const what = discovery ? "discovery" : q.method === "GET" && !q.path.match(/\/namespaces\/[^/]+\/[^/]+\/[^/]+$/) && q.query.labelSelector !== undefined ? "LIST" : q.method;
+    counts.set(what, (counts.get(what) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${k} ${n}`).join(", ");
 }
 
 main().catch((error: unknown) => {

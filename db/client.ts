@@ -9,6 +9,7 @@ import { config, type AllotConfig } from "@/lib/config";
 import { installDbSpans } from "@/lib/observability/db-spans";
 import { otlpEndpointConfigured } from "@/lib/observability/tracing";
 import { acquireDataDirLock } from "./data-dir-lock";
+import { preparingStatements } from "./prepared-statements";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -38,7 +39,7 @@ export function openDatabase(target: AllotConfig["database"]): DatabaseHandle {
   if (target.kind === "postgres") {
     const client = postgres(target.url, { max: POSTGRES_POOL_MAX, onnotice: () => {}, connection: { application_name: APPLICATION_NAME } });
     return {
-      db: drizzlePostgres(client, { schema }),
+      db: drizzlePostgres(preparingStatements(client), { schema }),
       kind: "postgres",
       close: () => client.end({ timeout: 5 }),
     };

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { db } from "@/db/client";
 import type { CommandContext } from "@/lib/auth/context";
-import { authenticateToken } from "@/lib/auth/token-auth";
+import { identifyToken, noteTokenUse } from "@/lib/auth/token-auth";
 import { systemClock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
@@ -55,9 +55,9 @@ async function authenticate(request: Request): Promise<CommandContext | Response
     return errorResponse("unauthenticated", "Send a service account token: Authorization: Bearer <token>.", { headers: { "WWW-Authenticate": 'Bearer realm="allot"' } });
   }
   const now = systemClock();
-  const addressWait = await addressRetryAfter(db(), address, now);
+  // The address's failure count and the token (with its actor, one statement) are read side by side; nothing is written unless the token is accepted.
+  const [addressWait, result] = await Promise.all([addressRetryAfter(db(), address, now), identifyToken(db(), token, now, config().platformAdminEmails)]);
   if (addressWait > 0) return limited(addressWait);
-  const result = await authenticateToken(db(), token, now, config().platformAdminEmails);
   if (!result.ok) {
     // A prefix under attack answers 429 to wrong tokens only: the holder of the
     // right token (the prefix is public) is never locked out by someone else.
@@ -67,6 +67,7 @@ async function authenticate(request: Request): Promise<CommandContext | Response
     const message = { malformed: "Malformed token.", unknown: "Unknown token.", revoked: "This token was revoked.", expired: "This token has expired.", disabled: "This service account is disabled." }[result.reason];
     return errorResponse("unauthenticated", message, { headers: { "WWW-Authenticate": 'Bearer realm="allot", error="invalid_token"' } });
   }
+  await noteTokenUse(db(), result.token, now);
   return { actor: result.actor, db: db(), now };
 }
 

@@ -273,6 +273,8 @@ describe("error classification", () => {
 
   it("a stopped server: connection refused, retryable, for cached and uncached discovery alike", async () => {
     await server.stop();
+    // The keep-alive agent drops its idle connections once it sees them closed; a request racing that close gets a reset (also retryable).
+    await new Promise((resolve) => setTimeout(resolve, 50));
     try {
       const e = await failure(readDefault());
       expect(e).toMatchObject({ reason: "ConnectionRefused", retryable: true, status: undefined });

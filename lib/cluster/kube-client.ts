@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
-import { STATUS_CODES } from "node:http";
+import http, { STATUS_CODES } from "node:http";
+import https from "node:https";
 import net from "node:net";
 import path from "node:path";
 import {
@@ -57,6 +58,8 @@ export interface KubeObject {
 export interface ClusterClient {
   /** API server URL, for display. */
   readonly server: string;
+  /** The field manager its applies use; pruning leaves objects whose fields only other managers hold. */
+  readonly fieldManager?: string;
   /** Server-side apply with the client's field manager, forcing ownership. Sends the object's JSON as is; returns it as stored. */
   apply(object: KubernetesObject): Promise<KubeObject>;
   /** null when the object does not exist. */
@@ -121,6 +124,38 @@ interface CallContext {
   raw?: unknown;
 }
 
+/** Connections kept open per client for reuse; more requests at once than this wait for a free one. */
+const KEEP_ALIVE_SOCKETS = 32;
+const TLS_OPTIONS = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized", "servername"] as const;
+const optionText = (v: unknown): string =>
+  Buffer.isBuffer(v) ? v.toString("base64") : Array.isArray(v) ? v.map(optionText).join("|") : typeof v === "string" || typeof v === "boolean" || typeof v === "number" ? String(v) : "";
+
+/**
+ * client-node builds a new http(s).Agent for every request (KubeConfig
+ * applySecurityAuthentication), without keep-alive: a TCP connection, and
+ * over TLS a handshake, per request. This hands each request one shared
+ * keep-alive agent instead, built with the same TLS options (CA, client
+ * certificate, server name, verification) as the one client-node made; when
+ * those change (a rotated CA or certificate file) the next request gets a
+ * fresh agent and the old one's connections are closed. Proxy agents (a
+ * kubeconfig proxy-url) are left as they are. Idle sockets are unref'd by
+ * Node, so they never hold a process open.
+ */
+export function keepAliveAgents(): (agent: unknown) => unknown {
+  let current: { key: string; agent: http.Agent } | undefined;
+  return (agent) => {
+    const Agent = agent instanceof https.Agent && agent.constructor === https.Agent ? https.Agent : agent instanceof http.Agent && agent.constructor === http.Agent ? http.Agent : null;
+    if (!Agent) return agent;
+    const options = (agent as http.Agent & { options: Record<string, unknown> }).options;
+    const key = `${Agent === https.Agent ? "https" : "http"}:${TLS_OPTIONS.map((k) => optionText(options[k])).join(";")}`;
+    if (current?.key !== key) {
+      current?.agent.destroy();
+      current = { key, agent: new Agent({ ...options, keepAlive: true, maxSockets: KEEP_ALIVE_SOCKETS }) };
+    }
+    return current.agent;
+  };
+}
+
 const isKubeObject = (v: unknown): v is KubeObject => typeof v === "object" && v !== null && typeof (v as KubeObject).metadata === "object";
 
 export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptions = {}): ClusterClient {
@@ -131,9 +166,15 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const calls = new AsyncLocalStorage<CallContext>();
+  const sharedAgent = keepAliveAgents();
+  const shareAgent = (request: RequestContext) => {
+    const agent = request.getAgent();
+    if (agent) request.setAgent(sharedAgent(agent) as http.Agent);
+  };
 
   // Built like KubernetesObjectApi.makeApiClient(kc), plus one middleware, so
   // that client-node does discovery, URLs, authentication and TLS while:
+  // - each request goes through one keep-alive agent (keepAliveAgents);
   // - each request gets the call's AbortSignal: a timed-out call also closes
   //   its connection instead of leaving it to a hung server;
   // - an apply sends the object's own JSON: client-node serialises through its
@@ -143,6 +184,7 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
   //   and lose `continue` from custom resource lists (read as ObjectMeta).
   const middleware: Middleware = {
     pre(request) {
+      shareAgent(request);
       const call = calls.getStore();
       if (call) request.setSignal(call.signal);
       if (call?.body !== undefined && request.getHttpMethod() === HttpMethod.PATCH) request.setBody(call.body);
@@ -202,6 +244,7 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
 
   return {
     server,
+    fieldManager,
     async apply(object) {
       const copy: KubernetesObject = { ...object, metadata: { ...object.metadata } };
       const raw = await call("apply", { kind: object.kind ?? "object", namespace: object.metadata?.namespace, name: object.metadata?.name }, () => api.patch(copy, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply), JSON.stringify(object));
@@ -241,6 +284,7 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
         const context = calls.getStore();
         if (context) request.setSignal(context.signal);
         await kc.applySecurityAuthentication(request);
+        shareAgent(request);
         const response = await configuration.httpApi.send(request).toPromise();
         const text = await response.body.text();
         if (response.httpStatusCode < 200 || response.httpStatusCode > 299) throw new ApiException(response.httpStatusCode, `GET ${path}`, text, response.headers);

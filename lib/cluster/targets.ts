@@ -21,6 +21,13 @@ export type { ObjectRef };
 export interface OwnedScope {
   namespace?: string;
   labelSelector: string;
+  /**
+   * What labelSelector has in common with every other target of the same
+   * owner (the portal's managed-by label): prune listings of many targets
+   * are then one cluster-wide LIST per kind with it (OwnedListing in apply.ts).
+   * Absent: this scope is always listed on its own.
+   */
+  sharedSelector?: string;
   kinds: { apiVersion: string; kind: string }[];
 }
 
@@ -45,6 +52,7 @@ export function ownedScope(target: Target, config: RenderConfig): OwnedScope {
   if (target.kind === "tenant") {
     return {
       labelSelector: `${managed},${tenant},!${config.labelPrefix}/project`,
+      sharedSelector: managed,
       // Deleted in this order when no longer desired: queues before the cohort and flavours they name.
       kinds: [
         { apiVersion: kueue, kind: "ClusterQueue" },
@@ -58,6 +66,7 @@ export function ownedScope(target: Target, config: RenderConfig): OwnedScope {
   return {
     namespace: target.project.namespace,
     labelSelector: `${managed},${tenant},${config.labelPrefix}/project=${target.project.slug}`,
+    sharedSelector: managed,
     kinds: [
       { apiVersion: kueue, kind: "LocalQueue" },
       { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding" },

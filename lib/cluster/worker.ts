@@ -5,7 +5,7 @@ import type { Clock } from "@/lib/clock";
 import type { ClusterSettings } from "@/lib/config";
 import { log, withLogContext } from "@/lib/observability/log";
 import { metrics } from "@/lib/observability/metrics";
-import { applyTarget, ObjectApplyError } from "./apply";
+import { applyTarget, ObjectApplyError, OwnedListing } from "./apply";
 import { loadDesiredTenant } from "./desired-from-db";
 import { toClusterApiError, type ClusterClient } from "./kube-client";
 import type { ClusterObject } from "./render-project";
@@ -221,10 +221,10 @@ async function loadTarget(o: ReconcilerOptions, change: Change, now: Date): Prom
 
 /** Do one claimed change: render, validate, then apply (live) or store the plan (record-only). */
 /** Applies (or records) one claimed change; every line logged meanwhile names it, and one line says how it ended. */
-export function processChange(o: ReconcilerOptions, change: Change): Promise<Outcome> {
+export function processChange(o: ReconcilerOptions, change: Change, listing?: OwnedListing): Promise<Outcome> {
   return withLogContext({ changeId: change.id }, async () => {
     const startedAt = performance.now();
-    const outcome = await applyOrRecord(o, change);
+    const outcome = await applyOrRecord(o, change, listing);
     const fields = { target: change.targetKey, attempt: change.attempts, durationMs: Math.round(performance.now() - startedAt) };
     if (outcome.status === "applied" || outcome.status === "recorded") log().info(fields, `change ${outcome.status}`);
     else if (outcome.status === "retry") log().warn({ ...fields, reason: outcome.reason, error: outcome.error, retryInMs: outcome.delayMs }, "change not applied; trying again");
@@ -233,7 +233,7 @@ export function processChange(o: ReconcilerOptions, change: Change): Promise<Out
   });
 }
 
-async function applyOrRecord(o: ReconcilerOptions, change: Change): Promise<Outcome> {
+async function applyOrRecord(o: ReconcilerOptions, change: Change, listing?: OwnedListing): Promise<Outcome> {
   const startedAt = o.clock();
   const [attempt] = await o.db
     .insert(clusterChangeAttempts)
@@ -256,7 +256,7 @@ async function applyOrRecord(o: ReconcilerOptions, change: Change): Promise<Outc
       outcome = { status: "recorded" };
     } else {
       await recordObjects(o.db, change, objects, "applying", o.clock());
-      deletions = await applyTarget(o.client, objects, ownedScope(target, render));
+      deletions = await applyTarget(o.client, objects, ownedScope(target, render), listing);
       await recordObjects(o.db, change, objects, "applied", o.clock());
       outcome = { status: "applied" };
     }
@@ -388,12 +388,14 @@ export async function reconcileDue(o: ReconcilerOptions): Promise<number> {
     if (claimed.length === 0) return processed;
     const queue = [...claimed];
     const held = new Set(claimed.map((c) => c.id));
+    // One prune listing per batch: one LIST per kind for all its targets, not one per kind and target.
+    const listing = o.client ? new OwnedListing(o.client) : undefined;
     const heartbeat = setInterval(() => void renewClaims(o, [...held]).catch(() => undefined), Math.max(50, Math.floor(leaseMs / 3)));
     heartbeat.unref();
     try {
       const lanes = Array.from({ length: Math.min(o.concurrency ?? 4, queue.length) }, async () => {
         for (let c = queue.shift(); c && !o.signal?.aborted; c = queue.shift()) {
-          await processChange(o, c);
+          await processChange(o, c, listing);
           held.delete(c.id);
           processed += 1;
         }

@@ -61,6 +61,8 @@ export interface StandInApiServer {
   readonly requests: RecordedRequest[];
   /** The messages of requests refused under `permissions`, in order (cleared by reset()). */
   readonly forbidden: string[];
+  /** TCP connections accepted since the start (a client without keep-alive opens one per request; not cleared by reset()). */
+  readonly connections: number;
   /** Every stored object, ordered by namespace and name. */
   objects(): StoredObject[];
   get(apiVersion: string, kind: string, namespace: string | undefined, name: string): StoredObject | undefined;
@@ -366,6 +368,11 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     });
   });
 
+  let connections = 0;
+  server.on("connection", () => {
+    connections += 1;
+  });
+
   const listen = (port: number) =>
     new Promise<number>((resolve, reject) => {
       server.once("error", reject);
@@ -391,6 +398,9 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     faults,
     requests,
     forbidden,
+    get connections() {
+      return connections;
+    },
     objects: () => store.all(),
     get(apiVersion, kind, namespace, name) {
       const type = store.typeOf(apiVersion, kind);
