@@ -11,3 +11,4 @@ export * from "./groups";
 export * from "./reminders";
 export * from "./reviews";
 export * from "./request-conversation";
+export * from "./spend-cache";

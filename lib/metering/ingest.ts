@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { pricingDivisorSql } from "./rollup";
+import { bumpUsageGenerations } from "./spend-generations";
 
 const RATE_CHANGE_LOCK_KEY = 7_418_061;
 
@@ -131,6 +132,8 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
         gpu_busy_hours = ud.gpu_busy_hours + excluded.gpu_busy_hours,
         has_demo = ud.has_demo or excluded.has_demo
     `);
+    // Cached spend figures of these projects are outdated from this commit on (report-cache.ts).
+    await bumpUsageGenerations(tx, projectIds);
     return { stored: samples.length };
   });
 }

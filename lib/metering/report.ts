@@ -12,9 +12,11 @@ import type { IdleCostMode } from "./chargeback";
 import { idleChargeback, type IdleChargeback } from "./chargeback-query";
 import { forecastMonth, monthStartOf, nextMonthStartOf, type MonthForecast } from "./forecast";
 import { moneyDigits, moneyFromSql } from "./money-sql";
+import { cachedSpendFigures } from "./report-cache";
 import {
   clusterCost,
   dailyCosts,
+  dayOf,
   spendByProject,
   spendByResource,
   spendByTenant,
@@ -118,6 +120,8 @@ async function previousPeriod(db: Database, scope: SpendScope, window: SpendWind
   };
 }
 
+type CommonParts = Awaited<ReturnType<typeof commonParts>>;
+
 async function commonParts(db: Database, scope: SpendScope, window: ResolvedWindow) {
   const [series, totals, demo, borrowed, previous] = await Promise.all([
     spendSeries(db, scope, window, window.granularity),
@@ -164,9 +168,45 @@ export async function projectBudgetStatus(db: Database, projectId: string, now: 
  * spend page and the tenant's home agree.
  */
 export async function tenantBudgetStatus(db: Database, tenantId: string, now: Date): Promise<BudgetStatus> {
+  return budgetStatus(db, { tenantId }, await tenantBudgetAmount(db, tenantId), now);
+}
+
+/** The sum of a tenant's projects' monthly budgets, or null when none has one. */
+async function tenantBudgetAmount(db: Database, tenantId: string): Promise<number | null> {
   const ids = (await db.select({ id: projects.id }).from(projects).where(eq(projects.tenantId, tenantId))).map((p) => p.id);
   const budgets = await budgetsOf(db, ids);
-  return budgetStatus(db, { tenantId }, budgets.size ? sumMoney(budgets.values(), moneyDigits()) : null, now);
+  return budgets.size ? sumMoney(budgets.values(), moneyDigits()) : null;
+}
+
+/** What a report shows that comes from usage, prices and grants alone: computed once per scope, window and data version (report-cache.ts). */
+interface UsageFigures {
+  common: CommonParts;
+  /** Daily costs of budgetWindow(now), the input of the month's forecast. */
+  budgetDaily?: { day: string; cost: number }[];
+  byProject?: ProjectSpend[];
+  byTenant?: TenantSpend[];
+}
+
+function usageFigures(db: Database, scope: SpendScope, window: ResolvedWindow, now: Date, parts: { budget?: boolean; byProject?: boolean; byTenant?: boolean }): Promise<UsageFigures> {
+  const budget = budgetWindow(now);
+  const key = {
+    from: window.from.toISOString(),
+    to: window.to.toISOString(),
+    granularity: window.granularity,
+    // The budget's days are whole UTC days (dailyCosts reads the rollup by day).
+    ...(parts.budget ? { budgetFrom: dayOf(budget.from), budgetTo: dayOf(budget.to) } : {}),
+  };
+  const part = ["report", parts.budget && "budget", parts.byProject && "projects", parts.byTenant && "tenants"].filter(Boolean).join("+");
+  return cachedSpendFigures(db, scope, part, key, now, async () => {
+    const listScope = "projectId" in scope ? null : scope;
+    const [common, budgetDaily, byProject, byTenant] = await Promise.all([
+      commonParts(db, scope, window),
+      parts.budget ? dailyCosts(db, scope, budget) : undefined,
+      parts.byProject && listScope ? spendByProject(db, listScope, window) : undefined,
+      parts.byTenant ? spendByTenant(db, window) : undefined,
+    ]);
+    return { common, ...(budgetDaily && { budgetDaily }), ...(byProject && { byProject }), ...(byTenant && { byTenant }) };
+  });
 }
 
 export async function budgetsOf(db: Database, projectIds: readonly string[]): Promise<Map<string, number>> {
@@ -205,14 +245,18 @@ export async function spendScopeFor(ctx: CommandContext, target: SpendTarget): P
 export async function projectSpendReport(ctx: CommandContext, tenantSlug: string, projectSlug: string, window: ResolvedWindow): Promise<SpendReport> {
   const { scope: reportScope, query: scope } = await spendScopeFor(ctx, { kind: "project", tenant: tenantSlug, project: projectSlug });
   if (reportScope.kind !== "project") throw new Error("a project target resolves to a project scope");
-  const [parts, budget, idle] = await Promise.all([commonParts(ctx.db, scope, window), projectBudgetStatus(ctx.db, reportScope.projectId, ctx.now), idleChargeback(ctx.db, window, ctx.now)]);
+  const [figures, budgets, idle] = await Promise.all([
+    usageFigures(ctx.db, scope, window, ctx.now, { budget: true }),
+    budgetsOf(ctx.db, [reportScope.projectId]),
+    idleChargeback(ctx.db, window, ctx.now),
+  ]);
   return {
     scope: reportScope,
     currency: config().currency,
     window,
-    ...parts,
+    ...figures.common,
     idleCost: idleCostOf(idle, idle.byProject.get(reportScope.projectId) ?? 0),
-    budget,
+    budget: budgetStatusOf(figures.budgetDaily!, budgets.get(reportScope.projectId) ?? null, ctx.now, moneyDigits()),
   };
 }
 
@@ -220,38 +264,33 @@ export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string,
   const { scope: reportScope } = await spendScopeFor(ctx, { kind: "tenant", tenant: tenantSlug });
   if (reportScope.kind !== "tenant") throw new Error("a tenant target resolves to a tenant scope");
   const scope = { tenantId: reportScope.tenantId };
-  const [parts, used, idle, budget] = await Promise.all([
-    commonParts(ctx.db, scope, window),
-    spendByProject(ctx.db, scope, window),
+  const [figures, budgetAmount, idle] = await Promise.all([
+    usageFigures(ctx.db, scope, window, ctx.now, { budget: true, byProject: true }),
+    tenantBudgetAmount(ctx.db, reportScope.tenantId),
     idleChargeback(ctx.db, window, ctx.now),
-    tenantBudgetStatus(ctx.db, reportScope.tenantId, ctx.now),
   ]);
-  const byProject = withIdleCharged(used, idle, reportScope.tenantId);
+  const byProject = withIdleCharged(figures.byProject!, idle, reportScope.tenantId);
   return {
     scope: reportScope,
     currency: config().currency,
     window,
-    ...parts,
+    ...figures.common,
     idleCost: idleCostOf(idle, idle.byTenant.get(reportScope.tenantId) ?? 0),
     byProject,
-    budget,
+    budget: budgetStatusOf(figures.budgetDaily!, budgetAmount, ctx.now, moneyDigits()),
   };
 }
 
 export async function platformSpendReport(ctx: CommandContext, window: ResolvedWindow): Promise<SpendReport> {
   await spendScopeFor(ctx, { kind: "platform" });
   const scope = { platform: true } as const;
-  const [parts, tenantsUsed, projectsUsed, cluster, idle] = await Promise.all([
-    commonParts(ctx.db, scope, window),
-    spendByTenant(ctx.db, window),
-    spendByProject(ctx.db, scope, window),
-    clusterCost(ctx.db, window, ctx.now),
-    idleChargeback(ctx.db, window, ctx.now),
-  ]);
+  const [figures, idle] = await Promise.all([usageFigures(ctx.db, scope, window, ctx.now, { byProject: true, byTenant: true }), idleChargeback(ctx.db, window, ctx.now)]);
+  // The cluster's capacity is priced afresh (pool sizes, rates, the hours ended by now); what projects used is the report's own cost per resource.
+  const cluster = await clusterCost(ctx.db, window, ctx.now, figures.common.byResource);
   const digits = moneyDigits();
-  const byTenant = tenantsWithIdleCharged(tenantsUsed, idle);
+  const byTenant = tenantsWithIdleCharged(figures.byTenant!, idle);
   const idleCost = { ...idleCostOf(idle, idle.total), apart: toMajor(toMinor(cluster.idleCost, digits) - idle.total, digits) };
-  return { scope: { kind: "platform" }, currency: config().currency, window, ...parts, idleCost, byTenant, byProject: withIdleCharged(projectsUsed, idle), cluster };
+  return { scope: { kind: "platform" }, currency: config().currency, window, ...figures.common, idleCost, byTenant, byProject: withIdleCharged(figures.byProject!, idle), cluster };
 }
 
 function idleCostOf(idle: IdleChargeback, chargedMinor: number): IdleCostReport {

@@ -252,10 +252,15 @@ export interface ClusterCost {
  * usage that has not happened yet. Whole hours, as usage is counted, so the
  * figure holds still within an hour and two pages show the same one.
  */
-export async function clusterCost(db: Database, window: SpendWindow, now: Date): Promise<ClusterCost> {
+export async function clusterCost(db: Database, window: SpendWindow, now: Date, platformByResource?: readonly ResourceTotal[]): Promise<ClusterCost> {
   const digits = moneyDigits();
   const to = new Date(Math.max(window.from.getTime(), Math.min(window.to.getTime(), hourStart(now).getTime())));
-  const [spans, rateRows, byResource] = await Promise.all([poolSizesOverlapping(db, window.from, to), loadRates(db), spendByResource(db, { platform: true }, window)]);
+  // The platform's cost per resource over the window, when the caller has it already (the platform report).
+  const [spans, rateRows, byResource] = await Promise.all([
+    poolSizesOverlapping(db, window.from, to),
+    loadRates(db),
+    platformByResource ?? spendByResource(db, { platform: true }, window),
+  ]);
   return clusterCostOf(capacityCost(spans, rateRows, window.from, to, digits), byResource, digits);
 }
 

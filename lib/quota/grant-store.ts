@@ -2,6 +2,7 @@ import "server-only";
 import { asc, inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { projectQuotaSettings, quotaGrantLines, quotaGrants, quotaRequestLines } from "@/db/schema";
+import { bumpSpendVersion } from "@/lib/metering/spend-generations";
 import { amountsOfLines, compareLines, type LendLimit, type QuotaLine } from "./lines";
 
 /**
@@ -53,6 +54,8 @@ export async function insertGrant(tx: Database, grant: NewGrant): Promise<string
       lines.map((l) => ({ grantId: row!.id, flavor: l.flavor, resource: l.resource, guarantee: text(l.guarantee), burst: text(l.burst) })),
     );
   }
+  // Borrowed GPU use in cached spend figures is measured against the grants (lib/metering/report-cache.ts).
+  await bumpSpendVersion(tx, "grants");
   return row!.id;
 }
 

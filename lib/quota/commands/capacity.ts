@@ -7,6 +7,7 @@ import { recordAudit } from "@/lib/audit/record";
 import { enqueueTenantChange } from "@/lib/cluster/outbox";
 import { lockRatesForChange } from "@/lib/metering/ingest";
 import { recomputeDailyRollup } from "@/lib/metering/rollup";
+import { bumpSpendVersion } from "@/lib/metering/spend-generations";
 import { RESOURCE_KEY_PATTERN, resourceKind } from "@/lib/metering/units";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
@@ -683,6 +684,8 @@ export const addRate = defineCommand({
         });
         // A price from a past instant changes what every hour since cost: reprice those days.
         if (effectiveFrom.getTime() <= ctx.now.getTime()) await recomputeDailyRollup(tx, { resource: row!.resource, fromDay: effectiveFrom.toISOString().slice(0, 10) });
+        // Cached spend figures priced by the old rate card are outdated from this commit on.
+        await bumpSpendVersion(tx, "rates");
         return row!;
       });
     } catch (error) {
