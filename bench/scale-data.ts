@@ -116,7 +116,9 @@ export async function ensureScaleData(url: string, options: { shape?: Partial<Sc
   try {
     const existing = await readMarker(client);
     if (existing && existing.version === SCALE_DATA_VERSION && sameShape(existing.shape, shape) && !options.reset) {
-      log(`already built (version ${existing.version}, ${existing.from} to ${existing.to}): reusing it`);
+      log(`already built (version ${existing.version}, ${existing.from} to ${existing.to}): reusing it, with today's migrations`);
+      const handle = openDatabase({ kind: "postgres", url });
+      await runMigrations(handle, { kind: "postgres", url }).finally(() => handle.close());
       return existing;
     }
     const empty = await isEmpty(client);
@@ -164,7 +166,7 @@ async function isEmpty(client: postgres.Sql): Promise<boolean> {
 
 function field(value: unknown): string {
   if (value === null || value === undefined) return "\\N";
-  const text = value instanceof Date ? value.toISOString() : typeof value === "object" ? JSON.stringify(value) : String(value);
+  const text = value instanceof Date ? value.toISOString() : typeof value === "string" ? value : JSON.stringify(value);
   return text.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
 }
 
@@ -220,7 +222,7 @@ async function build(url: string, client: postgres.Sql, shape: ScaleShape, log: 
     const step = async (name: string, work: () => Promise<number>) => {
       const t = performance.now();
       rows[name] = (rows[name] ?? 0) + (await work());
-      log(`${name}: ${rows[name]!.toLocaleString("en-US")} rows (${seconds(t)} s)`);
+      log(`${name}: ${rows[name].toLocaleString("en-US")} rows (${seconds(t)} s)`);
     };
 
     // Tenants, people, projects.
