@@ -45,6 +45,34 @@ describe("the request form's live preview", () => {
     expect(Object.keys(bad.problems).sort()).toEqual(["cpuCores", "gpuModel", "memory"]);
   });
 
+  it("reads the burst fields when the form shows them, naming the one that does not parse", () => {
+    expect(parseAmountInputs({ ...inputs, gpuModel: "H100", gpuBurst: "4", cpuBurst: "32", memoryBurst: "256Gi" }).amounts).toEqual({
+      gpuModel: "H100",
+      gpuCount: 0,
+      gpuBurst: 4,
+      cpuCores: 0,
+      cpuBurst: 32,
+      memoryBytes: 0,
+      memoryBurstBytes: 256 * GiB,
+      storageBytes: 0,
+    });
+    const bad = parseAmountInputs({ ...inputs, cpuBurst: "lots", memoryBurst: "-1" });
+    expect(bad.problems).toEqual({ cpuBurst: "Enter a number of cores such as 16 or 500m.", memoryBurst: "Enter a number of GiB such as 128, or a quantity such as 128Gi." });
+  });
+
+  it("adds CPU and memory burst to the hard cap after approval, neither priced nor counted against capacity", () => {
+    const p = previewRequest(basis, { gpuModel: "H100", gpuCount: 0, gpuBurst: 4, cpuCores: 0, cpuBurst: 32, memoryBytes: 0, memoryBurstBytes: 256 * GiB, storageBytes: 0 });
+    expect(p.after.quota.burst).toEqual({ cpuCores: 32, memoryBytes: 256 * GiB, gpus: { "nvidia.com/gpu": 4 } });
+    expect(p.after.quota.cpuCores).toBe(4);
+    expect(p.after.burstByModel).toEqual({ H100: 4 });
+    expect(p.estimate.monthly).toBe(0);
+    expect(p.capacity).toEqual([]);
+    expect(p.auto).toEqual({ auto: false, reason: "it asks for burst GPUs, CPU and memory, which a platform admin decides" });
+    const cpuOnly = previewRequest({ ...basis, current: { ...basis.current, quota: { ...basis.current.quota, burst: { cpuCores: 8, memoryBytes: 0, gpus: { "nvidia.com/gpu": 2 } } } } }, { gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 0.5, memoryBytes: 0, storageBytes: 0 });
+    expect(cpuOnly.after.quota.burst).toEqual({ cpuCores: 8.5, memoryBytes: 0, gpus: { "nvidia.com/gpu": 2 } });
+    expect(describeAmounts({ gpuModel: null, gpuCount: 0, cpuCores: 4, cpuBurst: 0.5, memoryBytes: 0, memoryBurstBytes: 64 * GiB, storageBytes: 0 })).toBe("4 cores, burst up to 0.5 more cores, burst up to 64 GiB more memory");
+  });
+
   it("adds the request to the quota, prices it, and flags what the pools cannot hold", () => {
     const p = previewRequest(basis, { gpuModel: "H100", gpuCount: 4, cpuCores: 2, memoryBytes: 0, storageBytes: 0 });
     expect(p.after.quota.gpus).toEqual({ "nvidia.com/gpu": 6 });
