@@ -65,6 +65,12 @@ describe("approval arithmetic", () => {
     );
   });
 
+  it("counts the first grant of a tenant the holdings do not list yet, so it cannot slip past the minimum", () => {
+    const [first] = approvalArithmetic([h100Pool], ONE, [language], "id-new", [{ ...H100, guarantee: 10, burst: 2 }]);
+    expect([first!.before.guaranteed, first!.after.guaranteed, first!.after.burst, first!.breaksMinimum]).toEqual([16, 26, 2, true]);
+    expect(first!.after.tenants.map((t) => t.slug)).toEqual(["language-models", "id-new"]);
+  });
+
   it("burst alone never breaks the minimum, nor does an approval on a line already above it that adds no guarantee", () => {
     expect(minimumProblem(approvalArithmetic([h100Pool], ONE, [vision, language], "id-vision-lab", [{ ...H100, guarantee: 0, burst: 8 }]))).toBeNull();
     const over = tenant("over", [line({ held: 30 })]);

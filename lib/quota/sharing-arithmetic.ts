@@ -63,7 +63,9 @@ export function guaranteedOn(tenants: readonly TenantHoldings[], line: Line, ove
  * it was (a project's lend limit decides it, not the grant).
  */
 export function holdingsAfterGrant(tenants: readonly TenantHoldings[], tenantId: string, added: readonly (Line & { guarantee: number; burst: number })[]): TenantHoldings[] {
-  return tenants.map((t) => {
+  // A tenant the holdings do not list (it held nothing) gets its first lines: leaving it out would let its first grant past every check.
+  const listed = tenants.some((t) => t.tenantId === tenantId) ? tenants : [...tenants, { tenantId, slug: tenantId, name: tenantId, active: true, lines: [] }];
+  return listed.map((t) => {
     if (t.tenantId !== tenantId) return t;
     const lines = [...t.lines];
     for (const a of added) {
