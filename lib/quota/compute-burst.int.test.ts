@@ -59,7 +59,7 @@ async function rendered() {
     for (const g of burstQueue?.spec.resourceGroups ?? []) for (const f of g.flavors) for (const r of f.resources) if (r.name === resource) return parseQuantity(r.borrowingLimit ?? "0");
     return undefined;
   };
-  const hard = (projectObjects.find((o) => o.kind === "ResourceQuota" && o.metadata.name === PROJECT_QUOTA_NAME) as { spec: { hard: Record<string, string> } } | undefined)?.spec.hard ?? {};
+  const hard = (projectObjects.find((o) => o.kind === "ResourceQuota" && o.metadata?.name === PROJECT_QUOTA_NAME) as { spec: { hard: Record<string, string> } } | undefined)?.spec.hard ?? {};
   return { burstQueue, limitOf, hard: (key: string) => parseQuantity(hard[key] ?? "0") };
 }
 

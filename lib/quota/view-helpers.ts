@@ -1,6 +1,7 @@
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { formatMoney as formatAmount, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
 import { burstFields, cpuBurstInput, cpuInput, GiB, gpuBurstInput, gpuCountInput, memoryBurstInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
+import { schedulableGpusPerNode } from "./pool-hardware";
 import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine, type PoolCapacityInput } from "./capacity";
 import { costOverPeriod, describePeriod, monthlyCost, type CostEstimate } from "./cost";
 import { autoApproval, NO_AUTO_APPROVED_HOLDINGS, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
@@ -193,6 +194,39 @@ export function parseAmountInputs(v: AmountInputs): { amounts: QuotaAmounts; pro
   const anyGpu = gpuCount > 0 || gpuBurst > 0;
   if (anyGpu && !model) problems.gpuModel = "choose a GPU model for the GPUs";
   return { amounts: { gpuModel: anyGpu ? model : null, gpuCount, cpuCores, memoryBytes, storageBytes, ...burstFields({ gpuBurst, cpuBurst, memoryBurstBytes }) }, problems };
+}
+
+/**
+ * When a request lets the project borrow GPUs but the project would hold no
+ * CPU or memory burst: every pod asks for CPU and memory too, and Kueue
+ * admits it on borrowed quota only where each resource it asks for may
+ * borrow, so the GPUs could not be used. What to enter instead: the GPU
+ * pool's CPU and memory per GPU, times the burst GPUs. Null when nothing is
+ * missing.
+ */
+export interface ComputeBurstHint {
+  missing: ("cpuBurst" | "memoryBurst")[];
+  gpus: number;
+  gpuModel: string;
+  /** The pool's per-GPU share for that many GPUs; null when no pool of the model is known. */
+  suggested: { pool: string; cores: number; memoryBytes: number } | null;
+}
+
+export function computeBurstHint(basis: Pick<PreviewBasis, "pools">, amounts: QuotaAmounts, after: EffectiveQuota): ComputeBurstHint | null {
+  const gpus = amounts.gpuBurst ?? 0;
+  if (gpus === 0 || !amounts.gpuModel) return null;
+  const missing: ComputeBurstHint["missing"] = [];
+  if ((after.burst?.cpuCores ?? 0) === 0) missing.push("cpuBurst");
+  if ((after.burst?.memoryBytes ?? 0) === 0) missing.push("memoryBurst");
+  if (missing.length === 0) return null;
+  const pool = basis.pools.find((p) => p.gpuModel === amounts.gpuModel && schedulableGpusPerNode(p) > 0);
+  const perGpu = pool ? gpus / schedulableGpusPerNode(pool) : 0;
+  return {
+    missing,
+    gpus,
+    gpuModel: amounts.gpuModel,
+    suggested: pool ? { pool: pool.name, cores: Math.floor(pool.cpuPerNode * perGpu), memoryBytes: Math.floor((pool.memoryBytesPerNode * perGpu) / GiB) * GiB } : null,
+  };
 }
 
 /** "4", "0.5" — cores as people read them. */
