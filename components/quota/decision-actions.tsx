@@ -64,6 +64,15 @@ export function DecisionActions({
     ...(a.gpuCount > 0
       ? [{ kind: "text", name: "gpuCount", label: `${a.gpuModel} GPUs`, defaultValue: String(a.gpuCount), hint: `Asked: ${a.gpuCount}. Grant this many or fewer.` } satisfies FieldSpec]
       : []),
+    ...((a.gpuBurst ?? 0) > 0
+      ? [{ kind: "text", name: "gpuBurst", label: `Burst ${a.gpuModel} GPUs`, defaultValue: String(a.gpuBurst), hint: `Asked: ${a.gpuBurst}. Grant this many or fewer; 0 for none.` } satisfies FieldSpec]
+      : []),
+    ...((a.cpuBurst ?? 0) > 0
+      ? [{ kind: "text", name: "cpuBurst", label: "Burst CPU cores", defaultValue: coresValue(a.cpuBurst!), hint: `Asked: ${formatCores(a.cpuBurst!)}. Cores, or millicores such as 500m; 0 for none.` } satisfies FieldSpec]
+      : []),
+    ...((a.memoryBurstBytes ?? 0) > 0
+      ? [{ kind: "text", name: "memoryBurst", label: "Burst memory (GiB)", defaultValue: bytesValue(a.memoryBurstBytes!), hint: `Asked: ${formatBytes(a.memoryBurstBytes!)}. GiB, or a quantity such as 512Mi; 0 for none.` } satisfies FieldSpec]
+      : []),
     ...(a.cpuCores > 0
       ? [{ kind: "text", name: "cpuCores", label: "CPU cores", defaultValue: coresValue(a.cpuCores), hint: `Asked: ${formatCores(a.cpuCores)}. Cores, or millicores such as 500m.` } satisfies FieldSpec]
       : []),

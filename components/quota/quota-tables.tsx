@@ -39,13 +39,21 @@ export function Td({ children, className = "", first = false }: { children: Reac
 /** burstByModel: GPUs the project may borrow beyond its guarantee, by model (absent: none). */
 type QuotaState = { quota: EffectiveQuota; gpusByModel: Record<string, number>; burstByModel?: Record<string, number> };
 
-/** Quota rows: CPU, memory, GPUs by model, storage and PVCs, for one or two states (now, after approval). */
+/** A burst row, only when there is burst now or after (projects without burst see no empty rows). */
+function burstRow(label: string, now: number, after: number | undefined, format: (n: number) => string) {
+  if (now === 0 && !after) return [];
+  return [{ label, now: format(now), after: after === undefined ? undefined : format(after), changed: after !== undefined && after !== now }];
+}
+
+/** Quota rows: CPU and memory (with their burst, if any), GPUs by model, storage and PVCs, for one or two states (now, after approval). */
 export function QuotaComparison({ now, after, caption, nowLabel = "Now", afterLabel = "After approval" }: { now: QuotaState; after?: QuotaState; caption: string; nowLabel?: string; afterLabel?: string }) {
   const models = [...new Set([...Object.keys(now.gpusByModel), ...Object.keys(after?.gpusByModel ?? {})])].sort();
   const burstModels = [...new Set([...Object.keys(now.burstByModel ?? {}), ...Object.keys(after?.burstByModel ?? {})])].sort();
   const rows: { label: string; now: string; after?: string; changed: boolean }[] = [
     { label: "CPU cores", now: formatCores(now.quota.cpuCores), after: after && formatCores(after.quota.cpuCores), changed: !!after && after.quota.cpuCores !== now.quota.cpuCores },
+    ...burstRow("Burst CPU cores", now.quota.burst?.cpuCores ?? 0, after && (after.quota.burst?.cpuCores ?? 0), formatCores),
     { label: "Memory", now: formatBytes(now.quota.memoryBytes), after: after && formatBytes(after.quota.memoryBytes), changed: !!after && after.quota.memoryBytes !== now.quota.memoryBytes },
+    ...burstRow("Burst memory", now.quota.burst?.memoryBytes ?? 0, after && (after.quota.burst?.memoryBytes ?? 0), formatBytes),
     ...models.map((m) => ({
       label: `${m} GPUs`,
       now: String(now.gpusByModel[m] ?? 0),

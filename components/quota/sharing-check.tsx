@@ -1,9 +1,10 @@
 import type { ApprovalArithmetic } from "@/lib/quota/sharing-arithmetic";
-import { approvalSentence } from "@/lib/quota/sharing-words";
+import { isComputeLine } from "@/lib/quota/sharing-arithmetic";
+import { approvalSentence, lineFigure, lineName } from "@/lib/quota/sharing-words";
 import { MiniTable, Td } from "./quota-tables";
 
 /**
- * Per GPU line a request touches: whether the pools hold every tenant's
+ * Per line a request touches (GPU lines; CPU and memory when it asks to borrow them): whether the pools hold every tenant's
  * guarantees after approval at their autoscaler minimum, now and at their
  * maximum, and what bursts could reach, as one sentence and the numbers
  * behind it. Red when approving as asked is refused. Presentation only.
@@ -13,8 +14,11 @@ export function SharingCheck({ lines }: { lines: readonly ApprovalArithmetic[] }
     <div className="space-y-4">
       {lines.map((a) => {
         const { before: b, after: n } = a;
+        const f = (x: number) => lineFigure(n, x);
+        const compute = isComputeLine(n);
+        const unit = compute ? (n.resource === "cpu" ? "CPU cores" : "Memory (GiB)") : `${n.flavor} GPUs`;
         const rows: [string, number, number][] = [
-          ["Guaranteed, all tenants", b.guaranteed, n.guaranteed],
+          [compute ? "Granted, all tenants" : "Guaranteed, all tenants", b.guaranteed, n.guaranteed],
           ["Left to guarantee at the minimum", b.headroomAtMin, n.headroomAtMin],
           ["Burst limits, all tenants", b.burst, n.burst],
           ["Peak: guarantees and every burst", b.peak, n.peak],
@@ -24,14 +28,14 @@ export function SharingCheck({ lines }: { lines: readonly ApprovalArithmetic[] }
             <p role="note" className={`rounded-md px-3 py-2 text-xs font-medium ${a.breaksMinimum ? "bg-red-50 text-red-800" : n.guaranteed > n.capacity.atMin ? "bg-amber-50 text-amber-900" : "bg-slate-50 text-slate-700"}`}>
               {approvalSentence(a)}
             </p>
-            <MiniTable caption={`${n.flavor} GPUs across all tenants, before and after approval`} columns={[`${n.flavor} GPUs`, "Now", "After approval"]}>
+            <MiniTable caption={`${compute ? lineName(n) : `${n.flavor} GPUs`} across all tenants, before and after approval`} columns={[unit, "Now", "After approval"]}>
               {rows.map(([label, x, y]) => (
                 <tr key={label}>
                   <Td first className="text-slate-700">
                     {label}
                   </Td>
-                  <Td>{x}</Td>
-                  <Td className={x !== y ? `font-semibold ${label.startsWith("Left") && y < 0 ? "text-red-700" : "text-brand-700"}` : ""}>{y}</Td>
+                  <Td>{f(x)}</Td>
+                  <Td className={x !== y ? `font-semibold ${label.startsWith("Left") && y < 0 ? "text-red-700" : "text-brand-700"}` : ""}>{f(y)}</Td>
                 </tr>
               ))}
               <tr>
@@ -39,10 +43,10 @@ export function SharingCheck({ lines }: { lines: readonly ApprovalArithmetic[] }
                   Pools hold: minimum / now / maximum
                 </Td>
                 <Td className="whitespace-nowrap">
-                  {n.capacity.atMin} / {n.capacity.now} / {n.capacity.atMax}
+                  {f(n.capacity.atMin)} / {f(n.capacity.now)} / {f(n.capacity.atMax)}
                 </Td>
                 <Td className="whitespace-nowrap">
-                  {n.capacity.atMin} / {n.capacity.now} / {n.capacity.atMax}
+                  {f(n.capacity.atMin)} / {f(n.capacity.now)} / {f(n.capacity.atMax)}
                 </Td>
               </tr>
             </MiniTable>

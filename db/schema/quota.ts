@@ -152,7 +152,7 @@ export const quotaRequests = pgTable(
     /** The reason of a rejection (shown to the requester), or a note on an approval with changes. */
     decisionNote: text("decision_note"),
     /** What was granted, when it differs from what was asked (approve with changes). */
-    granted: jsonb("granted").$type<{ gpuCount: number; gpuBurst?: number; cpuCores: number; memoryBytes: number; storageBytes: number; endsAt: string | null }>(),
+    granted: jsonb("granted").$type<{ gpuCount: number; gpuBurst?: number; cpuCores: number; cpuBurst?: number; memoryBytes: number; memoryBurstBytes?: number; storageBytes: number; endsAt: string | null }>(),
     clusterChangeId: bigint("cluster_change_id", { mode: "number" }).references(() => clusterChanges.id),
     version: integer("version").notNull().default(1),
     /** Which edit of its content the request shows: 1 as asked, +1 for each edit by the requester (earlier ones in quota_request_revisions). */

@@ -4,7 +4,7 @@ import { installDatabase, type Database } from "@/db/client";
 import { memberships, nodePools, quotaGrants, quotaRequestEvents, quotaRequests } from "@/db/schema";
 import { seedDemoData } from "@/db/seed";
 import { executeCommand } from "@/lib/auth/command";
-import { config } from "@/lib/config";
+import { config, parseConfig, type AllotConfig } from "@/lib/config";
 import { GiB } from "@/lib/quota/amounts";
 import { revokeToken, setServiceAccountDisabled } from "@/lib/tenancy/commands/service-accounts";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
@@ -509,6 +509,33 @@ describe(`asking for quota (${databaseLabel()})`, () => {
     // 2 × 4.10 + 8 × 0.031 + 64 × 0.004 per hour for 730 hours, and 100 GiB × 0.08 a month.
     expect(body.estimate.monthly).toBeCloseTo(2 * 4.1 * 730 + 8 * 0.031 * 730 + 64 * 0.004 * 730 + 100 * 0.08, 2);
     expect(body.request.monthlyCost).toBeCloseTo(body.estimate.monthly, 2);
+  });
+
+  it("takes CPU and memory burst beside GPU burst where Kueue runs, shows them back, and grants less when the approver says so; without Kueue they are 400 naming each field", async () => {
+    const globalConfig = globalThis as unknown as { allotConfig?: AllotConfig };
+    const previous = globalConfig.allotConfig;
+    const body = { gpuModel: "L4", gpuBurst: 2, cpuBurst: "16", memoryBurst: "128Gi", justification: "Preemptible augmentation sweeps on idle L4s." };
+    try {
+      globalConfig.allotConfig = parseConfig({ ALLOT_KUEUE: "0" });
+      const refused = await post(`${SEG}/quota-requests`, token.platform, body);
+      expectError(refused, 400, "validation");
+      expect(Object.keys(jsonOf<{ error: { fields: Record<string, string[]> } }>(refused).error.fields).sort()).toEqual(["cpuBurst", "gpuBurst", "memoryBurst"]);
+
+      globalConfig.allotConfig = parseConfig({ ALLOT_KUEUE: "1" });
+      const created = await post(`${SEG}/quota-requests`, token.tenantAdmin, body);
+      expectStatus(created, 201);
+      const request = jsonOf<{ request: Detail; autoApproval: { reason: string | null }; estimate: { monthly: number } }>(created);
+      expect(request.request.amounts).toEqual({ gpuModel: "L4", gpuCount: 0, gpuBurst: 2, cpuCores: 0, cpuBurst: 16, memoryBytes: 0, memoryBurstBytes: 128 * GiB, storageBytes: 0 });
+      expect(request.autoApproval.reason).toBe("it asks for burst GPUs, CPU and memory, which a platform admin decides");
+      expect(request.estimate.monthly).toBe(0);
+
+      const approved = await post(`/api/v1/quota-requests/${request.request.id}/approve`, token.platform, { version: request.request.version, cpuBurst: 8 });
+      expectStatus(approved, 200);
+      const detail = jsonOf<Detail & { granted: Record<string, unknown> | null }>(await get(`/api/v1/quota-requests/${request.request.id}`, token.platform));
+      expect(detail.granted).toMatchObject({ gpuBurst: 2, cpuBurst: 8, memoryBurstBytes: 128 * GiB });
+    } finally {
+      globalConfig.allotConfig = previous;
+    }
   });
 
   it("approves a small request at once by rule and shows it in the effective quota", async () => {

@@ -234,7 +234,9 @@ export const quotaAmountsOut = z.object({
   gpuCount: z.number().int().describe("Guaranteed GPUs of the model"),
   gpuBurst: z.number().int().optional().describe("GPUs of the model the project may borrow beyond its guarantee for preemptible work (Kueue); absent: none"),
   cpuCores: z.number(),
+  cpuBurst: z.number().optional().describe("Cores the project may borrow beyond its CPU guarantee for preemptible work (Kueue); absent: none"),
   memoryBytes: z.number().int(),
+  memoryBurstBytes: z.number().int().optional().describe("Bytes of memory it may borrow beyond its memory guarantee likewise; absent: none"),
   storageBytes: z.number().int(),
 });
 
@@ -363,7 +365,16 @@ export const quotaRequestDetailOut = quotaRequestOut.extend({
     .nullable()
     .describe("What the tenant asked for and the project was granted before, for platform admins on pending requests"),
   granted: z
-    .object({ gpuCount: z.number().int(), gpuBurst: z.number().int().optional(), cpuCores: z.number(), memoryBytes: z.number().int(), storageBytes: z.number().int(), endsAt: nullableDate })
+    .object({
+      gpuCount: z.number().int(),
+      gpuBurst: z.number().int().optional(),
+      cpuCores: z.number(),
+      cpuBurst: z.number().optional(),
+      memoryBytes: z.number().int(),
+      memoryBurstBytes: z.number().int().optional(),
+      storageBytes: z.number().int(),
+      endsAt: nullableDate,
+    })
     .nullable()
     .describe("What was granted, when an approval changed what was asked"),
   timeline: z.array(quotaRequestEventOut),

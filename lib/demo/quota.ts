@@ -2,10 +2,10 @@ import { eq, inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { nodePools, principals, projectQuotaSettings, projects, quotaRequestEvents, quotaRequests, tenantQuotaEnvelopes, tenants, users } from "@/db/schema";
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
-import { GiB } from "@/lib/quota/amounts";
+import { burstFields, GiB, type QuotaAmounts } from "@/lib/quota/amounts";
 import type { DemoProjectRef, DemoProjectSlug } from "./usage";
 import { insertGrant, insertRequestLines } from "@/lib/quota/grant-store";
-import { DEFAULT_FLAVOR, linesOfAmounts, type QuotaLine } from "@/lib/quota/lines";
+import { linesOfAmounts } from "@/lib/quota/lines";
 import { monthlyCost, ratesInForce } from "@/lib/quota/cost";
 import { loadRates } from "@/lib/quota/store";
 
@@ -122,12 +122,6 @@ export const DEMO_ENVELOPES: readonly { tenant: string; gpuModel: string; guaran
 /** How the demo projects share: pretraining keeps 8 of its 16 H100 for restarts (lends the rest) and weighs twice in its cohort. */
 export const DEMO_SHARING: readonly { slug: DemoProjectSlug; fairShareWeight: number; lend?: { gpuModel: string; limit: number } }[] = [{ slug: "pretraining", fairShareWeight: 2, lend: { gpuModel: "H100", limit: 8 } }];
 
-/** The CPU and memory lines with the spec's burst beside their guarantees. */
-function withComputeBurst(lines: QuotaLine[], spec: DemoGrantSpec): QuotaLine[] {
-  const burst: Record<string, number> = { cpu: spec.cpuBurst ?? 0, memory: (spec.memoryBurstGiB ?? 0) * GiB };
-  return lines.map((l) => (l.flavor === DEFAULT_FLAVOR && burst[l.resource] ? { ...l, burst: burst[l.resource]! } : l));
-}
-
 /**
  * Write the demo requests (approved: in record-only mode nothing is marked
  * applied) and their grants, from `startsAt` on, in the caller's transaction,
@@ -149,7 +143,14 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
     const ref = refs.find((r) => r.slug === spec.slug);
     const gpuResource = pools.find((p) => p.gpuModel === spec.gpuModel)?.gpuResource;
     if (!ref || !gpuResource) continue;
-    const amounts = { gpuModel: spec.gpuModel, gpuCount: spec.gpuCount, cpuCores: spec.cpuCores, memoryBytes: spec.memoryGiB * GiB, storageBytes: spec.storageGiB * GiB, ...(spec.gpuBurst ? { gpuBurst: spec.gpuBurst } : {}) };
+    const amounts: QuotaAmounts = {
+      gpuModel: spec.gpuModel,
+      gpuCount: spec.gpuCount,
+      cpuCores: spec.cpuCores,
+      memoryBytes: spec.memoryGiB * GiB,
+      storageBytes: spec.storageGiB * GiB,
+      ...burstFields({ gpuBurst: spec.gpuBurst, cpuBurst: spec.cpuBurst, memoryBurstBytes: (spec.memoryBurstGiB ?? 0) * GiB }),
+    };
     const requester = principalOf(spec.requestedBy);
     const [request] = await tx
       .insert(quotaRequests)
@@ -176,7 +177,7 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
       { requestId: request!.id, at: askedAt, actorPrincipalId: requester, actorLabel: spec.requestedBy, kind: "created" },
       { requestId: request!.id, at: decidedAt, actorPrincipalId: decidedBy, actorLabel: DECIDED_BY, kind: "approved", detail: { note: "Demo data, seeded with the demo usage." } },
     ]);
-    const lines = withComputeBurst(linesOfAmounts(amounts, gpuResource, spec.gpuBurst ?? 0), spec);
+    const lines = linesOfAmounts(amounts, gpuResource);
     await insertRequestLines(tx, request!.id, lines);
     await insertGrant(tx, { projectId: ref.projectId, requestId: request!.id, lines, startsAt, endsAt: null, source: "demo", createdAt: now });
     await enqueueProjectChange(tx, { tenantId: ref.tenantId, projectId: ref.projectId, reason: "demo quota seeded", at: now });

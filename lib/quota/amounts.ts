@@ -15,6 +15,13 @@ export interface QuotaAmounts {
    * they are idle in its cohort, for preemptible work only (Kueue). Absent: 0.
    */
   gpuBurst?: number;
+  /**
+   * Cores and bytes the project may borrow beyond its CPU and memory
+   * guarantees, likewise (the burst queue's borrowingLimit for cpu and
+   * memory): pods on borrowed GPUs need CPU and memory too. Absent: 0.
+   */
+  cpuBurst?: number;
+  memoryBurstBytes?: number;
 }
 
 /** Limits beyond which a number is a typo, not a request. */
@@ -27,6 +34,20 @@ export const memoryInput = quantity("Memory (GiB)", { unit: GiB, max: MAX.memory
 export const storageInput = quantity("Storage (GiB)", { unit: GiB, max: MAX.storageBytes, empty: 0, whole: true, example: "a number of GiB such as 500, or a quantity such as 2Ti" });
 export const gpuCountInput = wholeNumber("GPUs", { max: MAX.gpuCount, empty: 0 });
 export const gpuBurstInput = wholeNumber("Burst GPUs", { max: MAX.gpuCount, empty: 0 });
+export const cpuBurstInput = quantity("Burst CPU cores", { unit: 1, max: MAX.cpuCores, empty: 0, example: "a number of cores such as 16 or 500m" });
+export const memoryBurstInput = quantity("Burst memory (GiB)", { unit: GiB, max: MAX.memoryBytes, empty: 0, whole: true, example: "a number of GiB such as 128, or a quantity such as 128Gi" });
+
+/** The burst fields of QuotaAmounts, each present only when above 0 (so amounts without burst compare equal to older ones). */
+export function burstFields(b: { gpuBurst?: number; cpuBurst?: number; memoryBurstBytes?: number }): Pick<QuotaAmounts, "gpuBurst" | "cpuBurst" | "memoryBurstBytes"> {
+  return {
+    ...((b.gpuBurst ?? 0) > 0 ? { gpuBurst: b.gpuBurst } : {}),
+    ...((b.cpuBurst ?? 0) > 0 ? { cpuBurst: b.cpuBurst } : {}),
+    ...((b.memoryBurstBytes ?? 0) > 0 ? { memoryBurstBytes: b.memoryBurstBytes } : {}),
+  };
+}
+
+/** Whether amounts ask to borrow anything (GPUs, CPU or memory). */
+export const hasBurst = (a: QuotaAmounts) => (a.gpuBurst ?? 0) > 0 || (a.cpuBurst ?? 0) > 0 || (a.memoryBurstBytes ?? 0) > 0;
 
 /** The amount fields of a request form or API body (merge into a command's input object). */
 export const amountFields = {
@@ -39,14 +60,22 @@ export const amountFields = {
   gpuCount: gpuCountInput,
   gpuBurst: gpuBurstInput.optional().transform((v) => v ?? 0),
   cpuCores: cpuInput,
+  cpuBurst: cpuBurstInput.optional().transform((v) => v ?? 0),
   memory: memoryInput,
+  memoryBurst: memoryBurstInput.optional().transform((v) => v ?? 0),
   storage: storageInput,
 };
 
-export function amountsOf(v: { gpuModel: string | null; gpuCount: number; gpuBurst?: number; cpuCores: number; memory: number; storage: number }): QuotaAmounts {
-  const gpuBurst = v.gpuBurst ?? 0;
-  const anyGpu = v.gpuCount > 0 || gpuBurst > 0;
-  return { gpuModel: anyGpu ? v.gpuModel : null, gpuCount: v.gpuCount, cpuCores: v.cpuCores, memoryBytes: v.memory, storageBytes: v.storage, ...(gpuBurst > 0 ? { gpuBurst } : {}) };
+export function amountsOf(v: { gpuModel: string | null; gpuCount: number; gpuBurst?: number; cpuCores: number; cpuBurst?: number; memory: number; memoryBurst?: number; storage: number }): QuotaAmounts {
+  const anyGpu = v.gpuCount > 0 || (v.gpuBurst ?? 0) > 0;
+  return {
+    gpuModel: anyGpu ? v.gpuModel : null,
+    gpuCount: v.gpuCount,
+    cpuCores: v.cpuCores,
+    memoryBytes: v.memory,
+    storageBytes: v.storage,
+    ...burstFields({ gpuBurst: v.gpuBurst, cpuBurst: v.cpuBurst, memoryBurstBytes: v.memoryBurst }),
+  };
 }
 
 /**
@@ -57,9 +86,16 @@ export function amountsOf(v: { gpuModel: string | null; gpuCount: number; gpuBur
 export function amountProblems(a: QuotaAmounts, options: { burstAllowed: boolean } = { burstAllowed: false }): Record<string, string[]> | null {
   const burst = a.gpuBurst ?? 0;
   if ((a.gpuCount > 0 || burst > 0) && !a.gpuModel) return { gpuModel: ["choose a GPU model for the GPUs"] };
-  if (burst > 0 && !options.burstAllowed) return { gpuBurst: ["need Kueue on the cluster, which this portal is not set up for: ask for guaranteed GPUs instead"] };
+  if (!options.burstAllowed) {
+    const kueue = "need Kueue on the cluster, which this portal is not set up for";
+    const problems: Record<string, string[]> = {};
+    if (burst > 0) problems.gpuBurst = [`${kueue}: ask for guaranteed GPUs instead`];
+    if ((a.cpuBurst ?? 0) > 0) problems.cpuBurst = [`${kueue}: leave it empty and ask for guaranteed CPU cores instead`];
+    if ((a.memoryBurstBytes ?? 0) > 0) problems.memoryBurst = [`${kueue}: leave it empty and ask for guaranteed memory instead`];
+    if (Object.keys(problems).length > 0) return problems;
+  }
   if (isEmpty(a)) return { cpuCores: ["ask for at least one resource: GPUs, CPU, memory or storage"] };
   return null;
 }
 
-export const isEmpty = (a: QuotaAmounts) => a.gpuCount === 0 && (a.gpuBurst ?? 0) === 0 && a.cpuCores === 0 && a.memoryBytes === 0 && a.storageBytes === 0;
+export const isEmpty = (a: QuotaAmounts) => a.gpuCount === 0 && a.cpuCores === 0 && a.memoryBytes === 0 && a.storageBytes === 0 && !hasBurst(a);

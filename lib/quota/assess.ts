@@ -67,7 +67,8 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
   ]);
   const members = project ? await cohortMembersOf(db, project.tenantId, settings.defaultProjectQuota, at) : [];
   let gpuResource: string | null = null;
-  if (amounts.gpuCount > 0) {
+  // Burst-only GPUs need their resource too: without it the grant would have no GPU line to borrow on.
+  if (amounts.gpuCount > 0 || (amounts.gpuBurst ?? 0) > 0) {
     const pool = pools.find((p) => p.gpuModel === amounts.gpuModel);
     if (!pool) throw new UnknownGpuModelError(`No node pool offers the GPU model "${amounts.gpuModel}".`);
     gpuResource = pool.gpuResource;
@@ -102,7 +103,7 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
   }
 
   // The quota after, per flavour too (what the diff of rendered objects shows): the lines of the grant approval would write, in force now.
-  const asGrant: GrantSpan = { ...amounts, gpuResource, startsAt: at, endsAt: null, lines: linesOfAmounts(amounts, gpuResource, amounts.gpuBurst ?? 0) };
+  const asGrant: GrantSpan = { ...amounts, gpuResource, startsAt: at, endsAt: null, lines: linesOfAmounts(amounts, gpuResource) };
   const cohort = project ? cohortPicture(members, project.slug, asGrant.lines) : [];
   const afterQuota = effectiveQuotaAt(settings.defaultProjectQuota, [...spans, asGrant], at, gpuResources);
 

@@ -107,9 +107,9 @@ const NO_STARTING_QUOTA: BaseQuota = { cpuCores: 0, memoryBytes: 0, storageBytes
 /**
  * What every tenant holds per line at `at`: its envelope where the platform
  * set one, and what its open projects hold from grants in force (the
- * starting quota is outside any envelope) with what they lend. Tenants
- * holding nothing are left out; a disabled tenant's projects count for
- * nothing, its envelope still does. What the sharing arithmetic and the
+ * starting quota is outside any envelope) with what they lend. Every
+ * tenant is listed, those holding nothing with no lines; a disabled
+ * tenant's projects count for nothing, its envelope still does. What the sharing arithmetic and the
  * capacity invariant are computed from.
  */
 export async function tenantLineHoldings(db: Database, at: Date): Promise<TenantHoldings[]> {
@@ -138,7 +138,8 @@ export async function tenantLineHoldings(db: Database, at: Date): Promise<Tenant
       const f = cohortFigures(members, line);
       return { ...line, envelope: e ? { guarantee: Number(e.guarantee), burst: Number(e.burst) } : null, held: f.guarantee, heldBurst: f.burst, lendable: f.lendable };
     });
-    return lines.length === 0 ? [] : [{ tenantId: t.id, slug: t.slug, name: t.name, active: active.has(t.id), lines }];
+    // A tenant holding nothing stays listed: an approval's "after" adds its first lines to it.
+    return [{ tenantId: t.id, slug: t.slug, name: t.name, active: active.has(t.id), lines }];
   });
 }
 

@@ -109,7 +109,7 @@ describe(`migration 0011 backfills quota lines (${databaseLabel()})`, () => {
       ["default", "cpu", 4],
       ["H100", "nvidia.com/gpu", 2],
     ]);
-    const lines = linesOfAmounts({ gpuModel: "H100", gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, "nvidia.com/gpu", 3);
+    const lines = linesOfAmounts({ gpuModel: "H100", gpuCount: 0, gpuBurst: 3, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, "nvidia.com/gpu");
     const id = await db.transaction((tx) => insertGrant(tx, { projectId, lines, startsAt: NOW, endsAt: null, createdAt: NOW }));
     expect(await db.select({ burst: quotaGrantLines.burst, guarantee: quotaGrantLines.guarantee }).from(quotaGrantLines).where(eq(quotaGrantLines.grantId, id))).toEqual([{ burst: "3", guarantee: "0" }]);
   });

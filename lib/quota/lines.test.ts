@@ -8,14 +8,18 @@ const line = (flavor: string, resource: string, guarantee: number, burst = 0, le
 const BASE = { cpuCores: 2, memoryBytes: 4 * GiB, storageBytes: 10 * GiB, pvcCount: 5 };
 
 describe("quota lines", () => {
-  it("turns a request's amounts into lines: default flavour for CPU, memory and storage, the GPU model for GPUs with their burst", () => {
-    expect(linesOfAmounts({ gpuModel: "H100", gpuCount: 4, cpuCores: 8, memoryBytes: 64 * GiB, storageBytes: 0 }, "nvidia.com/gpu", 4)).toEqual([
-      line(DEFAULT_FLAVOR, "cpu", 8),
-      line(DEFAULT_FLAVOR, "memory", 64 * GiB),
+  it("turns a request's amounts into lines: default flavour for CPU, memory and storage, the GPU model for GPUs, each with its burst", () => {
+    expect(linesOfAmounts({ gpuModel: "H100", gpuCount: 4, gpuBurst: 4, cpuCores: 8, cpuBurst: 32, memoryBytes: 64 * GiB, memoryBurstBytes: 256 * GiB, storageBytes: 0 }, "nvidia.com/gpu")).toEqual([
+      line(DEFAULT_FLAVOR, "cpu", 8, 32),
+      line(DEFAULT_FLAVOR, "memory", 64 * GiB, 256 * GiB),
       line("H100", "nvidia.com/gpu", 4, 4),
     ]);
     // Burst alone is a line of its own; a GPU model without a served resource makes none.
-    expect(linesOfAmounts({ gpuModel: "L4", gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, "nvidia.com/gpu", 2)).toEqual([line("L4", "nvidia.com/gpu", 0, 2)]);
+    expect(linesOfAmounts({ gpuModel: "L4", gpuCount: 0, gpuBurst: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, "nvidia.com/gpu")).toEqual([line("L4", "nvidia.com/gpu", 0, 2)]);
+    expect(linesOfAmounts({ gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 0.5, memoryBytes: 0, memoryBurstBytes: GiB, storageBytes: 0 }, null)).toEqual([
+      line(DEFAULT_FLAVOR, "cpu", 0, 0.5),
+      line(DEFAULT_FLAVOR, "memory", 0, GiB),
+    ]);
     expect(linesOfAmounts({ gpuModel: "L4", gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, null)).toEqual([]);
   });
 
@@ -61,15 +65,17 @@ describe("quota lines", () => {
     cpuCores: fc.integer({ min: 0, max: 64000 }).map((m) => m / 1000),
     memoryBytes: fc.integer({ min: 0, max: 512 }).map((g) => g * GiB),
     storageBytes: fc.integer({ min: 0, max: 1000 }).map((g) => g * GiB),
-    burst: fc.integer({ min: 0, max: 16 }),
+    gpuBurst: fc.integer({ min: 0, max: 16 }),
+    cpuBurst: fc.integer({ min: 0, max: 64000 }).map((m) => m / 1000),
+    memoryBurstBytes: fc.integer({ min: 0, max: 512 }).map((g) => g * GiB),
   });
   const resourceOf = (model: string) => (model === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb");
 
-  it("lines give the quota the fixed columns gave, plus burst (property)", () => {
+  it("lines give the quota the fixed columns gave, plus GPU, CPU and memory burst (property)", () => {
     fc.assert(
       fc.property(fc.array(amounts, { maxLength: 6 }), (grants) => {
         const at = new Date("2026-06-01T00:00:00Z");
-        const spans: GrantSpan[] = grants.map((g) => ({ ...g, gpuResource: resourceOf(g.gpuModel), startsAt: new Date(0), endsAt: null, lines: linesOfAmounts(g, resourceOf(g.gpuModel), g.burst) }));
+        const spans: GrantSpan[] = grants.map((g) => ({ ...g, gpuResource: resourceOf(g.gpuModel), startsAt: new Date(0), endsAt: null, lines: linesOfAmounts(g, resourceOf(g.gpuModel)) }));
         const q = effectiveQuotaAt(BASE, spans, at, ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"]);
         const sum = (f: (g: (typeof grants)[number]) => number) => grants.reduce((s, g) => s + f(g), 0);
         expect(q.cpuCores).toBeCloseTo(BASE.cpuCores + sum((g) => g.cpuCores), 9);
@@ -78,8 +84,10 @@ describe("quota lines", () => {
         for (const model of ["H100", "A100 1g.10gb"]) {
           const ofModel = grants.filter((g) => g.gpuModel === model);
           expect(q.gpus[resourceOf(model)]).toBe(ofModel.reduce((s, g) => s + g.gpuCount, 0));
-          expect(q.burst!.gpus[resourceOf(model)]).toBe(ofModel.reduce((s, g) => s + g.burst, 0));
+          expect(q.burst!.gpus[resourceOf(model)]).toBe(ofModel.reduce((s, g) => s + g.gpuBurst, 0));
         }
+        expect(q.burst!.cpuCores).toBeCloseTo(sum((g) => g.cpuBurst), 9);
+        expect(q.burst!.memoryBytes).toBe(sum((g) => g.memoryBurstBytes));
         // The hard cap the cluster gets is guarantee plus burst, per flavour line too.
         for (const f of q.flavors!) expect(f.guarantee + f.burst).toBeGreaterThan(0);
       }),

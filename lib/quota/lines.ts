@@ -82,18 +82,20 @@ export function compareLines(a: { flavor: string; resource: string }, b: { flavo
 }
 
 /**
- * The lines of a request or grant given as today's form asks: one GPU model
- * with a guarantee (gpuCount) and a burst, and CPU, memory and storage
- * guarantees. Zero amounts make no line.
+ * The lines of a request or grant as the form asks: one GPU model with a
+ * guarantee (gpuCount) and a burst, CPU and memory with a guarantee and a
+ * burst each, and a storage guarantee (Kueue does not hold storage, so it
+ * has no burst). Lines whose guarantee and burst are both 0 are left out.
  */
-export function linesOfAmounts(amounts: QuotaAmounts, gpuResource: string | null, gpuBurst = 0): QuotaLine[] {
+export function linesOfAmounts(amounts: QuotaAmounts, gpuResource: string | null): QuotaLine[] {
   const lines: QuotaLine[] = [];
-  const base = (resource: BaseResource, n: number) => {
-    if (n !== 0) lines.push({ flavor: DEFAULT_FLAVOR, resource, guarantee: n, burst: 0, lendLimit: null });
+  const base = (resource: BaseResource, guarantee: number, burst = 0) => {
+    if (guarantee !== 0 || burst !== 0) lines.push({ flavor: DEFAULT_FLAVOR, resource, guarantee, burst, lendLimit: null });
   };
-  base("cpu", amounts.cpuCores);
-  base("memory", amounts.memoryBytes);
+  base("cpu", amounts.cpuCores, amounts.cpuBurst ?? 0);
+  base("memory", amounts.memoryBytes, amounts.memoryBurstBytes ?? 0);
   base("storage", amounts.storageBytes);
+  const gpuBurst = amounts.gpuBurst ?? 0;
   if (amounts.gpuModel && gpuResource && (amounts.gpuCount !== 0 || gpuBurst !== 0)) {
     lines.push({ flavor: amounts.gpuModel, resource: gpuResource, guarantee: amounts.gpuCount, burst: gpuBurst, lendLimit: null });
   }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GiB, type QuotaAmounts } from "./amounts";
+import { GiB, hasBurst, type QuotaAmounts } from "./amounts";
 import type { CapacityLine } from "./capacity";
 import { monthlyCost, type CostEstimate } from "./cost";
 import { grantInForce, type GrantSpan } from "./effective";
@@ -78,6 +78,12 @@ export function autoApprovedHoldings(grants: readonly GrantSpan[], at: Date, pri
   return held;
 }
 
+/** "GPUs", "CPU and memory", "GPUs, CPU and memory": what a request asks to borrow. */
+function burstWords(a: QuotaAmounts): string {
+  const parts = [(a.gpuBurst ?? 0) > 0 ? "GPUs" : null, (a.cpuBurst ?? 0) > 0 ? "CPU" : null, (a.memoryBurstBytes ?? 0) > 0 ? "memory" : null].filter((p): p is string => p !== null);
+  return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : (parts[0] ?? "");
+}
+
 const num = (n: number) => (Math.round(n * 1000) / 1000).toLocaleString("en-US", { maximumFractionDigits: 3 });
 const gib = (bytes: number) => num(bytes / GiB);
 
@@ -99,7 +105,7 @@ export function autoApproval(
   const rules = policy.autoApprove;
   if (!rules.enabled) return { auto: false, reason: "automatic approval is off" };
   // Burst lets a project borrow from its cohort and reclaim nothing of its own: a person weighs it against the others' guarantees.
-  if ((amounts.gpuBurst ?? 0) > 0) return { auto: false, reason: "it asks for burst GPUs, which a platform admin decides" };
+  if (hasBurst(amounts)) return { auto: false, reason: `it asks for burst ${burstWords(amounts)}, which a platform admin decides` };
   // Nodes the autoscaler might add are a person's call: the rules approve only what fits on the nodes present.
   if (capacity.some((l) => l.exceeds && l.fit.kind === "grows")) return { auto: false, reason: "it fits only when the autoscaler adds nodes" };
   if (capacity.some((l) => l.exceeds)) return { auto: false, reason: "it would exceed the capacity of the cluster" };

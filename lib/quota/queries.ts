@@ -164,7 +164,7 @@ async function withPicture(ctx: CommandContext, item: RequestListItem, usage: Pr
   const diff = assessment ? await quotaChangeDiff(ctx.db, settings, item.tenantId, item.projectId, assessment.after.quota, ctx.now) : "";
   return {
     ...item,
-    assessment: assessment ?? (await assess({ ...item.amounts, gpuCount: 0, gpuModel: null })),
+    assessment: assessment ?? (await assess({ ...item.amounts, gpuCount: 0, gpuBurst: 0, gpuModel: null })),
     diff,
     conflict: decisionConflict(ctx.actor, { requestedBy: item.requestedBy, tenantId: item.tenantId }, ctx.now),
     usage,

@@ -54,10 +54,39 @@ describe("request amounts", () => {
     ["gpuCount", "+4", "Enter a whole number from 0 to 4096."],
     ["storage", "1e30", "Enter a number of GiB such as 500, or a quantity such as 2Ti."],
     ["storage", "9000000000Ti", "Enter a smaller amount: this is more than any cluster could grant."],
+    ["cpuBurst", "-4", "Enter a number of cores such as 16 or 500m."],
+    ["cpuBurst", "1000000", "Enter a smaller amount: this is more than any cluster could grant."],
+    ["memoryBurst", "128 GB", "Enter a number of GiB such as 128, or a quantity such as 128Gi."],
+    ["memoryBurst", "0.3", "Enter a number of GiB such as 128, or a quantity such as 128Gi."],
   ])("refuses %s=%j naming the field", (field, value, message) => {
     const result = schema.safeParse({ [field]: value });
     expect(result.success).toBe(false);
     expect(result.error!.issues[0]).toMatchObject({ path: [field], message });
+  });
+
+  it("reads CPU and memory burst as the guarantees are read, and leaves a burst of 0 out", () => {
+    expect(amountsOf(schema.parse({ cpuCores: "8", cpuBurst: "16", memory: "32", memoryBurst: "128Gi" }))).toEqual({
+      gpuModel: null,
+      gpuCount: 0,
+      cpuCores: 8,
+      cpuBurst: 16,
+      memoryBytes: 32 * GiB,
+      memoryBurstBytes: 128 * GiB,
+      storageBytes: 0,
+    });
+    expect(amountsOf(schema.parse({ cpuBurst: "500m", memoryBurst: "" }))).toEqual({ gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 0.5, memoryBytes: 0, storageBytes: 0 });
+    expect(amountsOf(schema.parse({ cpuCores: 1, cpuBurst: 0 }))).not.toHaveProperty("cpuBurst");
+  });
+
+  it("refuses each burst without Kueue, naming its field and what to enter instead; burst alone is a request", () => {
+    const burst = { gpuModel: "H100", gpuCount: 0, gpuBurst: 4, cpuCores: 0, cpuBurst: 16, memoryBytes: 0, memoryBurstBytes: 64 * GiB, storageBytes: 0 };
+    expect(amountProblems(burst)).toEqual({
+      gpuBurst: ["need Kueue on the cluster, which this portal is not set up for: ask for guaranteed GPUs instead"],
+      cpuBurst: ["need Kueue on the cluster, which this portal is not set up for: leave it empty and ask for guaranteed CPU cores instead"],
+      memoryBurst: ["need Kueue on the cluster, which this portal is not set up for: leave it empty and ask for guaranteed memory instead"],
+    });
+    expect(amountProblems(burst, { burstAllowed: true })).toBeNull();
+    expect(amountProblems({ gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 2, memoryBytes: 0, storageBytes: 0 }, { burstAllowed: true })).toBeNull();
   });
 
   it("needs a model for GPUs and at least one resource", () => {
@@ -202,6 +231,13 @@ describe("cost", () => {
     expect(e.monthly).toBe(Math.round(e.lines.reduce((s, l) => s + l.monthly, 0) * 100) / 100);
     expect(monthlyCost({ gpuModel: "L4", gpuCount: 1, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, prices)).toEqual({ monthly: 0, lines: [], unpriced: ["gpu:L4"] });
   });
+
+  it("prices the guarantees only: burst is reserved for nobody, and is paid for as it runs", () => {
+    const prices = ratesInForce(rows, T0);
+    const asked = { gpuModel: "H100", gpuCount: 4, cpuCores: 32, memoryBytes: 256 * GiB, storageBytes: 0 };
+    expect(monthlyCost({ ...asked, gpuBurst: 8, cpuBurst: 64, memoryBurstBytes: 512 * GiB }, prices)).toEqual(monthlyCost(asked, prices));
+    expect(monthlyCost({ gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 64, memoryBytes: 0, memoryBurstBytes: 512 * GiB, storageBytes: 0 }, prices)).toEqual({ monthly: 0, lines: [], unpriced: [] });
+  });
 });
 
 describe("automatic approval", () => {
@@ -226,6 +262,12 @@ describe("automatic approval", () => {
     });
     expect(autoApproval({ ...small, gpuModel: "X", gpuCount: 1 }, estimate(0, ["gpu:X"]), fits, policy)).toMatchObject({ auto: false });
     expect(autoApproval(small, estimate(1), fits, { ...policy, autoApprove: { ...policy.autoApprove, enabled: false } })).toMatchObject({ auto: false });
+  });
+
+  it("leaves any burst to a person, naming what is borrowed", () => {
+    expect(autoApproval({ ...small, cpuBurst: 4 }, estimate(1), fits, policy)).toEqual({ auto: false, reason: "it asks for burst CPU, which a platform admin decides" });
+    expect(autoApproval({ ...small, gpuModel: "H100", gpuBurst: 2, memoryBurstBytes: GiB }, estimate(1), fits, policy)).toEqual({ auto: false, reason: "it asks for burst GPUs and memory, which a platform admin decides" });
+    expect(autoApproval({ ...small, gpuModel: "H100", gpuBurst: 2, cpuBurst: 1, memoryBurstBytes: GiB }, estimate(1), fits, policy)).toMatchObject({ reason: "it asks for burst GPUs, CPU and memory, which a platform admin decides" });
   });
 
   describe("the cumulative cap", () => {

@@ -32,6 +32,15 @@ describe("what changed between two revisions of a request", () => {
     expect(changes[1]!.before).not.toBe(changes[1]!.after);
   });
 
+  it("names a changed CPU or memory burst with the unit people read", () => {
+    const withBurst: RequestContent = { ...asked, amounts: { ...asked.amounts, cpuBurst: 16, memoryBurstBytes: 128 * GiB } };
+    expect(contentChanges(asked, withBurst, "USD")).toEqual([
+      { field: "cpuBurst", label: "Burst CPU cores", before: "none", after: "16" },
+      { field: "memoryBurst", label: "Burst memory", before: "none", after: "128 GiB" },
+    ]);
+    expect(contentChanges(withBurst, { ...withBurst, amounts: { ...withBurst.amounts, cpuBurst: 0.5 } }, "USD")).toEqual([{ field: "cpuBurst", label: "Burst CPU cores", before: "16", after: "0.5" }]);
+  });
+
   it("tells permanent from time-bound", () => {
     const [change] = contentChanges(asked, { ...asked, endsAt: null }, "USD");
     expect(change).toMatchObject({ field: "endsAt", after: "permanent" });

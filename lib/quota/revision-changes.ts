@@ -14,7 +14,7 @@ export interface RequestContent {
 }
 
 export interface ContentChange {
-  field: "gpuModel" | "gpuCount" | "gpuBurst" | "cpuCores" | "memory" | "storage" | "endsAt" | "justification" | "estimate";
+  field: "gpuModel" | "gpuCount" | "gpuBurst" | "cpuCores" | "cpuBurst" | "memory" | "memoryBurst" | "storage" | "endsAt" | "justification" | "estimate";
   label: string;
   before: string;
   after: string;
@@ -41,7 +41,9 @@ export function contentChanges(before: RequestContent, after: RequestContent, cu
   add("gpuCount", "GPUs", gpus(a.gpuCount), gpus(b.gpuCount));
   add("gpuBurst", "Burst GPUs", gpus(a.gpuBurst ?? 0), gpus(b.gpuBurst ?? 0));
   add("cpuCores", "CPU cores", sizes(formatCores)(a.cpuCores), sizes(formatCores)(b.cpuCores));
+  add("cpuBurst", "Burst CPU cores", sizes(formatCores)(a.cpuBurst ?? 0), sizes(formatCores)(b.cpuBurst ?? 0));
   add("memory", "Memory", sizes(formatBytes)(a.memoryBytes), sizes(formatBytes)(b.memoryBytes));
+  add("memoryBurst", "Burst memory", sizes(formatBytes)(a.memoryBurstBytes ?? 0), sizes(formatBytes)(b.memoryBurstBytes ?? 0));
   add("storage", "Storage", sizes(formatBytes)(a.storageBytes), sizes(formatBytes)(b.storageBytes));
   add("endsAt", "Until", end(before.endsAt), end(after.endsAt));
   add("justification", "Justification", before.justification, after.justification);

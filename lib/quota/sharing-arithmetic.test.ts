@@ -65,11 +65,48 @@ describe("approval arithmetic", () => {
     );
   });
 
+  it("counts the first grant of a tenant the holdings do not list yet, so it cannot slip past the minimum", () => {
+    const [first] = approvalArithmetic([h100Pool], ONE, [language], "id-new", [{ ...H100, guarantee: 10, burst: 2 }]);
+    expect([first!.before.guaranteed, first!.after.guaranteed, first!.after.burst, first!.breaksMinimum]).toEqual([16, 26, 2, true]);
+    expect(first!.after.tenants.map((t) => t.slug)).toEqual(["language-models", "id-new"]);
+  });
+
   it("burst alone never breaks the minimum, nor does an approval on a line already above it that adds no guarantee", () => {
     expect(minimumProblem(approvalArithmetic([h100Pool], ONE, [vision, language], "id-vision-lab", [{ ...H100, guarantee: 0, burst: 8 }]))).toBeNull();
     const over = tenant("over", [line({ held: 30 })]);
     expect(minimumProblem(approvalArithmetic([h100Pool], ONE, [over], "id-over", [{ ...H100, guarantee: 0, burst: 2 }]))).toBeNull();
     expect(approvalArithmetic([h100Pool], ONE, [over], "id-over", [{ flavor: "default", resource: "cpu", guarantee: 4, burst: 0 }])).toEqual([]);
+  });
+});
+
+describe("approval arithmetic of CPU and memory burst", () => {
+  const cpu = { flavor: "default", resource: "cpu" };
+  const memory = { flavor: "default", resource: "memory" };
+  // The H100 pool (208 cores a node: 624 / 832 / 1248) and the CPU pool (64 a node, 10 nodes, no autoscaling): 1264 / 1472 / 1888 cores.
+  const holders = [tenant("vision-lab", [line({ ...cpu, held: 400, heldBurst: 100, lendable: 400 }), line({ ...memory, held: 2000 * GiB, heldBurst: 0 })]), language];
+
+  it("shows the CPU and memory lines a request asks to borrow, at the pools' minimum, now and maximum, and never refuses on them", () => {
+    const lines = approvalArithmetic([h100Pool, cpuPool], ONE, holders, "id-vision-lab", [
+      { ...cpu, guarantee: 8, burst: 900 },
+      { ...memory, guarantee: 0, burst: 1024 * GiB },
+      { ...H100, guarantee: 0, burst: 4 },
+    ]);
+    expect(lines.map((l) => l.after.key)).toEqual(["cpu", "memory", "gpu:H100"]);
+    const [c, m] = lines;
+    expect(c!.before).toMatchObject({ capacity: { atMin: 1264, now: 1472, atMax: 1888 }, guaranteed: 400, burst: 100 });
+    expect(c!.after).toMatchObject({ guaranteed: 408, burst: 1000, peak: 1408, burstWithinMaximum: true, peakFit: { kind: "fits" } });
+    expect(m!.after).toMatchObject({ guaranteed: 2000 * GiB, burst: 1024 * GiB, peak: 3024 * GiB });
+    expect(lines.every((l) => !l.breaksMinimum)).toBe(true);
+    // Beyond even the minimum in CPU guarantees: shown, not refused (CPU is checked against the nodes present).
+    const over = approvalArithmetic([cpuPool], ONE, holders, "id-vision-lab", [{ ...cpu, guarantee: 1000, burst: 1 }]);
+    expect(over[0]).toMatchObject({ breaksMinimum: false, after: { guaranteed: 1400, headroomAtMin: -760 } });
+    expect(minimumProblem(over)).toBeNull();
+  });
+
+  it("leaves out CPU and memory guarantees that borrow nothing (the capacity table has them), and the capacity page keeps to GPU lines", () => {
+    expect(approvalArithmetic([h100Pool, cpuPool], ONE, holders, "id-vision-lab", [{ ...cpu, guarantee: 8, burst: 0 }])).toEqual([]);
+    expect(sharingArithmetic([h100Pool, cpuPool], ONE, holders).map((l) => l.key)).toEqual(["gpu:H100"]);
+    expect(sharingArithmetic([h100Pool, cpuPool], ONE, holders, true).map((l) => l.key)).toEqual(["cpu", "memory", "gpu:H100"]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { capacityAtMinNowMax, fitOf, type CapacityKey, type Fit, type Overcommit, type PoolCapacityInput } from "./capacity";
+import { DEFAULT_FLAVOR } from "./lines";
 
 /**
  * The arithmetic of GPU sharing, per GPU line (flavour): what the pools hold
@@ -62,7 +63,9 @@ export function guaranteedOn(tenants: readonly TenantHoldings[], line: Line, ove
  * it was (a project's lend limit decides it, not the grant).
  */
 export function holdingsAfterGrant(tenants: readonly TenantHoldings[], tenantId: string, added: readonly (Line & { guarantee: number; burst: number })[]): TenantHoldings[] {
-  return tenants.map((t) => {
+  // A tenant the holdings do not list (it held nothing) gets its first lines: leaving it out would let its first grant past every check.
+  const listed = tenants.some((t) => t.tenantId === tenantId) ? tenants : [...tenants, { tenantId, slug: tenantId, name: tenantId, active: true, lines: [] }];
+  return listed.map((t) => {
     if (t.tenantId !== tenantId) return t;
     const lines = [...t.lines];
     for (const a of added) {
@@ -113,27 +116,38 @@ export interface LineArithmetic {
   tenants: TenantOnLine[];
 }
 
-/** Where a GPU model's line lives: "gpu:<model>" is how capacity names it. */
-const keyOf = (l: Line): CapacityKey => `gpu:${l.flavor}`;
+/** Where a line lives in capacity: "gpu:<model>" for a GPU model, "cpu" / "memory" for the default flavour's. */
+const keyOf = (l: Line): CapacityKey => (l.flavor === DEFAULT_FLAVOR ? l.resource : `gpu:${l.flavor}`);
+
+/** CPU and memory: the lines of the default flavour Kueue shares beside the GPUs (storage is not Kueue's). */
+export const isComputeLine = (l: Line) => l.flavor === DEFAULT_FLAVOR && (l.resource === "cpu" || l.resource === "memory");
 
 /**
  * The arithmetic of every GPU line the pools offer or a tenant holds, ordered
- * by model. Only GPU lines: CPU and memory are not shared through Kueue
- * flavours here.
+ * by model; with `compute`, the CPU and memory lines first (cores, bytes).
+ * The capacity page and the pool-edit check speak of GPU lines only: the
+ * guarantee invariant is kept per GPU line, while CPU and memory guarantees
+ * are checked against the nodes present (capacityImpact). Tenants' CPU and
+ * memory here are what grants hold, each project's starting quota aside.
  */
-export function sharingArithmetic(pools: readonly PoolCapacityInput[], overcommit: Overcommit, tenants: readonly TenantHoldings[]): LineArithmetic[] {
-  const ranges = capacityAtMinNowMax(pools, overcommit).filter((r) => r.resource.startsWith("gpu:"));
+export function sharingArithmetic(pools: readonly PoolCapacityInput[], overcommit: Overcommit, tenants: readonly TenantHoldings[], compute = false): LineArithmetic[] {
+  const ranges = capacityAtMinNowMax(pools, overcommit).filter((r) => r.resource.startsWith("gpu:") || (compute && (r.resource === "cpu" || r.resource === "memory")));
   const resourceOf = new Map<string, string>();
   for (const p of pools) if (p.gpuModel && p.gpuResource && !resourceOf.has(p.gpuModel)) resourceOf.set(p.gpuModel, p.gpuResource);
   const lines = new Map<CapacityKey, Line>();
   for (const r of ranges) {
+    if (!r.resource.startsWith("gpu:")) {
+      lines.set(r.resource, { flavor: DEFAULT_FLAVOR, resource: r.resource });
+      continue;
+    }
     const model = r.resource.slice(4);
     const resource = resourceOf.get(model);
     if (resource) lines.set(r.resource, { flavor: model, resource });
   }
-  for (const t of tenants) for (const l of t.lines) if (l.flavor !== "default" && !lines.has(keyOf(l))) lines.set(keyOf(l), { flavor: l.flavor, resource: l.resource });
+  for (const t of tenants) for (const l of t.lines) if ((l.flavor !== DEFAULT_FLAVOR || (compute && isComputeLine(l))) && !lines.has(keyOf(l))) lines.set(keyOf(l), { flavor: l.flavor, resource: l.resource });
+  const order = (k: CapacityKey) => (k === "cpu" ? 0 : k === "memory" ? 1 : 2);
   return [...lines.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => order(a) - order(b) || (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, line]) => {
       const r = ranges.find((x) => x.resource === key);
       return lineArithmetic(pools, overcommit, tenants, line, { atMin: r?.atMin ?? 0, now: r?.now ?? 0, atMax: r?.atMax ?? 0 });
@@ -167,15 +181,21 @@ function lineArithmetic(pools: readonly PoolCapacityInput[], overcommit: Overcom
   };
 }
 
-/** One GPU line a request touches, before and after approval. */
+/** One line a request touches, before and after approval. */
 export interface ApprovalArithmetic {
   before: LineArithmetic;
   after: LineArithmetic;
-  /** The approval would leave guarantees above what the pools hold at their minimum, and adds to them: approving is refused. */
+  /** A GPU line the approval would leave guaranteed above what the pools hold at their minimum, and adds to: approving is refused. */
   breaksMinimum: boolean;
 }
 
-/** The arithmetic of each GPU line among `added`, before and after they are granted to a project of `tenantId`. */
+/**
+ * The arithmetic of each line among `added`, before and after they are
+ * granted to a project of `tenantId`: every GPU line, and the CPU and memory
+ * lines that ask for burst (what borrowing them could make the autoscaler
+ * add; their guarantees alone are the capacity table's). Only a GPU line can
+ * break the minimum.
+ */
 export function approvalArithmetic(
   pools: readonly PoolCapacityInput[],
   overcommit: Overcommit,
@@ -183,15 +203,16 @@ export function approvalArithmetic(
   tenantId: string,
   added: readonly (Line & { guarantee: number; burst: number })[],
 ): ApprovalArithmetic[] {
-  const gpu = added.filter((a) => a.flavor !== "default" && (a.guarantee !== 0 || a.burst !== 0));
-  if (gpu.length === 0) return [];
-  const before = sharingArithmetic(pools, overcommit, tenants);
-  const after = sharingArithmetic(pools, overcommit, holdingsAfterGrant(tenants, tenantId, gpu));
-  return gpu.flatMap((a) => {
+  const touched = added.filter((a) => (a.flavor !== DEFAULT_FLAVOR && (a.guarantee !== 0 || a.burst !== 0)) || (isComputeLine(a) && a.burst !== 0));
+  if (touched.length === 0) return [];
+  const compute = touched.some(isComputeLine);
+  const before = sharingArithmetic(pools, overcommit, tenants, compute);
+  const after = sharingArithmetic(pools, overcommit, holdingsAfterGrant(tenants, tenantId, touched), compute);
+  return touched.flatMap((a) => {
     const b = before.find((x) => x.key === keyOf(a));
     const n = after.find((x) => x.key === keyOf(a));
     if (!b || !n) return [];
-    return [{ before: b, after: n, breaksMinimum: n.guaranteed > n.capacity.atMin && n.guaranteed > b.guaranteed }];
+    return [{ before: b, after: n, breaksMinimum: !isComputeLine(a) && n.guaranteed > n.capacity.atMin && n.guaranteed > b.guaranteed }];
   });
 }
 

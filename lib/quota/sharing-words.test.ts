@@ -28,4 +28,20 @@ describe("the sharing arithmetic in words", () => {
     const [refused] = approvalArithmetic([pool], ONE, holding(20, 0), "t", [{ ...H100, guarantee: 6, burst: 0 }]);
     expect(approvalSentence(refused!)).toMatch(/^H100: 26 H100 GPUs guaranteed across all tenants after approval \(20 now\): more than the pools keep at their autoscaler minimum \(24\): approving as asked is refused, 4 more can be guaranteed\./);
   });
+
+  it("speaks of a CPU or memory line in cores and GiB, granted beyond the starting quotas", () => {
+    const GiB = 2 ** 30;
+    const cpuPool: PoolCapacityInput = { name: "cpu", gpuModel: null, gpuResource: null, gpusPerNode: 0, nodeCount: 4, minNodes: 2, maxNodes: 8, cpuPerNode: 64, memoryBytesPerNode: 256 * GiB };
+    const holders: TenantHoldings[] = [{ tenantId: "t", slug: "t", name: "T", active: true, lines: [{ flavor: "default", resource: "memory", envelope: null, held: 100 * GiB, heldBurst: 0, lendable: 0 }] }];
+    const [cpu, memory] = approvalArithmetic([cpuPool], ONE, holders, "t", [
+      { flavor: "default", resource: "cpu", guarantee: 16, burst: 300 },
+      { flavor: "default", resource: "memory", guarantee: 0, burst: 512 * GiB },
+    ]);
+    expect(approvalSentence(cpu!)).toBe(
+      "CPU: 16 cores granted across all tenants after approval (0 now, starting quotas aside): the pools hold them at their minimum (128), now (256) and at their maximum (512). Burst limits go from 0 to 300. With every burst limit used, 316 cores could be asked for: borrowing alone could make the autoscaler grow cpu to 5 nodes (max 8), 60 more within the maximum.",
+    );
+    expect(approvalSentence(memory!)).toBe(
+      "Memory: 100 GiB of memory granted across all tenants after approval (100 now, starting quotas aside): the pools hold them at their minimum (512), now (1,024) and at their maximum (2,048). Burst limits go from 0 to 512. With every burst limit used, 612 GiB of memory could be asked for: the 1,024 present hold that, so borrowing alone makes the autoscaler add nothing.",
+    );
+  });
 });

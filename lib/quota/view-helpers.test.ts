@@ -5,6 +5,7 @@ import { DEFAULT_QUOTA_POLICY } from "./policy";
 import {
   budgetBasisOf,
   checkBudget,
+  computeBurstHint,
   describeAmounts,
   formatBytes,
   formatMoney,
@@ -43,6 +44,50 @@ describe("the request form's live preview", () => {
     const bad = parseAmountInputs({ ...inputs, gpuCount: "2", cpuCores: "-1", memory: "1e400" });
     expect(bad.amounts).toEqual({ gpuModel: null, gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 });
     expect(Object.keys(bad.problems).sort()).toEqual(["cpuCores", "gpuModel", "memory"]);
+  });
+
+  it("reads the burst fields when the form shows them, naming the one that does not parse", () => {
+    expect(parseAmountInputs({ ...inputs, gpuModel: "H100", gpuBurst: "4", cpuBurst: "32", memoryBurst: "256Gi" }).amounts).toEqual({
+      gpuModel: "H100",
+      gpuCount: 0,
+      gpuBurst: 4,
+      cpuCores: 0,
+      cpuBurst: 32,
+      memoryBytes: 0,
+      memoryBurstBytes: 256 * GiB,
+      storageBytes: 0,
+    });
+    const bad = parseAmountInputs({ ...inputs, cpuBurst: "lots", memoryBurst: "-1" });
+    expect(bad.problems).toEqual({ cpuBurst: "Enter a number of cores such as 16 or 500m.", memoryBurst: "Enter a number of GiB such as 128, or a quantity such as 128Gi." });
+  });
+
+  it("adds CPU and memory burst to the hard cap after approval, neither priced nor counted against capacity", () => {
+    const p = previewRequest(basis, { gpuModel: "H100", gpuCount: 0, gpuBurst: 4, cpuCores: 0, cpuBurst: 32, memoryBytes: 0, memoryBurstBytes: 256 * GiB, storageBytes: 0 });
+    expect(p.after.quota.burst).toEqual({ cpuCores: 32, memoryBytes: 256 * GiB, gpus: { "nvidia.com/gpu": 4 } });
+    expect(p.after.quota.cpuCores).toBe(4);
+    expect(p.after.burstByModel).toEqual({ H100: 4 });
+    expect(p.estimate.monthly).toBe(0);
+    expect(p.capacity).toEqual([]);
+    expect(p.auto).toEqual({ auto: false, reason: "it asks for burst GPUs, CPU and memory, which a platform admin decides" });
+    const cpuOnly = previewRequest({ ...basis, current: { ...basis.current, quota: { ...basis.current.quota, burst: { cpuCores: 8, memoryBytes: 0, gpus: { "nvidia.com/gpu": 2 } } } } }, { gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 0.5, memoryBytes: 0, storageBytes: 0 });
+    expect(cpuOnly.after.quota.burst).toEqual({ cpuCores: 8.5, memoryBytes: 0, gpus: { "nvidia.com/gpu": 2 } });
+    expect(describeAmounts({ gpuModel: null, gpuCount: 0, cpuCores: 4, cpuBurst: 0.5, memoryBytes: 0, memoryBurstBytes: 64 * GiB, storageBytes: 0 })).toBe("4 cores, burst up to 0.5 more cores, burst up to 64 GiB more memory");
+  });
+
+  it("says when GPUs could be borrowed without CPU or memory to run them, and what the GPU pool's nodes give per GPU", () => {
+    const gpuOnly = { gpuModel: "H100", gpuCount: 0, gpuBurst: 4, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
+    const after = (a: typeof gpuOnly & { cpuBurst?: number; memoryBurstBytes?: number }) => previewRequest(basis, a).after.quota;
+    // 208 cores and 1,800 GiB for 8 H100: 104 cores and 900 GiB for 4.
+    expect(computeBurstHint(basis, gpuOnly, after(gpuOnly))).toEqual({ missing: ["cpuBurst", "memoryBurst"], gpus: 4, gpuModel: "H100", suggested: { pool: "h100", cores: 104, memoryBytes: 900 * GiB } });
+    const withCpu = { ...gpuOnly, cpuBurst: 16 };
+    expect(computeBurstHint(basis, withCpu, after(withCpu))?.missing).toEqual(["memoryBurst"]);
+    const both = { ...withCpu, memoryBurstBytes: 64 * GiB };
+    expect(computeBurstHint(basis, both, after(both))).toBeNull();
+    // Burst the project already holds counts: it borrows CPU and memory already.
+    const held = { ...basis.current.quota, burst: { cpuCores: 8, memoryBytes: 32 * GiB, gpus: {} } };
+    expect(computeBurstHint(basis, gpuOnly, { ...held, burst: { ...held.burst, gpus: { "nvidia.com/gpu": 4 } } })).toBeNull();
+    expect(computeBurstHint({ pools: [] }, gpuOnly, after(gpuOnly))).toMatchObject({ suggested: null });
+    expect(computeBurstHint(basis, { ...gpuOnly, gpuBurst: 0, gpuCount: 4 }, after(gpuOnly))).toBeNull();
   });
 
   it("adds the request to the quota, prices it, and flags what the pools cannot hold", () => {

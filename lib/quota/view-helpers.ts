@@ -1,6 +1,7 @@
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { formatMoney as formatAmount, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
-import { cpuInput, GiB, gpuBurstInput, gpuCountInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
+import { burstFields, cpuBurstInput, cpuInput, GiB, gpuBurstInput, gpuCountInput, memoryBurstInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
+import { schedulableGpusPerNode } from "./pool-hardware";
 import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine, type PoolCapacityInput } from "./capacity";
 import { costOverPeriod, describePeriod, monthlyCost, type CostEstimate } from "./cost";
 import { autoApproval, NO_AUTO_APPROVED_HOLDINGS, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
@@ -123,11 +124,16 @@ export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Prev
   }
   // Burst is not reserved: it raises the hard cap and what the project may borrow, not what it holds, so it is neither priced nor counted against capacity.
   const gpuBurst = amounts.gpuBurst ?? 0;
+  const cpuBurst = amounts.cpuBurst ?? 0;
+  const memoryBurst = amounts.memoryBurstBytes ?? 0;
   const afterBurst = { ...basis.current.burstByModel };
-  if (amounts.gpuModel && gpuBurst > 0 && resource) {
+  if (cpuBurst > 0 || memoryBurst > 0 || (amounts.gpuModel && gpuBurst > 0 && resource)) {
     const burst = quota.burst ?? { cpuCores: 0, memoryBytes: 0, gpus: {} };
-    afterQuota.burst = { ...burst, gpus: { ...burst.gpus, [resource]: (burst.gpus[resource] ?? 0) + gpuBurst } };
-    afterBurst[amounts.gpuModel] = (afterBurst[amounts.gpuModel] ?? 0) + gpuBurst;
+    afterQuota.burst = { cpuCores: Math.round((burst.cpuCores + cpuBurst) * 1000) / 1000, memoryBytes: burst.memoryBytes + memoryBurst, gpus: { ...burst.gpus } };
+    if (amounts.gpuModel && gpuBurst > 0 && resource) {
+      afterQuota.burst.gpus[resource] = (burst.gpus[resource] ?? 0) + gpuBurst;
+      afterBurst[amounts.gpuModel] = (afterBurst[amounts.gpuModel] ?? 0) + gpuBurst;
+    }
   }
   const estimate = monthlyCost(amounts, new Map(basis.prices));
   const extra: Allocation = { cpuCores: amounts.cpuCores, memoryBytes: amounts.memoryBytes, gpusByModel: amounts.gpuModel && amounts.gpuCount > 0 ? { [amounts.gpuModel]: amounts.gpuCount } : {} };
@@ -156,10 +162,12 @@ export function overcommitOf(policy: QuotaPolicy, resource: CapacityKey): number
 export interface AmountInputs {
   gpuModel: string;
   gpuCount: string;
-  /** Shown only when the cluster runs Kueue; absent or empty: none. */
+  /** The burst fields are shown only when the cluster runs Kueue; absent or empty: none. */
   gpuBurst?: string;
   cpuCores: string;
+  cpuBurst?: string;
   memory: string;
+  memoryBurst?: string;
   storage: string;
 }
 
@@ -178,12 +186,47 @@ export function parseAmountInputs(v: AmountInputs): { amounts: QuotaAmounts; pro
   const gpuCount = read("gpuCount", gpuCountInput);
   const gpuBurst = v.gpuBurst === undefined ? 0 : read("gpuBurst", gpuBurstInput);
   const cpuCores = read("cpuCores", cpuInput);
+  const cpuBurst = v.cpuBurst === undefined ? 0 : read("cpuBurst", cpuBurstInput);
   const memoryBytes = read("memory", memoryInput);
+  const memoryBurstBytes = v.memoryBurst === undefined ? 0 : read("memoryBurst", memoryBurstInput);
   const storageBytes = read("storage", storageInput);
   const model = v.gpuModel.trim() || null;
   const anyGpu = gpuCount > 0 || gpuBurst > 0;
   if (anyGpu && !model) problems.gpuModel = "choose a GPU model for the GPUs";
-  return { amounts: { gpuModel: anyGpu ? model : null, gpuCount, cpuCores, memoryBytes, storageBytes, ...(gpuBurst > 0 ? { gpuBurst } : {}) }, problems };
+  return { amounts: { gpuModel: anyGpu ? model : null, gpuCount, cpuCores, memoryBytes, storageBytes, ...burstFields({ gpuBurst, cpuBurst, memoryBurstBytes }) }, problems };
+}
+
+/**
+ * When a request lets the project borrow GPUs but the project would hold no
+ * CPU or memory burst: every pod asks for CPU and memory too, and Kueue
+ * admits it on borrowed quota only where each resource it asks for may
+ * borrow, so the GPUs could not be used. What to enter instead: the GPU
+ * pool's CPU and memory per GPU, times the burst GPUs. Null when nothing is
+ * missing.
+ */
+export interface ComputeBurstHint {
+  missing: ("cpuBurst" | "memoryBurst")[];
+  gpus: number;
+  gpuModel: string;
+  /** The pool's per-GPU share for that many GPUs; null when no pool of the model is known. */
+  suggested: { pool: string; cores: number; memoryBytes: number } | null;
+}
+
+export function computeBurstHint(basis: Pick<PreviewBasis, "pools">, amounts: QuotaAmounts, after: EffectiveQuota): ComputeBurstHint | null {
+  const gpus = amounts.gpuBurst ?? 0;
+  if (gpus === 0 || !amounts.gpuModel) return null;
+  const missing: ComputeBurstHint["missing"] = [];
+  if ((after.burst?.cpuCores ?? 0) === 0) missing.push("cpuBurst");
+  if ((after.burst?.memoryBytes ?? 0) === 0) missing.push("memoryBurst");
+  if (missing.length === 0) return null;
+  const pool = basis.pools.find((p) => p.gpuModel === amounts.gpuModel && schedulableGpusPerNode(p) > 0);
+  const perGpu = pool ? gpus / schedulableGpusPerNode(pool) : 0;
+  return {
+    missing,
+    gpus,
+    gpuModel: amounts.gpuModel,
+    suggested: pool ? { pool: pool.name, cores: Math.floor(pool.cpuPerNode * perGpu), memoryBytes: Math.floor((pool.memoryBytesPerNode * perGpu) / GiB) * GiB } : null,
+  };
 }
 
 /** "4", "0.5" — cores as people read them. */
@@ -218,7 +261,9 @@ export function describeAmounts(a: QuotaAmounts): string {
     a.gpuCount > 0 ? `${a.gpuCount} × ${a.gpuModel ?? "GPU"}` : null,
     (a.gpuBurst ?? 0) > 0 ? `burst up to ${a.gpuBurst} more ${a.gpuModel ?? "GPU"}` : null,
     a.cpuCores > 0 ? `${formatCores(a.cpuCores)} cores` : null,
+    (a.cpuBurst ?? 0) > 0 ? `burst up to ${formatCores(a.cpuBurst!)} more cores` : null,
     a.memoryBytes > 0 ? `${formatBytes(a.memoryBytes)} memory` : null,
+    (a.memoryBurstBytes ?? 0) > 0 ? `burst up to ${formatBytes(a.memoryBurstBytes!)} more memory` : null,
     a.storageBytes > 0 ? `${formatBytes(a.storageBytes)} storage` : null,
   ].filter(Boolean);
   return parts.length ? parts.join(", ") : "nothing";

@@ -117,7 +117,7 @@ export const editQuotaRequest = defineCommand({
         .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
         .returning();
       await tx.delete(quotaRequestLines).where(eq(quotaRequestLines.requestId, r.id));
-      await insertRequestLines(tx, r.id, linesOfAmounts(amounts, assessment.gpuResource, amounts.gpuBurst ?? 0));
+      await insertRequestLines(tx, r.id, linesOfAmounts(amounts, assessment.gpuResource));
 
       const actor = auditActorOf(ctx.actor);
       const withdrawn = r.firstApprovedBy !== null;

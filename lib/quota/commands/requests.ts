@@ -16,12 +16,12 @@ import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
 import { futureInstant, uuidInput, versionInput } from "@/lib/tenancy/inputs";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/tenancy/lookup";
 import { onProject, projectAddress } from "@/lib/tenancy/targets";
-import { amountFields, amountProblems, amountsOf, gpuBurstInput, isEmpty, type QuotaAmounts } from "../amounts";
+import { amountFields, amountProblems, amountsOf, burstFields, cpuBurstInput, gpuBurstInput, isEmpty, memoryBurstInput, type QuotaAmounts } from "../amounts";
 import { insertGrant, insertRequestLines, linesOfRequests } from "../grant-store";
 import { raiseEnvelopeToHoldings } from "./envelopes";
 import { lockGuaranteeSum } from "../envelope-store";
 import { linesOfAmounts } from "../lines";
-import { grantedColumn, requestAmountsOf, sameAmounts, withBurst } from "../request-amounts";
+import { grantedColumn, requestAmountsOf, sameAmounts } from "../request-amounts";
 import { assessRequest, UnknownGpuModelError } from "../assess";
 import { minimumProblem } from "../sharing-arithmetic";
 import { projectPlace, requestPath } from "../places";
@@ -51,7 +51,7 @@ export async function addEvent(db: Database, requestId: string, actor: AuditActo
  * the caller's transaction: the grant and the change commit together.
  */
 async function grantAndApply(tx: Database, request: RequestRow, amounts: QuotaAmounts, endsAt: Date | null, gpuResource: string | null, at: Date, actor: AuditActor): Promise<number> {
-  const lines = linesOfAmounts(amounts, gpuResource, amounts.gpuBurst ?? 0);
+  const lines = linesOfAmounts(amounts, gpuResource);
   await insertGrant(tx, { projectId: request.projectId, requestId: request.id, lines, startsAt: at, endsAt, createdAt: at });
   await raiseEnvelopeToHoldings(tx, request.tenantId, lines, actor, at);
   return enqueueProjectChange(tx, { tenantId: request.tenantId, projectId: request.projectId, reason: "quota request approved", at });
@@ -111,7 +111,7 @@ export const createQuotaRequest = defineCommand({
           createdAt: ctx.now,
         })
         .returning();
-      await insertRequestLines(tx, request!.id, linesOfAmounts(amounts, assessment.gpuResource, amounts.gpuBurst ?? 0));
+      await insertRequestLines(tx, request!.id, linesOfAmounts(amounts, assessment.gpuResource));
       await addEvent(tx, request!.id, actor, "created", ctx.now, { estimate: assessment.estimate.monthly, currency: config().currency });
       await recordAudit(tx, { actor, at: ctx.now, tenantId, action: "quota_request.created", target: { type: "quota_request", id: request!.id }, after: { ...amounts, endsAt: input.endsAt ?? null } });
       const link = requestPath(tenant.slug, project.slug, request!.id);
@@ -170,7 +170,9 @@ export const approveQuotaRequest = defineCommand({
     gpuCount: changedAmount(amountFields.gpuCount),
     gpuBurst: changedAmount(gpuBurstInput),
     cpuCores: changedAmount(amountFields.cpuCores),
+    cpuBurst: changedAmount(cpuBurstInput),
     memory: changedAmount(amountFields.memory),
+    memoryBurst: changedAmount(memoryBurstInput),
     storage: changedAmount(amountFields.storage),
     endsAt: optionalEnd,
     note: z.string().trim().max(2000, "must be at most 2000 characters").optional(),
@@ -191,13 +193,19 @@ export const approveQuotaRequest = defineCommand({
         return given;
       };
       const errors: Record<string, string[]> = {};
+      // A first approval's burst left out is none (not what was asked).
+      const proposedBurst = (field: "gpuBurst" | "cpuBurst" | "memoryBurstBytes") => (proposed ? (proposed[field] ?? 0) : undefined);
       const granted: QuotaAmounts = {
         gpuModel: asked.gpuModel,
         gpuCount: pick(input.gpuCount, asked.gpuCount, "gpuCount", errors, proposed?.gpuCount),
-        ...withBurst(pick(input.gpuBurst, asked.gpuBurst ?? 0, "gpuBurst", errors, proposed?.gpuBurst ?? asked.gpuBurst ?? 0)),
         cpuCores: pick(input.cpuCores, asked.cpuCores, "cpuCores", errors, proposed?.cpuCores),
         memoryBytes: pick(input.memory, asked.memoryBytes, "memory", errors, proposed?.memoryBytes),
         storageBytes: pick(input.storage, asked.storageBytes, "storage", errors, proposed?.storageBytes),
+        ...burstFields({
+          gpuBurst: pick(input.gpuBurst, asked.gpuBurst ?? 0, "gpuBurst", errors, proposedBurst("gpuBurst")),
+          cpuBurst: pick(input.cpuBurst, asked.cpuBurst ?? 0, "cpuBurst", errors, proposedBurst("cpuBurst")),
+          memoryBurstBytes: pick(input.memoryBurst, asked.memoryBurstBytes ?? 0, "memoryBurst", errors, proposedBurst("memoryBurstBytes")),
+        }),
       };
       const endsAt = input.endsAt ?? (proposed ? (proposed.endsAt ? new Date(proposed.endsAt) : null) : r.endsAt);
       if (input.endsAt && r.endsAt && input.endsAt > r.endsAt) errors.endsAt = ["can only be earlier than or equal to the end that was asked"];

@@ -21,6 +21,8 @@ import { loadPools } from "../store";
 
 const onPlatform = (action: "tenant_request.create" | "tenant_request.decide") => () => Promise.resolve({ action, resource: { kind: "platform" as const } });
 
+const noBurst = z.undefined({ message: "cannot be asked for a new tenant; ask for burst on its project once it exists" }).optional();
+
 /**
  * Onboarding by request: anyone signed in asks for a tenant with its first
  * admins, first project and that project's quota. It waits in the approval
@@ -33,7 +35,9 @@ export const requestTenant = defineCommand({
     projectSlug,
     // A new tenant starts with guarantees only: burst is a project's request once its queues exist.
     ...amountFields,
-    gpuBurst: z.undefined({ message: "cannot be asked for a new tenant; ask for burst on its project once it exists" }).optional(),
+    gpuBurst: noBurst,
+    cpuBurst: noBurst,
+    memoryBurst: noBurst,
     justification: z.string({ message: "is required" }).trim().min(10, "Say in a sentence what the team will do, at least 10 characters.").max(2000, "must be at most 2000 characters"),
   }),
   target: onPlatform("tenant_request.create"),

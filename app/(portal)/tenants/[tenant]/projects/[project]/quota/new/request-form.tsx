@@ -5,16 +5,18 @@ import { startTransition, useActionState, useMemo, useState, type FormEvent, typ
 import { buttonClass } from "@/components/button-class";
 import { Field, FormProblems, inputClass } from "@/components/form";
 import { BudgetCheckNote } from "@/components/quota/budget-check";
+import { ComputeFields } from "@/components/quota/compute-fields";
 import { CapacityTable, CostLines, QuotaComparison } from "@/components/quota/quota-tables";
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { fitNote } from "@/lib/quota/capacity";
 import { costOverPeriod, describePeriod } from "@/lib/quota/cost";
-import { formatCapacityValue, formatMoney, parseAmountInputs, previewRequest, type AmountInputs, type PreviewBasis } from "@/lib/quota/view-helpers";
+import { isEmpty } from "@/lib/quota/amounts";
+import { computeBurstHint, formatCapacityValue, formatMoney, parseAmountInputs, previewRequest, type AmountInputs, type PreviewBasis } from "@/lib/quota/view-helpers";
 
 export type Values = AmountInputs & { duration: "permanent" | "until"; endsAt: string; justification: string };
 type FieldName = keyof Values;
 
-const EMPTY: Values = { gpuModel: "", gpuCount: "", gpuBurst: "", cpuCores: "", memory: "", storage: "", duration: "permanent", endsAt: "", justification: "" };
+const EMPTY: Values = { gpuModel: "", gpuCount: "", gpuBurst: "", cpuCores: "", cpuBurst: "", memory: "", memoryBurst: "", storage: "", duration: "permanent", endsAt: "", justification: "" };
 
 /**
  * The quota request form. Beside it, computed here as the person types from
@@ -65,9 +67,9 @@ export function RequestForm({
     setValues((v) => ({ ...v, [name]: value }));
   };
 
-  const { amounts, problems } = useMemo(() => parseAmountInputs(burstAvailable ? values : { ...values, gpuBurst: undefined }), [values, burstAvailable]);
+  const { amounts, problems } = useMemo(() => parseAmountInputs(burstAvailable ? values : { ...values, gpuBurst: undefined, cpuBurst: undefined, memoryBurst: undefined }), [values, burstAvailable]);
   const preview = useMemo(() => previewRequest(basis, amounts), [basis, amounts]);
-  const anything = amounts.gpuCount > 0 || (amounts.gpuBurst ?? 0) > 0 || amounts.cpuCores > 0 || amounts.memoryBytes > 0 || amounts.storageBytes > 0;
+  const anything = !isEmpty(amounts);
   const days = values.duration === "until" && values.endsAt ? Math.max(0, (Date.parse(`${values.endsAt}T00:00:00Z`) - Date.parse(now)) / 86_400_000) : null;
   const askedPeriod = days === null ? null : costOverPeriod(preview.estimate.monthly, new Date(now), new Date(`${values.endsAt}T00:00:00Z`));
   const exceeded = preview.capacity.filter((l) => l.exceeds);
@@ -147,21 +149,13 @@ export function RequestForm({
           {models.length === 0 && <p className="text-xs text-slate-500">No node pool offers GPUs yet.</p>}
         </fieldset>
 
-        <fieldset className="space-y-3">
-          <legend className="text-sm font-semibold text-slate-900">CPU, memory and storage</legend>
-          <div className="grid gap-4 sm:grid-cols-3">
-            <Field name="cpuCores" label="CPU cores" hint="e.g. 16, or 500m" errors={errorsOf("cpuCores", problems.cpuCores)}>
-              {(p) => <input {...p} name="cpuCores" inputMode="decimal" autoComplete="off" className={inputClass} placeholder="0" value={values.cpuCores} onChange={set("cpuCores")} />}
-            </Field>
-            <Field name="memory" label="Memory (GiB)" hint="e.g. 64, or 64Gi" errors={errorsOf("memory", problems.memory)}>
-              {(p) => <input {...p} name="memory" autoComplete="off" className={inputClass} placeholder="0" value={values.memory} onChange={set("memory")} />}
-            </Field>
-            <Field name="storage" label="Storage (GiB)" hint="e.g. 500, or 2Ti" errors={errorsOf("storage", problems.storage)}>
-              {(p) => <input {...p} name="storage" autoComplete="off" className={inputClass} placeholder="0" value={values.storage} onChange={set("storage")} />}
-            </Field>
-          </div>
-          <p className="text-xs text-slate-500">Each amount is added to the project&apos;s quota. Leave a field empty for none.</p>
-        </fieldset>
+        <ComputeFields
+          values={{ cpuCores: values.cpuCores, cpuBurst: values.cpuBurst ?? "", memory: values.memory, memoryBurst: values.memoryBurst ?? "", storage: values.storage }}
+          onChange={set}
+          errorsOf={(name) => errorsOf(name, problems[name])}
+          burstAvailable={burstAvailable}
+          hint={computeBurstHint(basis, amounts, preview.after.quota)}
+        />
 
         <fieldset className="space-y-2">
           <legend className="text-sm font-semibold text-slate-900">For how long</legend>
