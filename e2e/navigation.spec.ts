@@ -90,8 +90,8 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
       await tenant.goto("vision-lab", "Vision Lab");
       await expect(tenant.glancePanel("Spend this month")).toBeVisible();
       await expect(tenant.glancePanel("People and projects")).toContainText("Members2");
-      await saveScreenshot(page, `tenant-home-${width}`, testInfo);
     }
+    await saveScreenshot(page, "tenant-home", testInfo);
     await page.setViewportSize({ width: 1280, height: 900 });
     const header = new PortalHeader(page);
     await header.search("Bo Larsen");
