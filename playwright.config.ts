@@ -69,6 +69,8 @@ export default defineConfig({
   reporter: [["list"], ["json", { outputFile: "test-results/e2e-results.json" }]],
   use: {
     baseURL: BASE_URL,
+    // The journeys read times as UTC whatever this machine's zone; time-zone.spec.ts sets another.
+    timezoneId: "UTC",
     screenshot: "only-on-failure",
     trace: "retain-on-failure",
     launchOptions: {

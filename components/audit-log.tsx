@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { buttonClass } from "./button-class";
 import { Cell, DataTable } from "./table";
-import { EmptyState, formatDateTime } from "./ui";
+import { EmptyState } from "./ui";
+import { Time } from "@/components/time";
 
 export type AuditRowView = {
   seq: number;
@@ -66,7 +67,7 @@ export function AuditLog({
             {events.map((e) => (
               <tr key={e.seq}>
                 <Cell className="font-mono text-xs text-slate-500">{e.seq}</Cell>
-                <Cell className="whitespace-nowrap text-slate-600">{formatDateTime(e.at)}</Cell>
+                <Cell className="whitespace-nowrap text-slate-600"><Time at={e.at} /></Cell>
                 <Cell>{e.actorLabel}</Cell>
                 {showTenant && <Cell className="font-mono text-xs">{e.tenantSlug ?? "—"}</Cell>}
                 <Cell className="font-mono text-xs">{e.action}</Cell>

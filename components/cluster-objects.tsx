@@ -6,6 +6,8 @@ import { buttonClass } from "./button-class";
 import { ChangeStatusBadge, DriftList, ObjectStatusBadge, plural, truncate } from "./cluster-status";
 import { Cell, DataTable } from "./table";
 import { Card, EmptyState, formatDateTime } from "./ui";
+import { Time } from "@/components/time";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 
 export type ClusterObjectView = Pick<ClusterObjectRow, "id" | "kind" | "name" | "status" | "manifest" | "drift" | "error" | "updatedAt">;
 export type ClusterChangeView = Pick<ClusterChangeRow, "id" | "status" | "attempts" | "lastError" | "createdAt" | "finishedAt" | "nextAttemptAt">;
@@ -88,7 +90,7 @@ function ObjectRows({ object: o }: { object: ClusterObjectView }) {
         <Cell className="pb-1">
           <ObjectStatusBadge status={o.status} />
         </Cell>
-        <Cell className="whitespace-nowrap pb-1 text-slate-600">{formatDateTime(o.updatedAt)}</Cell>
+        <Cell className="whitespace-nowrap pb-1 text-slate-600"><Time at={o.updatedAt} /></Cell>
       </tr>
       <tr>
         <td colSpan={4} className="px-5 pb-2.5">
@@ -134,7 +136,7 @@ function ScheduledList({ scheduled }: { scheduled: Pick<ScheduledChangeItem, "id
       <ul className="list-disc pl-5">
         {scheduled.map((s) => (
           <li key={s.id}>
-            {s.reason}, scheduled for <time dateTime={s.dueAt.toISOString()}>{formatDateTime(s.dueAt)}</time>
+            {s.reason}, scheduled for <Time at={s.dueAt} />
           </li>
         ))}
       </ul>
@@ -143,13 +145,14 @@ function ScheduledList({ scheduled }: { scheduled: Pick<ScheduledChangeItem, "id
 }
 
 /** The newest change of a project, with its state and last error; also shown on the project's home. */
-export function LatestChange({ change, now }: { change: ClusterChangeView | null; now: Date }) {
+export async function LatestChange({ change, now }: { change: ClusterChangeView | null; now: Date }) {
   if (!change) return <p className="mb-4 text-sm text-slate-600">No cluster change for this project yet.</p>;
-  const waiting = waitingWording(change, now, formatDateTime);
+  const zone = await viewerTimeZone();
+  const waiting = waitingWording(change, now, (d) => formatDateTime(d, zone));
   return (
     <p className="mb-4 text-sm text-slate-700" data-testid="latest-cluster-change">
       Latest change <span className="font-mono text-xs">#{change.id}</span> <ChangeStatusBadge status={change.status} /> · {plural(change.attempts, "attempt")} ·{" "}
-      {change.finishedAt ? `finished ${formatDateTime(change.finishedAt)}` : `asked ${formatDateTime(change.createdAt)}`}
+      {change.finishedAt ? <>finished <Time at={change.finishedAt} /></> : <>asked <Time at={change.createdAt} /></>}
       {waiting && <span className="text-slate-500"> · {waiting}</span>}
       {change.lastError && (
         <>

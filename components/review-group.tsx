@@ -3,9 +3,11 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { useActionState, useEffect, useState, type ReactNode } from "react";
 import { useFormStatus } from "react-dom";
+import type { InstantLabel } from "@/lib/format";
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button-class";
 import { FormMessage } from "./form";
+import { TimeLabel } from "./time-label";
 
 /** One item as the page hands it over (dates as ISO strings: this crosses to the browser). */
 export type ReviewRow = {
@@ -14,10 +16,10 @@ export type ReviewRow = {
   email: string | null;
   kind: string;
   access: string;
-  expires: string | null;
+  expires: InstantLabel | null;
   decision: "keep" | "revoke" | null;
   flagged: boolean;
-  decidedAt: string | null;
+  decidedAt: InstantLabel | null;
   decidedBy: string | null;
   note: string | null;
   canDecide: boolean;
@@ -77,7 +79,7 @@ export function ReviewGroup({ reviewId, title, progress, rows, action }: { revie
               {r.email && <p className="truncate text-xs text-slate-500">{r.email}</p>}
               <p className="text-sm text-slate-700">
                 {r.access}
-                {r.expires && <span className="text-slate-500"> · expires {r.expires}</span>}
+                {r.expires && <span className="text-slate-500"> · expires <TimeLabel label={r.expires} /></span>}
               </p>
             </div>
             <div className="flex flex-wrap items-center gap-2 sm:justify-end">
@@ -106,7 +108,7 @@ function Status({ row }: { row: ReviewRow }) {
     <span className="text-right text-xs text-slate-500">
       <span className={`inline-flex rounded-full px-2 py-0.5 font-medium ring-1 ring-inset ${tone}`}>{word}</span>
       <span className="ml-1">
-        {row.decidedAt} by {row.decidedBy}
+        {row.decidedAt && <TimeLabel label={row.decidedAt} />} by {row.decidedBy}
       </span>
       {row.note && <span className="block">{row.note}</span>}
     </span>

@@ -1,9 +1,10 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Cell, DataTable } from "./table";
-import { Badge, EmptyState, formatDate, formatDateTime } from "./ui";
+import { Badge, EmptyState } from "./ui";
 import type { FieldSpec } from "./action-form";
 import type { ReviewSummary } from "@/lib/reviews/queries";
+import { Time } from "@/components/time";
 
 /** A review as the lists show it: a type-only import, erased from the bundle, so no server code comes along. */
 export type ReviewListEntry = Omit<ReviewSummary, "tenantId">;
@@ -29,9 +30,9 @@ export function openReviewFields(defaultDeadline: string, maxDeadline: string): 
 }
 
 export function reviewState(r: Pick<ReviewListEntry, "deadlineAppliedAt" | "deadline">, now: Date): ReactNode {
-  if (r.deadlineAppliedAt) return <Badge tone="slate">closed {formatDate(r.deadlineAppliedAt)}</Badge>;
+  if (r.deadlineAppliedAt) return <Badge tone="slate">closed <Time at={r.deadlineAppliedAt} day /></Badge>;
   if (r.deadline <= now) return <Badge tone="amber">deadline passed, rule pending</Badge>;
-  return <Badge tone="blue">open until {formatDateTime(r.deadline)}</Badge>;
+  return <Badge tone="blue">open until <Time at={r.deadline} /></Badge>;
 }
 
 export function ReviewList({ reviews, now, showTenant, empty }: { reviews: ReviewListEntry[]; now: Date; showTenant: boolean; empty: ReactNode }) {
@@ -45,7 +46,7 @@ export function ReviewList({ reviews, now, showTenant, empty }: { reviews: Revie
               {r.title}
             </Link>
             <p className="text-xs text-slate-500">
-              opened {formatDate(r.openedAt)} by {r.openedByLabel}
+              opened <Time at={r.openedAt} day /> by {r.openedByLabel}
             </p>
           </Cell>
           {showTenant && <Cell>{r.tenantName ?? "Platform"}</Cell>}

@@ -4,7 +4,8 @@ import type { TenantRequestRow } from "@/lib/quota/queries";
 import { describeAmounts } from "@/lib/quota/view-helpers";
 import { ActionDialog } from "./action-form";
 import { Cell, DataTable } from "./table";
-import { Card, EmptyState, formatDate } from "./ui";
+import { Card, EmptyState } from "./ui";
+import { Time } from "@/components/time";
 
 const describeQuota = (q: TenantRequestRow["quota"]) => (isEmpty(q) ? "the starting quota only" : describeAmounts(q));
 
@@ -31,7 +32,7 @@ export function TenantRequestQueue({ rows, currentPrincipalId }: { rows: TenantR
                 </Cell>
                 <Cell>
                   {r.requester ?? "—"}
-                  <p className="text-xs text-slate-500">{formatDate(r.createdAt)}</p>
+                  <p className="text-xs text-slate-500"><Time at={r.createdAt} day /></p>
                 </Cell>
                 <Cell className="text-xs">{r.firstAdmins.join(", ")}</Cell>
                 <Cell>

@@ -11,9 +11,6 @@ import { storageStateOf } from "./support/personas";
 // asks for more time from the project page (where a reminder also leads); Bo,
 // her sponsor and Language Models' admin, grants it in one step.
 
-const NARROW = { width: 390, height: 844 };
-const WIDE = { width: 1280, height: 900 };
-
 test.describe.serial("Cleo asks for more time on Chat evaluation and Bo grants it", () => {
   test.use({ storageState: storageStateOf("bo") });
   const untilDay = utcDayFromNow(75);
@@ -42,11 +39,7 @@ test.describe.serial("Cleo asks for more time on Chat evaluation and Bo grants i
     await page.submit.click();
     await expect(page.fieldError("Why you need it")).toHaveText("Why you need it must say why, in at least 10 characters");
     await page.reason.fill("The evaluation of the new checkpoints runs until the end of the quarter.");
-    await cleo.setViewportSize(WIDE);
-    await saveScreenshot(cleo, "extension-request-1280");
-    await cleo.setViewportSize(NARROW);
-    await saveScreenshot(cleo, "extension-request-390");
-    await cleo.setViewportSize(WIDE);
+    await saveScreenshot(cleo, "extension-request");
     await page.submit.click();
     await expect(page.pending).toContainText(`Until ${until}, 00:00 UTC`);
     await expect(page.requests).toHaveCount(1);
@@ -61,20 +54,13 @@ test.describe.serial("Cleo asks for more time on Chat evaluation and Bo grants i
     await expect(requests.first()).toContainText("Cleo Park");
     await expect(requests.first()).toContainText(`${until}, 00:00 UTC`);
     await expect(requests.first()).toContainText("The evaluation of the new checkpoints runs until the end of the quarter.");
-    await page.setViewportSize(WIDE);
-    await saveScreenshot(page, "extension-requests-sponsor-1280");
-    await page.setViewportSize(NARROW);
-    await saveScreenshot(page, "extension-requests-sponsor-390");
-    await page.setViewportSize(WIDE);
+    await saveScreenshot(page, "extension-requests-sponsor");
 
     await requests.first().getByRole("button", { name: "Grant", exact: true }).click();
     const dialog = new FormDialog(page, "Extend Cleo Park's access to Chat evaluation");
     await expect(dialog.field("Access until")).toHaveValue(untilDay);
     await dialog.field("Note to them (optional)").fill("Granted for the quarter.");
-    await saveScreenshot(page, "extension-grant-dialog-1280");
-    await page.setViewportSize(NARROW);
-    await saveScreenshot(page, "extension-grant-dialog-390");
-    await page.setViewportSize(WIDE);
+    await saveScreenshot(page, "extension-grant-dialog");
     await dialog.submit("Grant extension");
     await expect(dialog.root).toBeHidden();
     await expect(requests).toHaveCount(0);

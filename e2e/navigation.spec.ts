@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { PortalHeader } from "./pages/portal-header";
 import { ProjectPage } from "./pages/project-page";
 import { TenantPage } from "./pages/tenant-page";
-import { saveScreenshot } from "./support/checks";
+import { NARROW, saveScreenshot } from "./support/checks";
 import { storageStateOf } from "./support/personas";
 
 /**
@@ -31,7 +31,7 @@ test.describe("Dana, member of Vision Lab with a grant on Detector training", ()
     await expect(project.glancePanel("Spend this month").getByText("Demo data", { exact: true })).toBeVisible();
     await expect(project.glancePanel("Open requests")).toBeVisible();
     await expect(project.glancePanel("Latest cluster change")).toContainText(/Latest change #\d+/);
-    await saveScreenshot(page, "project-home-1280", testInfo);
+    await saveScreenshot(page, "project-home", testInfo);
 
     // This month on the home page is the spend page's, to the cent.
     const soFar = (await project.glance.getByTestId("month-to-date").innerText()).split(" (")[0]!;
@@ -57,7 +57,7 @@ test.describe("Dana, member of Vision Lab with a grant on Detector training", ()
     await header.search("detector");
     await expect(header.paletteOptions.first()).toContainText("Detector training");
     await expect(header.paletteInput).toHaveAttribute("aria-activedescendant", (await header.paletteOptions.first().getAttribute("id"))!);
-    await saveScreenshot(page, "palette-1280", testInfo);
+    await saveScreenshot(page, "palette", testInfo);
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(/\/tenants\/vision-lab\/projects\/detector-training$/);
     await expect(header.palette).toBeHidden();
@@ -69,15 +69,14 @@ test.describe("Dana, member of Vision Lab with a grant on Detector training", ()
     await project.goto("vision-lab", "detector-training", "Detector training");
     const header = new PortalHeader(page);
     await expect(header.nav).toBeHidden();
-    await saveScreenshot(page, "project-home-390", testInfo);
     const menu = await header.openMenu();
-    await saveScreenshot(page, "menu-390", testInfo);
+    await saveScreenshot(page, "menu", testInfo, [NARROW]);
     await menu.getByRole("link", { name: "Vision Lab", exact: true }).click();
     await expect(menu).toBeHidden();
     await expect(page.getByRole("main").getByRole("heading", { level: 1 })).toHaveText("Vision Lab");
     await header.search("detector");
     await expect(header.paletteOptions.first()).toContainText("Detector training");
-    await saveScreenshot(page, "palette-390", testInfo);
+    await saveScreenshot(page, "palette-tenant", testInfo);
   });
 });
 
@@ -91,8 +90,8 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
       await tenant.goto("vision-lab", "Vision Lab");
       await expect(tenant.glancePanel("Spend this month")).toBeVisible();
       await expect(tenant.glancePanel("People and projects")).toContainText("Members2");
-      await saveScreenshot(page, `tenant-home-${width}`, testInfo);
     }
+    await saveScreenshot(page, "tenant-home", testInfo);
     await page.setViewportSize({ width: 1280, height: 900 });
     const header = new PortalHeader(page);
     await header.search("Bo Larsen");

@@ -20,13 +20,9 @@ async function pageAs(browser: Browser, persona: PersonaKey): Promise<Page> {
   return context.newPage();
 }
 
-/** The page at the desktop width and at a phone's, each kept as a screenshot. */
+/** The page at the desktop width and at a phone's, each kept as a screenshot (saveScreenshot takes both). */
 async function screenshotsOf(page: Page, name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    await saveScreenshot(page, `${name}-${width}`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await saveScreenshot(page, name);
 }
 
 test("a requester edits a pending request and talks with the approver, whose approval of the earlier revision is refused", async ({ browser }) => {

@@ -99,9 +99,6 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await setRole.getByRole("button", { name: "Set role", exact: true }).click();
     await expect(setRole).toBeHidden();
     await expect(accounts.card("e2e-bot")).toContainText("Project roles: Detector training (member)");
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 900 });
-      await saveScreenshot(page, `service-account-roles-${width}`);
-    }
+    await saveScreenshot(page, "service-account-roles");
   });
 });

@@ -1,10 +1,11 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can } from "@/lib/auth/policy";
 import { primaryRoleLabel } from "@/lib/auth/role-labels";
 import { reachableTenants } from "@/lib/tenancy/queries";
+import { Time } from "@/components/time";
 
 export const metadata = { title: "My tenants" };
 
@@ -76,7 +77,7 @@ export default async function HomePage() {
                           </div>
                           <div className="flex flex-col items-end gap-1">
                             <Badge>{primaryRoleLabel(roles, { collaborator: !viaMembership })}</Badge>
-                            {expiry && <span className="text-xs text-amber-700">until {formatDate(expiry)}</span>}
+                            {expiry && <span className="text-xs text-amber-700">until <Time at={expiry} day /></span>}
                           </div>
                         </li>
                       );

@@ -2,8 +2,9 @@ import Link from "next/link";
 import type { RequestListItem } from "@/lib/quota/queries";
 import { describeAmounts } from "@/lib/quota/view-helpers";
 import { RequestStatusBadge } from "../quota/request-status";
-import { formatDate } from "../ui";
+
 import { GlancePanel } from "./glance-panel";
+import { Time } from "@/components/time";
 
 /**
  * Requests that still need someone: waiting for a decision, or approved but failed to apply. An approved
@@ -28,7 +29,7 @@ export function OpenRequestsPanel({ requests, href, requestHref, showProject = f
                 {describeAmounts(r.amounts)}
               </Link>
               <span className="flex items-center gap-2 text-xs text-slate-600">
-                {formatDate(r.createdAt)} <RequestStatusBadge status={r.status} awaitingSecondApproval={r.awaitingSecondApproval} />
+                <Time at={r.createdAt} day /> <RequestStatusBadge status={r.status} awaitingSecondApproval={r.awaitingSecondApproval} />
               </span>
             </li>
           ))}

@@ -3,6 +3,7 @@ import type { QuotaUseNow } from "@/lib/quota/quota-use-now";
 import { formatBytes, formatCores } from "@/lib/quota/view-helpers";
 import { formatDateTime } from "../ui";
 import { GlancePanel, UseBar } from "./glance-panel";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 
 /** The ResourceQuota key as a person reads it: "requests.nvidia.com/gpu" -> "GPUs (nvidia.com/gpu)". */
 export function quotaResourceLabel(key: string): string {
@@ -20,10 +21,10 @@ function amount(key: string, value: number): string {
 }
 
 /** Why the figures are a plan, or where the live ones come from. */
-function note(now: QuotaUseNow): string {
+function note(now: QuotaUseNow, zone: string): string {
   switch (now.mode) {
     case "live":
-      return `Used against the namespace's ResourceQuota, as the cluster reported it at ${formatDateTime(now.readAt)}.`;
+      return `Used against the namespace's ResourceQuota, as the cluster reported it at ${formatDateTime(now.readAt, zone)}.`;
     case "record-only":
       return "No cluster connected: this is the quota the portal has planned, with no use to show.";
     case "not-applied":
@@ -34,7 +35,8 @@ function note(now: QuotaUseNow): string {
 }
 
 /** The project's hard cap per resource, with use against it in live mode. Presentation only. */
-export function QuotaUsePanel({ now, href }: { now: QuotaUseNow; href: string }) {
+export async function QuotaUsePanel({ now, href }: { now: QuotaUseNow; href: string }) {
+  const zone = await viewerTimeZone();
   return (
     <GlancePanel title="Quota" href={href} linkLabel="Quota and requests" testId="glance-quota">
       {now.lines.length === 0 ? (
@@ -46,7 +48,7 @@ export function QuotaUsePanel({ now, href }: { now: QuotaUseNow; href: string })
           ))}
         </ul>
       )}
-      <p className="mt-2 text-xs text-slate-600">{note(now)}</p>
+      <p className="mt-2 text-xs text-slate-600">{note(now, zone)}</p>
     </GlancePanel>
   );
 }

@@ -5,6 +5,7 @@ import type { CohortLineNow, LiveMode, PlatformShareNow, TenantShareNow } from "
 import { formatLineAmount } from "./flavour-table";
 import { MiniTable, Td } from "./quota-tables";
 import { LiveModeNotice } from "./share-now-card";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 
 /**
  * A tenant's cohort now (tenant page) and every tenant's (capacity page):
@@ -20,8 +21,8 @@ const isLive = (live: LiveMode) => live.mode === "live";
 const LENT_NOTE =
   "In use is the quota Kueue has reserved for workloads; borrowed is the part above the guarantees. Lent is an estimate: Kueue reports what each queue borrows, not from whom, so a project lends the smaller of its unused lendable guarantee and what the tenant's other projects borrow.";
 
-function liveDescription(live: LiveMode, what: string): string {
-  if (live.mode === "live") return `${what}, read from ${live.server} at ${formatDateTime(live.readAt)}.`;
+function liveDescription(live: LiveMode, what: string, zone: string): string {
+  if (live.mode === "live") return `${what}, read from ${live.server} at ${formatDateTime(live.readAt, zone)}.`;
   if (live.mode === "no-kueue") return `${what}: Kueue is not managed by this portal, so guarantees are hard quotas and nothing is borrowed or lent through it.`;
   return `${what}: the plan.`;
 }
@@ -52,12 +53,13 @@ function weightedShareNote(cohort: { name: string; weightedShare: number | null 
   return `Kueue's weighted share of the cohort ${cohort.name}: ${cohort.weightedShare.toLocaleString("en-US")} (0 while within its guarantees; higher the more it borrows for its weight).`;
 }
 
-export function TenantCohortCard({ now, tenantName }: { now: TenantShareNow; tenantName: string }) {
+export async function TenantCohortCard({ now, tenantName }: { now: TenantShareNow; tenantName: string }) {
+  const zone = await viewerTimeZone();
   const live = isLive(now);
   const { share } = now;
   const note = weightedShareNote(share.cohort);
   return (
-    <Card title="Cohort now" description={liveDescription(now, `How ${tenantName}'s projects use the quota they are guaranteed, and what they borrow from each other`)}>
+    <Card title="Cohort now" description={liveDescription(now, `How ${tenantName}'s projects use the quota they are guaranteed, and what they borrow from each other`, zone)}>
       <div className="space-y-4" data-testid="cohort-now">
         <LiveModeNotice live={now} />
         {share.totals.length === 0 ? (
@@ -95,11 +97,12 @@ function envelopeOf(envelope: readonly EnvelopeLine[], l: CohortLineNow): Envelo
   return envelope.find((e) => e.flavor === l.flavor && e.resource === l.resource);
 }
 
-export function PlatformCohortsCard({ now }: { now: PlatformShareNow }) {
+export async function PlatformCohortsCard({ now }: { now: PlatformShareNow }) {
+  const zone = await viewerTimeZone();
   const live = isLive(now);
   const rows = now.cohorts.flatMap((c) => c.totals.map((t) => ({ c, t })));
   return (
-    <Card title="Cohorts now" description={liveDescription(now, "Per tenant cohort, what its projects are guaranteed beside what they use, borrow and lend")}>
+    <Card title="Cohorts now" description={liveDescription(now, "Per tenant cohort, what its projects are guaranteed beside what they use, borrow and lend", zone)}>
       <div className="space-y-4" data-testid="cohorts-now">
         <LiveModeNotice live={now} />
         {rows.length === 0 ? (

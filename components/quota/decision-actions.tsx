@@ -3,6 +3,7 @@ import type { FormState } from "@/lib/form-state";
 import { formatDate, formatDateTime } from "@/lib/format";
 import { GiB, type QuotaAmounts } from "@/lib/quota/amounts";
 import { describeAmounts, formatBytes, formatCores, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 
 type Action = (state: FormState, formData: FormData) => Promise<FormState>;
 
@@ -27,7 +28,7 @@ const dateValue = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : "");
  * was asked) and reject with a reason. Instead of the buttons, why this admin
  * may not decide (separation of duties). The actions are passed in.
  */
-export function DecisionActions({
+export async function DecisionActions({
   request: r,
   currency,
   approveAction,
@@ -43,6 +44,7 @@ export function DecisionActions({
   /** Why this admin may not approve, though they may still reject (they gave the first approval). */
   blockedReason?: string | null;
 }) {
+  const zone = await viewerTimeZone();
   if (r.conflict) {
     return (
       <p role="note" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="decision-conflict">
@@ -51,7 +53,7 @@ export function DecisionActions({
     );
   }
   const periodCost = periodCostPhrase(r.monthlyCost, now, r.endsAt, currency);
-  const what = `${describeAmounts(r.amounts)} for ${r.projectName} (${r.tenantSlug}), ${r.endsAt ? `until ${formatDateTime(r.endsAt)}` : "permanently"}`;
+  const what = `${describeAmounts(r.amounts)} for ${r.projectName} (${r.tenantSlug}), ${r.endsAt ? `until ${formatDateTime(r.endsAt, zone)}` : "permanently"}`;
   const base: FieldSpec[] = [
     { kind: "hidden", name: "requestId", value: r.id },
     { kind: "hidden", name: "version", value: String(r.version) },
@@ -90,7 +92,7 @@ export function DecisionActions({
       min: dateValue(tomorrow),
       ...(r.endsAt ? { max: dateValue(r.endsAt) } : {}),
       hint: r.endsAt
-        ? `Asked: until ${formatDate(r.endsAt)}. An earlier date shortens the grant (it ends at 00:00 UTC that day).`
+        ? `Asked: until ${formatDate(r.endsAt, zone)}. An earlier date shortens the grant (it ends at 00:00 UTC that day).`
         : "Asked: permanent. Leave empty to keep it permanent, or pick a date to make it time-bound (ends 00:00 UTC).",
     },
     { kind: "textarea", name: "note", label: "Note to the requester", placeholder: "Why you granted less, if you did" },

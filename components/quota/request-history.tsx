@@ -1,9 +1,10 @@
 import Link from "next/link";
-import { formatDate } from "@/lib/format";
+
 import { requestPath } from "@/lib/quota/places";
 import type { RequestHistory } from "@/lib/quota/request-conversation";
 import { describeAmounts } from "@/lib/quota/view-helpers";
 import { RequestStatusBadge } from "./request-status";
+import { Time } from "@/components/time";
 
 const SOURCES: Record<string, string> = { request: "from a request", onboarding: "at onboarding", move: "moved by a tenant admin", demo: "demo data" };
 
@@ -33,8 +34,8 @@ export function RequestHistoryView({ history, tenantSlug, projectName }: { histo
                   <RequestStatusBadge status={r.status} />
                 </p>
                 <p className="text-xs text-slate-600">
-                  {r.projectName} · asked {formatDate(r.createdAt)} by {r.requester ?? "a deleted principal"}
-                  {r.decidedAt ? ` · decided ${formatDate(r.decidedAt)}` : ""} · {r.endsAt ? `until ${formatDate(r.endsAt)}` : "permanent"}
+                  {r.projectName} · asked <Time at={r.createdAt} day /> by {r.requester ?? "a deleted principal"}
+                  {r.decidedAt ? <> · decided <Time at={r.decidedAt} day /></> : ""} · {r.endsAt ? <>until <Time at={r.endsAt} day /></> : "permanent"}
                 </p>
                 {r.decisionNote && <p className="mt-0.5 text-xs text-slate-700">“{r.decisionNote}”</p>}
               </li>
@@ -54,7 +55,7 @@ export function RequestHistoryView({ history, tenantSlug, projectName }: { histo
               <li key={g.id} className="py-2">
                 <p className="font-medium text-slate-900">{describeAmounts(g.amounts)}</p>
                 <p className="text-xs text-slate-600">
-                  {SOURCES[g.source] ?? g.source} · from {formatDate(g.startsAt)} {g.endsAt ? `until ${formatDate(g.endsAt)}` : "(permanent)"}
+                  {SOURCES[g.source] ?? g.source} · from <Time at={g.startsAt} day /> {g.endsAt ? <>until <Time at={g.endsAt} day /></> : "(permanent)"}
                 </p>
               </li>
             ))}

@@ -1,9 +1,10 @@
 import Link from "next/link";
 import { Cell, DataTable } from "../table";
-import { formatDate, formatDateTime } from "@/lib/format";
+
 import type { RequestListItem } from "@/lib/quota/queries";
 import { describeAmounts, formatMoney } from "@/lib/quota/view-helpers";
 import { RequestStatusBadge } from "./request-status";
+import { Time } from "@/components/time";
 
 const requestHref = (r: RequestListItem) => `/tenants/${r.tenantSlug}/projects/${r.projectSlug}/quota/requests/${r.id}`;
 
@@ -15,9 +16,7 @@ export function RequestTable({ caption, requests, currency, showProject = false 
         <tr key={r.id}>
           <Cell className="whitespace-nowrap">
             <Link href={requestHref(r)} className="font-medium text-brand-700 hover:underline">
-              <time dateTime={r.createdAt.toISOString()} title={formatDateTime(r.createdAt)}>
-                {formatDate(r.createdAt)}
-              </time>
+              <Time at={r.createdAt} day />
               <span className="sr-only"> request for {describeAmounts(r.amounts)}</span>
             </Link>
           </Cell>
@@ -29,7 +28,7 @@ export function RequestTable({ caption, requests, currency, showProject = false 
             </Cell>
           )}
           <Cell className="text-slate-800">{describeAmounts(r.amounts)}</Cell>
-          <Cell className="whitespace-nowrap text-slate-600">{r.endsAt ? formatDate(r.endsAt) : "permanent"}</Cell>
+          <Cell className="whitespace-nowrap text-slate-600">{r.endsAt ? <Time at={r.endsAt} day /> : "permanent"}</Cell>
           <Cell className="text-slate-600">{r.requester ?? "—"}</Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-800">{formatMoney(r.monthlyCost, currency)}</Cell>
           <Cell>

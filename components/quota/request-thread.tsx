@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
-import { formatDateTime } from "@/lib/format";
+
 import type { RequestComment } from "@/lib/quota/request-conversation";
+import { Time } from "@/components/time";
 
 /**
  * The conversation between a request's requester and those who decide it,
@@ -18,7 +19,7 @@ export function RequestThread({ comments, currentRevision, form }: { comments: r
             <li key={c.id} className={`rounded-md border px-4 py-3 ${c.byRequester ? "border-slate-200 bg-white sm:mr-12" : "border-brand-100 bg-brand-50 sm:ml-12"}`}>
               <p className="text-xs text-slate-600">
                 <span className="font-medium text-slate-900">{c.author}</span> {c.byRequester ? "(requester)" : "(deciding side)"} ·{" "}
-                <time dateTime={c.createdAt.toISOString()}>{formatDateTime(c.createdAt)}</time>
+                <Time at={c.createdAt} />
                 {c.revision !== currentRevision && <> · on revision {c.revision}</>}
               </p>
               <p className="mt-1 whitespace-pre-wrap break-words text-sm text-slate-900">{c.body}</p>

@@ -1,8 +1,19 @@
-import { formatDateTime } from "@/lib/format";
 import type { RequestRevision } from "@/lib/quota/request-conversation";
 import type { ContentChange } from "@/lib/quota/revision-changes";
+import { Time } from "@/components/time";
 
 /** What an edit changed, field by field: before struck through, after beside it. Presentation only. */
+function Side({ text, at }: { text: string; at: Date | null | undefined }) {
+  if (at === undefined) return text;
+  return at ? (
+    <>
+      until <Time at={at} />
+    </>
+  ) : (
+    "permanent"
+  );
+}
+
 export function ChangeList({ changes, label }: { changes: readonly ContentChange[]; label: string }) {
   return (
     <dl className="space-y-2 text-sm" aria-label={label} data-testid="revision-changes">
@@ -11,10 +22,12 @@ export function ChangeList({ changes, label }: { changes: readonly ContentChange
           <dt className="font-medium text-slate-700">{c.label}</dt>
           <dd className="min-w-0 break-words">
             <span className="sr-only">was </span>
-            <del className="bg-red-50 text-red-800 decoration-red-400">{c.before}</del>
+            <del className="bg-red-50 text-red-800 decoration-red-400"><Side text={c.before} at={c.instants?.before} />
+            </del>
             <span aria-hidden> → </span>
             <span className="sr-only">, now </span>
-            <ins className="bg-emerald-50 font-medium text-emerald-900 no-underline">{c.after}</ins>
+            <ins className="bg-emerald-50 font-medium text-emerald-900 no-underline"><Side text={c.after} at={c.instants?.after} />
+            </ins>
           </dd>
         </div>
       ))}
@@ -37,7 +50,7 @@ export function RevisionHistory({ revisions }: { revisions: readonly RequestRevi
             {i === 0 ? " (now)" : ""}
             <span className="font-normal text-slate-600">
               {" "}
-              · {v.revision === 1 ? "asked" : "edited"} <time dateTime={v.writtenAt.toISOString()}>{formatDateTime(v.writtenAt)}</time>
+              · {v.revision === 1 ? "asked" : "edited"} <Time at={v.writtenAt} />
             </span>
           </p>
           {v.changes.length > 0 ? (

@@ -1,6 +1,7 @@
 import { Badge, Card, formatDateTime } from "@/components/ui";
 import type { LiveMode, ShareNow } from "@/lib/quota/share-now";
 import { FlavourQuotaTable, flavourName, formatLineAmount, liveCells, liveKey, planCells, resourceName, type LiveFlavourUse } from "./flavour-table";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 
 /**
  * "Share now" on a project's page: the plan per flavour beside what Kueue
@@ -8,12 +9,13 @@ import { FlavourQuotaTable, flavourName, formatLineAmount, liveCells, liveKey, p
  * why and where they stand. Record-only says no cluster is connected and
  * shows the plan; a cluster that cannot be read says why. Presentation only.
  */
-export function ShareNowCard({ share, projectName }: { share: ShareNow; projectName: string }) {
+export async function ShareNowCard({ share, projectName }: { share: ShareNow; projectName: string }) {
+  const zone = await viewerTimeZone();
   const lines = share.lines.map((l) => ({ flavor: l.flavor, resource: l.resource, guarantee: l.guaranteed, burst: l.burst, lendLimit: l.lendLimit }));
   const live: LiveFlavourUse | null = share.mode === "live" ? Object.fromEntries(share.lines.map((l) => [liveKey(l.flavor, l.resource), { inUse: l.inUse, borrowed: l.borrowed, lent: l.lent }])) : null;
   const caption = `Share of ${projectName} now, by flavour`;
   return (
-    <Card title="Share now" description={describe(share, projectName)}>
+    <Card title="Share now" description={describe(share, projectName, zone)}>
       <div className="space-y-4" data-testid="share-now">
         <LiveModeNotice live={share} />
         {share.lines.length === 0 ? (
@@ -92,10 +94,10 @@ export function LiveModeNotice({ live }: { live: Pick<LiveMode, "mode"> & { mess
   return null;
 }
 
-function describe(share: ShareNow, projectName: string): string {
+function describe(share: ShareNow, projectName: string, zone: string): string {
   switch (share.mode) {
     case "live":
-      return `What Kueue holds for ${projectName}, read from ${share.server} at ${formatDateTime(share.readAt)}.`;
+      return `What Kueue holds for ${projectName}, read from ${share.server} at ${formatDateTime(share.readAt, zone)}.`;
     case "no-kueue":
       return `Kueue is not managed by this portal, so ${projectName}'s guarantee is a hard quota: nothing is borrowed or lent through it.`;
     default:

@@ -85,12 +85,15 @@ export async function sidewaysOverflow(page: Page): Promise<number> {
  * violations fail the test) and kept as full-page screenshots at 1280 and
  * 390 px wide, `<name>-1280.png` and `<name>-390.png` in
  * test-results/screenshots/, attached to the report when `testInfo` is given.
- * The page is left at the width it had.
+ * The page is left at the width it had. A state only a phone has (the Menu
+ * dialog) passes `sizes: [NARROW]`.
  */
-export async function saveScreenshot(page: Page, name: string, testInfo?: TestInfo): Promise<void> {
+export async function saveScreenshot(page: Page, name: string, testInfo?: TestInfo, sizes: readonly { width: number; height: number }[] = [WIDE, NARROW]): Promise<void> {
+  // The widths are added here; a name that carries one already would give files such as home-1280-390.png.
+  if (/-(1280|390|\d{3,4}px)$/.test(name)) throw new Error(`saveScreenshot adds the widths itself: name it without "${name.slice(name.lastIndexOf("-"))}"`);
   await expectAccessible(page);
   const before = page.viewportSize() ?? WIDE;
-  for (const size of [WIDE, NARROW]) {
+  for (const size of sizes) {
     await page.setViewportSize(size);
     const file = path.join(SCREENSHOT_DIR, `${name}-${size.width}.png`);
     await page.screenshot({ path: file, fullPage: true });

@@ -18,6 +18,8 @@ export interface ContentChange {
   label: string;
   before: string;
   after: string;
+  /** For the end: the instants themselves, so a page shows them in its viewer's zone (the text is UTC, for notices). */
+  instants?: { before: Date | null; after: Date | null };
 }
 
 const gpus = (n: number) => (n > 0 ? String(n) : "none");
@@ -46,6 +48,8 @@ export function contentChanges(before: RequestContent, after: RequestContent, cu
   add("memoryBurst", "Burst memory", sizes(formatBytes)(a.memoryBurstBytes ?? 0), sizes(formatBytes)(b.memoryBurstBytes ?? 0));
   add("storage", "Storage", sizes(formatBytes)(a.storageBytes), sizes(formatBytes)(b.storageBytes));
   add("endsAt", "Until", end(before.endsAt), end(after.endsAt));
+  const endChange = rows.find((r) => r.field === "endsAt");
+  if (endChange) endChange.instants = { before: before.endsAt, after: after.endsAt };
   add("justification", "Justification", before.justification, after.justification);
   const estimate = (c: RequestContent) => {
     const period = periodCostPhrase(c.monthlyCost, c.writtenAt, c.endsAt, currency);

@@ -3,10 +3,11 @@ import { notFound, redirect } from "next/navigation";
 import { ActionDialog } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { allTenantsForAdmin } from "@/lib/tenancy/queries";
 import { createTenantAction, setTenantStatusAction } from "./actions";
+import { Time } from "@/components/time";
 
 export const metadata = { title: "Admin" };
 
@@ -90,7 +91,7 @@ export default async function AdminPage() {
                 <Cell>
                   <Badge tone={t.status === "active" ? "green" : "red"}>{t.status}</Badge>
                 </Cell>
-                <Cell className="text-slate-600">{formatDate(t.createdAt)}</Cell>
+                <Cell className="text-slate-600"><Time at={t.createdAt} day /></Cell>
                 <Cell className="text-right">
                   <ActionDialog
                     triggerLabel={t.status === "active" ? "Disable" : "Enable"}

@@ -1,10 +1,11 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
-import { Card, EmptyState, formatDateTime, PageHeader } from "@/components/ui";
+import { Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { myNotifications } from "@/lib/notify/queries";
 import { markNotificationsReadAction } from "./actions";
+import { Time } from "@/components/time";
 
 export const metadata = { title: "Notifications" };
 export const dynamic = "force-dynamic";
@@ -47,7 +48,7 @@ export default async function NotificationsPage() {
                     </p>
                     {n.body && <p className="mt-0.5 whitespace-pre-wrap text-sm text-slate-600">{n.body}</p>}
                     <p className="mt-0.5 text-xs text-slate-500">
-                      <time dateTime={n.createdAt.toISOString()}>{formatDateTime(n.createdAt)}</time>
+                      <Time at={n.createdAt} />
                     </p>
                   </div>
                 </li>

@@ -1,12 +1,13 @@
 import { redirect } from "next/navigation";
 import { ActionDialog, ActionForm } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { db } from "@/db/client";
 import { currentContext } from "@/lib/auth/current-actor";
 import { requestableGpuModels } from "@/lib/quota/commands/requests";
 import { myTenantRequests } from "@/lib/quota/queries";
 import { cancelTenantRequestAction, requestTenantAction } from "./actions";
+import { Time } from "@/components/time";
 
 export const metadata = { title: "Ask for a tenant" };
 export const dynamic = "force-dynamic";
@@ -66,7 +67,7 @@ export default async function TenantRequestsPage() {
                     <span className="font-medium">{r.name}</span> <span className="font-mono text-xs text-slate-500">{r.slug}</span>
                   </Cell>
                   <Cell>{r.projectName}</Cell>
-                  <Cell>{formatDate(r.createdAt)}</Cell>
+                  <Cell><Time at={r.createdAt} day /></Cell>
                   <Cell>
                     <Badge tone={STATUS_TONE[r.status]}>{r.status}</Badge>
                     {r.decisionNote && <p className="mt-1 text-xs text-slate-600">{r.decisionNote}</p>}

@@ -7,7 +7,7 @@ import { HardwareFacts, OfferedGpuResources } from "@/components/pool-hardware";
 import { PlatformCohortsCard } from "@/components/quota/cohort-now-card";
 import { SharingCard } from "@/components/quota/sharing-card";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate, formatDateTime, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, formatDateTime, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can } from "@/lib/auth/policy";
 import { bytesQuantity } from "@/lib/cluster/quantity";
@@ -18,6 +18,8 @@ import { formatNodeLabels, formatNodeTaints, MAX_GPU_SLICES, schedulableGpusPerN
 import type { QuotaPolicy } from "@/lib/quota/policy";
 import { platformShareNow } from "@/lib/quota/share-now";
 import { addRateAction, createNodePoolAction, deleteNodePoolAction, setQuotaPolicyAction, updateNodePoolAction } from "./actions";
+import { Time } from "@/components/time";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 
 export const metadata = { title: "Capacity and prices" };
 export const dynamic = "force-dynamic";
@@ -307,8 +309,8 @@ function SizeHistory({ spans }: { spans: CapacityOverview["sizeHistory"] }) {
             const totals = poolTotalsAt(s, s.nodeCount);
             return (
               <tr key={`${s.poolId}-${s.validFrom.toISOString()}`}>
-                <Cell className="whitespace-nowrap">{formatDateTime(s.validFrom)}</Cell>
-                <Cell className="whitespace-nowrap text-slate-600">{s.validTo ? formatDateTime(s.validTo) : "now"}</Cell>
+                <Cell className="whitespace-nowrap"><Time at={s.validFrom} /></Cell>
+                <Cell className="whitespace-nowrap text-slate-600">{s.validTo ? <Time at={s.validTo} /> : "now"}</Cell>
                 <Cell className="whitespace-nowrap">
                   {s.poolName}
                   {!present.has(s.poolId) && s.validTo !== null && !spans.some((o) => o.poolId === s.poolId && o.validFrom.getTime() >= s.validTo!.getTime()) && (
@@ -419,7 +421,8 @@ function RateState({ state }: { state: RateRowView["state"] }) {
   return state === "current" ? <Badge tone="green">in force</Badge> : state === "scheduled" ? <Badge tone="blue">scheduled</Badge> : <Badge>replaced</Badge>;
 }
 
-function RateCard({ data, currency, now }: { data: CapacityOverview; currency: string; now: Date }) {
+async function RateCard({ data, currency, now }: { data: CapacityOverview; currency: string; now: Date }) {
+  const zone = await viewerTimeZone();
   const priced = data.rateCard.filter((l) => l.current || l.next);
   return (
     <Card
@@ -441,7 +444,7 @@ function RateCard({ data, currency, now }: { data: CapacityOverview; currency: s
               options: data.rateCard.map((l) => ({ value: l.resource, label: `${l.label} (per ${l.unit})` })),
             },
             { kind: "text", name: "unitPrice", label: `Price (${currency})`, placeholder: "4.10", hint: "Per unit, at most 6 decimals." },
-            { kind: "date", name: "effectiveFrom", label: "Effective from", hint: `From 00:00 UTC that day. Empty: now (${formatDateTime(now)}).` },
+            { kind: "date", name: "effectiveFrom", label: "Effective from", hint: `From 00:00 UTC that day. Empty: now (${formatDateTime(now, zone)}).` },
           ]}
         />
         <ActionDialog
@@ -454,7 +457,7 @@ function RateCard({ data, currency, now }: { data: CapacityOverview; currency: s
             { kind: "text", name: "resource", label: "Meter key", placeholder: "acc.widgets", hint: "As pushed: lower case letters, digits and . _ -" },
             { kind: "text", name: "unit", label: "Unit", placeholder: "widget", hint: "What one pushed unit counts; the same for every price of this meter." },
             { kind: "text", name: "unitPrice", label: `Price per unit (${currency})`, placeholder: "0.25", hint: "At most 6 decimals." },
-            { kind: "date", name: "effectiveFrom", label: "Effective from", hint: `From 00:00 UTC that day. Empty: now (${formatDateTime(now)}).` },
+            { kind: "date", name: "effectiveFrom", label: "Effective from", hint: `From 00:00 UTC that day. Empty: now (${formatDateTime(now, zone)}).` },
           ]}
         />
         </>
@@ -479,11 +482,11 @@ function RateCard({ data, currency, now }: { data: CapacityOverview; currency: s
                   </span>
                 )}
               </Cell>
-              <Cell className="whitespace-nowrap text-slate-600">{l.current ? formatDate(l.current.effectiveFrom) : "—"}</Cell>
+              <Cell className="whitespace-nowrap text-slate-600">{l.current ? <Time at={l.current.effectiveFrom} day /> : "—"}</Cell>
               <Cell className="whitespace-nowrap text-slate-600">
                 {l.next ? (
                   <>
-                    {money(l.next.unitPrice, currency)} from {formatDate(l.next.effectiveFrom)}
+                    {money(l.next.unitPrice, currency)} from <Time at={l.next.effectiveFrom} day />
                   </>
                 ) : (
                   "—"
@@ -500,14 +503,14 @@ function RateCard({ data, currency, now }: { data: CapacityOverview; currency: s
             <DataTable caption="Price history, newest first" columns={["Effective from", "Resource", "Price", "", "Set by", "Recorded"]}>
               {data.rateHistory.map((r) => (
                 <tr key={r.id}>
-                  <Cell className="whitespace-nowrap">{formatDateTime(r.effectiveFrom)}</Cell>
+                  <Cell className="whitespace-nowrap"><Time at={r.effectiveFrom} /></Cell>
                   <Cell className="whitespace-nowrap">{rateLabel(r.resource)}</Cell>
                   <Cell className="whitespace-nowrap tabular-nums">{money(r.unitPrice, currency)}</Cell>
                   <Cell>
                     <RateState state={r.state} />
                   </Cell>
                   <Cell className="text-slate-600">{r.createdBy ?? "system"}</Cell>
-                  <Cell className="whitespace-nowrap text-slate-600">{formatDateTime(r.createdAt)}</Cell>
+                  <Cell className="whitespace-nowrap text-slate-600"><Time at={r.createdAt} /></Cell>
                 </tr>
               ))}
             </DataTable>

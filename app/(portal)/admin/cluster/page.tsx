@@ -13,6 +13,8 @@ import { scheduledClusterChanges, type ScheduledChangeItem } from "@/lib/cluster
 import { noDriftWording, shownWording, waitingWording } from "@/lib/cluster/status-wording";
 import { config } from "@/lib/config";
 import { checkDriftNowAction, reconcileEverythingAction, reconcileTargetAction, retryClusterChangeAction } from "./actions";
+import { Time } from "@/components/time";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 
 export const metadata = { title: "Cluster" };
 export const dynamic = "force-dynamic";
@@ -168,7 +170,7 @@ function ScheduledChanges({ scheduled }: { scheduled: ScheduledChangeItem[] }) {
               </Cell>
               <Cell className="text-xs text-slate-700">{s.reason}</Cell>
               <Cell className="whitespace-nowrap text-xs text-slate-700">
-                scheduled for <time dateTime={s.dueAt.toISOString()}>{formatDateTime(s.dueAt)}</time>
+                scheduled for <Time at={s.dueAt} />
               </Cell>
             </tr>
           ))}
@@ -236,11 +238,11 @@ function ChangeTarget({ change: c }: { change: ChangeListItem }) {
 }
 
 /** Date over time, so the two time columns stay narrow. */
-function When({ at }: { at: Date | null }) {
+async function When({ at }: { at: Date | null }) {
   if (!at) return <span className="text-slate-500">—</span>;
-  const [date, time] = formatDateTime(at).split(", ");
+  const [date, time] = formatDateTime(at, await viewerTimeZone()).split(", ");
   return (
-    <time dateTime={at.toISOString()}>
+    <time dateTime={at.toISOString()} title={formatDateTime(at)}>
       <span className="block whitespace-nowrap">{date}</span>
       <span className="block whitespace-nowrap">{time}</span>
     </time>
@@ -252,7 +254,8 @@ function When({ at }: { at: Date | null }) {
  * its attempts, full error, deletions and YAML. Two rows, so the details are
  * not squeezed into a column; the line above has no divider, so they read as one.
  */
-function ChangeRows({ change: c, canRetry, now }: { change: ChangeListItem; canRetry: boolean; now: Date }) {
+async function ChangeRows({ change: c, canRetry, now }: { change: ChangeListItem; canRetry: boolean; now: Date }) {
+  const zone = await viewerTimeZone();
   const reasons = c.reasons.slice(-SHOWN_REASONS);
   const earlier = c.reasons.length - reasons.length;
   return (
@@ -272,7 +275,7 @@ function ChangeRows({ change: c, canRetry, now }: { change: ChangeListItem; canR
         </Cell>
         <Cell className="pb-1">
           <ChangeStatusBadge status={c.status} />
-          {c.status === "pending" && c.nextAttemptAt.getTime() > now.getTime() && <p className="mt-1 text-xs text-slate-500">{waitingWording(c, now, formatDateTime)}</p>}
+          {c.status === "pending" && c.nextAttemptAt.getTime() > now.getTime() && <p className="mt-1 text-xs text-slate-500">{waitingWording(c, now, (d) => formatDateTime(d, zone))}</p>}
           {canRetry && c.status === "failed" && (
             <ActionForm action={retryClusterChangeAction} fields={[{ kind: "hidden", name: "changeId", value: String(c.id) }]} submitLabel="Retry" pendingLabel="Retrying…" className="mt-2" />
           )}
@@ -307,7 +310,7 @@ function ChangeRows({ change: c, canRetry, now }: { change: ChangeListItem; canR
                           <span className="font-medium text-slate-900">Attempt {a.attempt}</span> · {a.outcome ?? (a.finishedAt ? "unknown" : "running, or its worker stopped")}
                         </p>
                         <p className="text-slate-500">
-                          started {formatDateTime(a.startedAt)} by <span className="font-mono">{a.worker}</span>
+                          started <Time at={a.startedAt} /> by <span className="font-mono">{a.worker}</span>
                         </p>
                         {a.error && <p className="mt-1 whitespace-pre-wrap break-words text-red-700">{a.error}</p>}
                       </li>

@@ -6,7 +6,7 @@ import { DecisionActions } from "@/components/quota/decision-actions";
 import { DecisionPicture } from "@/components/quota/decision-picture";
 import { RequestStatusBadge } from "@/components/quota/request-status";
 import { TenantRequestQueue } from "@/components/tenant-request-queue";
-import { Card, EmptyState, formatDateTime, PageHeader } from "@/components/ui";
+import { Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { requestableGpuModels } from "@/lib/quota/commands/requests";
@@ -16,6 +16,7 @@ import { loadQuotaPolicy } from "@/lib/quota/store";
 import { describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 import { allTenantsForAdmin } from "@/lib/tenancy/queries";
 import { approveQuotaRequestAction, rejectQuotaRequestAction } from "./actions";
+import { Time } from "@/components/time";
 
 export const metadata = { title: "Approval queue" };
 export const dynamic = "force-dynamic";
@@ -159,10 +160,8 @@ function QueueItem({ entry: e, currency, now }: { entry: QueueEntry; currency: s
             </Link>
           </h2>
           <p className="mt-0.5 text-sm text-slate-600">
-            {e.endsAt ? `until ${formatDateTime(e.endsAt)}` : "permanent"} · asked by <strong className="font-medium text-slate-800">{e.requester ?? "a deleted principal"}</strong>{" "}
-            <time dateTime={e.createdAt.toISOString()} title={formatDateTime(e.createdAt)}>
-              {waited(e.createdAt, now)}
-            </time>{" "}
+            {e.endsAt ? <>until <Time at={e.endsAt} /></> : "permanent"} · asked by <strong className="font-medium text-slate-800">{e.requester ?? "a deleted principal"}</strong>{" "}
+            <Time at={e.createdAt}>{waited(e.createdAt, now)}</Time>{" "}
             · about <strong className="font-medium text-slate-800">{formatMoney(e.assessment.estimate.monthly, currency)}</strong> a month
             {periodCost && (
               <>

@@ -1,11 +1,12 @@
 import { notFound, redirect } from "next/navigation";
 import { ActionDialog } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { listWebhooks } from "@/lib/notify/webhook-commands";
 import { WEBHOOK_EVENTS } from "@/lib/notify/webhooks";
 import { createWebhookAction, deleteWebhookAction } from "./actions";
+import { Time } from "@/components/time";
 
 export const metadata = { title: "Webhooks" };
 export const dynamic = "force-dynamic";
@@ -52,7 +53,7 @@ export default async function WebhooksPage() {
                 <Cell className="text-xs">
                   {h.recent[0] ? (
                     <>
-                      {h.recent[0].event} · {formatDate(h.recent[0].createdAt)}
+                      {h.recent[0].event} · <Time at={h.recent[0].createdAt} day />
                       {h.recent[0].lastError && <p className="text-red-700">{h.recent[0].lastError}</p>}
                     </>
                   ) : (

@@ -1,9 +1,10 @@
 import { redirect } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
-import { Card, formatDate, PageHeader } from "@/components/ui";
+import { Card, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { describeInvitation } from "@/lib/tenancy/commands/accept-invitation";
 import { acceptInvitationAction } from "./actions";
+import { Time } from "@/components/time";
 
 export const metadata = { title: "Invitation" };
 
@@ -29,7 +30,7 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
               {invitation.projectName ? (
                 <>
                   You are invited to the project <strong>{invitation.projectName}</strong> of {invitation.tenantName} as an external collaborator ({invitation.projectRole}),
-                  until {invitation.grantExpiresAt ? formatDate(invitation.grantExpiresAt) : "—"}.
+                  until {invitation.grantExpiresAt ? <Time at={invitation.grantExpiresAt} day /> : "—"}.
                 </>
               ) : (
                 <>

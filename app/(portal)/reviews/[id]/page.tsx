@@ -2,25 +2,28 @@ import { notFound, redirect } from "next/navigation";
 import { ReviewGroup, type ReviewRow } from "@/components/review-group";
 import { RULE_WORDS, reviewState } from "@/components/review-list";
 import { ActionDialog } from "@/components/action-form";
-import { Card, formatDate, formatDateTime, PageHeader } from "@/components/ui";
+import { Card, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { KIND_LABELS } from "@/lib/reviews/assign";
 import { reviewDetail, type ReviewItem } from "@/lib/reviews/queries";
 import { closeReviewNowAction, decideReviewItemsAction } from "../actions";
+import { Time } from "@/components/time";
+import { labelInstant } from "@/lib/format";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 
 export const metadata = { title: "Access review" };
 
-function rowOf(i: ReviewItem): ReviewRow {
+function rowOf(i: ReviewItem, zone: string): ReviewRow {
   return {
     id: i.id,
     principal: i.principalLabel,
     email: i.principalEmail,
     kind: KIND_LABELS[i.kind],
     access: i.access,
-    expires: i.expiresAt ? formatDate(i.expiresAt) : null,
+    expires: i.expiresAt ? labelInstant(i.expiresAt, zone, true) : null,
     decision: i.decision,
     flagged: i.flagged,
-    decidedAt: i.decidedAt ? formatDateTime(i.decidedAt) : null,
+    decidedAt: i.decidedAt ? labelInstant(i.decidedAt, zone) : null,
     decidedBy: i.decidedByLabel,
     note: i.note,
     canDecide: i.canDecide,
@@ -31,6 +34,7 @@ function rowOf(i: ReviewItem): ReviewRow {
 /** One review: its items grouped by reviewer, progress, keep/revoke controls, and the CSV of the result. */
 export default async function ReviewPage({ params }: { params: Promise<{ id: string }> }) {
   const ctx = await currentContext();
+  const zone = await viewerTimeZone();
   if (!ctx) redirect("/sign-in");
   const { id } = await params;
   const detail = await reviewDetail(ctx, id);
@@ -56,7 +60,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
         title={review.title}
         subtitle={
           <>
-            {tenant ? `Access of ${tenant.name}` : "The platform's own access"} as it was on {formatDateTime(review.openedAt)}, opened by {review.openedByLabel}. {reviewState(review, ctx.now)}
+            {tenant ? `Access of ${tenant.name}` : "The platform's own access"} as it was on <Time at={review.openedAt} />, opened by {review.openedByLabel}. {reviewState(review, ctx.now)}
           </>
         }
         actions={
@@ -90,7 +94,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
               {!detail.canManage && " · the items assigned to you"}
             </p>
             <p>
-              Deadline {formatDateTime(review.deadline)}: then the rule will {RULE_WORDS[review.rule]}.
+              Deadline <Time at={review.deadline} />: then the rule will {RULE_WORDS[review.rule]}.
             </p>
           </div>
           <div className="mt-3 h-2 overflow-hidden rounded-full bg-slate-100" role="progressbar" aria-label="Decided" aria-valuemin={0} aria-valuemax={items.length} aria-valuenow={decided}>
@@ -104,7 +108,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
             reviewId={review.id}
             title={g.label}
             progress={`${g.decided} of ${g.items.length} decided`}
-            rows={g.items.map(rowOf)}
+            rows={g.items.map((i) => rowOf(i, zone))}
             action={decideReviewItemsAction}
           />
         ))}

@@ -10,6 +10,7 @@ import { formatDateTime } from "@/lib/format";
 import { mapGroup, unmapGroup } from "@/lib/groups/commands";
 import { moveQuota, setTenantEnvelope } from "@/lib/quota/commands/envelopes";
 import { absoluteUrl } from "@/lib/server/request-url";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 import { extendCollaborator, inviteCollaborator } from "@/lib/tenancy/commands/collaborators";
 import { createProject } from "@/lib/tenancy/commands/create-project";
 import { declineExtension, grantExtension } from "@/lib/tenancy/commands/extensions";
@@ -35,12 +36,13 @@ const refresh = () => revalidatePath("/", "layout");
 
 async function invitationReveal(result: { path: string; expiresAt: Date; mailed: boolean; email: string }) {
   refresh();
+  const zone = await viewerTimeZone();
   return {
     message: result.mailed ? `Invitation mailed to ${result.email}.` : `Invitation created for ${result.email}.`,
     reveal: {
       label: "Invitation link (single use)",
       value: await absoluteUrl(result.path),
-      note: `Pass it to ${result.email}; it works once, for that email address only, until ${formatDateTime(result.expiresAt)}. It is not shown again.`,
+      note: `Pass it to ${result.email}; it works once, for that email address only, until ${formatDateTime(result.expiresAt, zone)}. It is not shown again.`,
     },
   };
 }
@@ -50,15 +52,16 @@ function tokenReveal(formData: FormData) {
   return async (result: { token: string; expiresAt: Date | null; previous?: { prefix: string; validUntil: Date } }) => {
     refresh();
     const ctx = await currentContext();
+    const zone = await viewerTimeZone();
     const tenant = textField(formData, "tenant");
     const account = ctx ? (await tenantServiceAccounts(ctx, tenant)).accounts.find((a) => a.name === textField(formData, "serviceAccount")) : undefined;
     const example = tokenExample(await absoluteUrl("/"), account ? rolesInForce(tenant, account.projectRoles, new Date()) : [], new Date(), result.token);
     return {
-      message: result.previous ? `Token rotated; the old token ${result.previous.prefix} works until ${formatDateTime(result.previous.validUntil)}.` : "Token created.",
+      message: result.previous ? `Token rotated; the old token ${result.previous.prefix} works until ${formatDateTime(result.previous.validUntil, zone)}.` : "Token created.",
       reveal: {
         label: "Service account token",
         value: result.token,
-        note: `Copy it now: it is stored only as a hash and cannot be shown again. ${result.expiresAt ? `Expires ${formatDateTime(result.expiresAt)}.` : "It never expires; revoke it when no longer needed."} ${example.reach}`,
+        note: `Copy it now: it is stored only as a hash and cannot be shown again. ${result.expiresAt ? `Expires ${formatDateTime(result.expiresAt, zone)}.` : "It never expires; revoke it when no longer needed."} ${example.reach}`,
         example: example.command,
       },
     };

@@ -1,8 +1,9 @@
 import { ActionDialog } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate } from "@/components/ui";
+import { Badge, Card, EmptyState } from "@/components/ui";
 import type { GroupMappingRow } from "@/lib/groups/queries";
 import { mapGroupAction, unmapGroupAction } from "./actions";
+import { Time } from "@/components/time";
 
 const ROLE_LABEL = { tenant_admin: "Tenant admin", member: "Member", viewer: "Viewer" } as const;
 
@@ -82,7 +83,7 @@ export function GroupMappingsSection({
               </Cell>
               <Cell className="tabular-nums">{m.people}</Cell>
               <Cell className="text-slate-600">
-                {formatDate(m.createdAt)}
+                <Time at={m.createdAt} day />
                 {m.createdBy && <p className="text-xs text-slate-500">by {m.createdBy}</p>}
               </Cell>
               <Cell className="text-right">

@@ -12,7 +12,7 @@ import { tenantRequests } from "@/lib/quota/queries";
 import { tenantEnvelopeView } from "@/lib/quota/envelope-queries";
 import { tenantShareNow } from "@/lib/quota/share-now";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate } from "@/components/ui";
+import { Badge, Card, EmptyState } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
@@ -23,6 +23,7 @@ import { tenantGroupMappings } from "@/lib/groups/queries";
 import { GroupMappingsSection } from "./group-mappings-section";
 import { changeMemberRoleAction, createProjectAction, inviteMemberAction, moveQuotaAction, removeMemberAction, revokeInvitationAction, setTenantClusterSettingsAction, setTenantEnvelopeAction } from "./actions";
 import { TenantHeader } from "./tenant-header";
+import { Time } from "@/components/time";
 
 const TENANT_ROLE_LABEL = { tenant_admin: "Tenant admin", member: "Member", viewer: "Viewer" } as const;
 const ROLE_OPTIONS = [
@@ -273,8 +274,16 @@ export default async function TenantPage({ params }: { params: Promise<{ tenant:
                 {invitations.map((i) => (
                   <tr key={i.id}>
                     <Cell>{i.email}</Cell>
-                    <Cell>{i.projectName ? `Collaborator (${i.projectRole}) on ${i.projectName}, until ${i.grantExpiresAt ? formatDate(i.grantExpiresAt) : "—"}` : TENANT_ROLE_LABEL[i.tenantRole ?? "member"]}</Cell>
-                    <Cell>{formatDate(i.expiresAt)}</Cell>
+                    <Cell>
+                      {i.projectName ? (
+                        <>
+                          Collaborator ({i.projectRole}) on {i.projectName}, until {i.grantExpiresAt ? <Time at={i.grantExpiresAt} day /> : "—"}
+                        </>
+                      ) : (
+                        TENANT_ROLE_LABEL[i.tenantRole ?? "member"]
+                      )}
+                    </Cell>
+                    <Cell><Time at={i.expiresAt} day /></Cell>
                     <Cell>{i.invitedBy ?? "—"}</Cell>
                     <Cell className="text-right">
                       <ActionDialog

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ActionDialog } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate } from "@/components/ui";
+import { Badge, Card, EmptyState } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { dateInputValue, formatDateTime } from "@/lib/format";
@@ -11,12 +11,15 @@ import { tenantCollaborators } from "@/lib/tenancy/member-queries";
 import { tenantAccess } from "@/lib/tenancy/queries";
 import { declineExtensionAction, extendCollaboratorAction, grantExtensionAction, revokeProjectGrantAction } from "../actions";
 import { TenantHeader } from "../tenant-header";
+import { Time } from "@/components/time";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 
 export const metadata = { title: "Collaborators" };
 const DAY = 86_400_000;
 
 export default async function CollaboratorsPage({ params }: { params: Promise<{ tenant: string }> }) {
   const ctx = await currentContext();
+  const zone = await viewerTimeZone();
   if (!ctx) redirect("/sign-in");
   const detail = await tenantAccess(ctx, (await params).tenant);
   if (!detail?.canManageMembers) notFound();
@@ -45,15 +48,15 @@ export default async function CollaboratorsPage({ params }: { params: Promise<{ 
                       {r.sponsor && <p className="text-xs text-slate-500">sponsor {r.sponsor}</p>}
                     </Cell>
                     <Cell>{r.projectName}</Cell>
-                    <Cell className="whitespace-nowrap">{r.currentExpiresAt ? formatDateTime(r.currentExpiresAt) : "—"}</Cell>
-                    <Cell className="whitespace-nowrap font-medium">{formatDateTime(r.requestedUntil)}</Cell>
+                    <Cell className="whitespace-nowrap">{r.currentExpiresAt ? <Time at={r.currentExpiresAt} /> : "—"}</Cell>
+                    <Cell className="whitespace-nowrap font-medium"><Time at={r.requestedUntil} /></Cell>
                     <Cell className="min-w-[12rem]">{r.reason}</Cell>
                     <Cell className="space-x-3 whitespace-nowrap text-right">
                       <ActionDialog
                         triggerLabel="Grant"
                         triggerKind="link"
                         title={`Extend ${r.requesterName}'s access to ${r.projectName}`}
-                        description={`They asked until ${formatDateTime(r.requestedUntil)}. Grant that, or choose an earlier day; access then ends at the start of that day (UTC).`}
+                        description={`They asked until ${formatDateTime(r.requestedUntil, zone)}. Grant that, or choose an earlier day; access then ends at the start of that day (UTC).`}
                         submitLabel="Grant extension"
                         action={grantExtensionAction}
                         fields={[
@@ -67,7 +70,7 @@ export default async function CollaboratorsPage({ params }: { params: Promise<{ 
                         triggerKind="link"
                         danger
                         title={`Decline ${r.requesterName}'s request?`}
-                        description={`Their access still ends at ${r.currentExpiresAt ? formatDateTime(r.currentExpiresAt) : "its present end"}.`}
+                        description={`Their access still ends at ${r.currentExpiresAt ? formatDateTime(r.currentExpiresAt, zone) : "its present end"}.`}
                         submitLabel="Decline request"
                         action={declineExtensionAction}
                         fields={[
@@ -101,7 +104,7 @@ export default async function CollaboratorsPage({ params }: { params: Promise<{ 
                 </Cell>
                 <Cell>{c.role}</Cell>
                 <Cell>
-                  {c.expiresAt ? formatDate(c.expiresAt) : "—"} {c.expired && <Badge tone="red">expired</Badge>}
+                  {c.expiresAt ? <Time at={c.expiresAt} day /> : "—"} {c.expired && <Badge tone="red">expired</Badge>}
                 </Cell>
                 <Cell>{c.sponsor ?? "—"}</Cell>
                 <Cell className="space-x-3 whitespace-nowrap text-right">

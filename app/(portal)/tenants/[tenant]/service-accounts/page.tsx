@@ -1,7 +1,7 @@
 import { notFound, redirect } from "next/navigation";
 import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate, formatDateTime } from "@/components/ui";
+import { Badge, Card, EmptyState } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { tenantServiceAccounts } from "@/lib/tenancy/service-account-queries";
@@ -21,6 +21,7 @@ import {
 } from "../actions";
 import { TenantHeader } from "../tenant-header";
 import { TrustsSection } from "./trusts-section";
+import { Time } from "@/components/time";
 
 export const metadata = { title: "Service accounts" };
 
@@ -71,7 +72,7 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
                 title={a.name}
                 description={
                   <>
-                    {a.description || "No description."} Created {formatDate(a.createdAt)}
+                    {a.description || "No description."} Created <Time at={a.createdAt} day />
                     {a.createdBy ? ` by ${a.createdBy}` : ""}. {a.disabled && <Badge tone="red">disabled</Badge>}
                   </>
                 }
@@ -134,7 +135,7 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
                       {a.projectRoles.map((r) => (
                         <li key={r.grantId} className="flex flex-wrap items-center gap-x-3">
                           <span>
-                            {r.projectName} ({r.role}){r.expiresAt ? `, until ${formatDateTime(r.expiresAt)}` : ""}
+                            {r.projectName} ({r.role}){r.expiresAt ? <>, until <Time at={r.expiresAt} /></> : ""}
                           </span>
                           {canManage && (
                             <ActionDialog
@@ -187,9 +188,9 @@ export default async function ServiceAccountsPage({ params }: { params: Promise<
                       {a.tokens.map((tok) => (
                         <tr key={tok.prefix}>
                           <Cell className="font-mono text-xs">allot_{tok.prefix}_…</Cell>
-                          <Cell>{formatDate(tok.createdAt)}</Cell>
-                          <Cell>{tok.expiresAt ? formatDateTime(tok.expiresAt) : "never"}</Cell>
-                          <Cell>{tok.lastUsedAt ? formatDateTime(tok.lastUsedAt) : "never"}</Cell>
+                          <Cell><Time at={tok.createdAt} day /></Cell>
+                          <Cell>{tok.expiresAt ? <Time at={tok.expiresAt} /> : "never"}</Cell>
+                          <Cell>{tok.lastUsedAt ? <Time at={tok.lastUsedAt} /> : "never"}</Cell>
                           <Cell>
                             <Badge tone={tok.state === "active" ? "green" : "slate"}>{tok.state}</Badge>
                           </Cell>

@@ -1,9 +1,10 @@
 import { ActionDialog, type FieldSpec } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, formatDateTime } from "@/components/ui";
+import { Badge } from "@/components/ui";
 import { ISSUER_PRESETS } from "@/lib/federation/commands";
 import type { TrustSummary } from "@/lib/federation/queries";
 import { createTrustAction, revokeTrustAction } from "../actions";
+import { Time } from "@/components/time";
 
 const TRUST_FIELDS: FieldSpec[] = [
   { kind: "text", name: "name", label: "Name", placeholder: "github-main", hint: "Lower-case letters, digits and hyphens." },
@@ -73,7 +74,7 @@ export function TrustsSection({ tenant, account, trusts, tokenMinutes }: { tenan
                   </>
                 )}
               </Cell>
-              <Cell>{trust.lastUsedAt ? formatDateTime(trust.lastUsedAt) : "never"}</Cell>
+              <Cell>{trust.lastUsedAt ? <Time at={trust.lastUsedAt} /> : "never"}</Cell>
               <Cell>
                 <Badge tone={trust.state === "active" ? "green" : "slate"}>{trust.state}</Badge>
                 {trust.liveTokens > 0 && <span className="ml-1 text-xs text-slate-500">{trust.liveTokens} live</span>}

@@ -9,7 +9,7 @@ import { OpenRequestsPanel } from "@/components/home/open-requests-panel";
 import { QuotaUsePanel } from "@/components/home/quota-use-panel";
 import { ShareNowCard } from "@/components/quota/share-now-card";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { projectClusterChanges, projectClusterObjects } from "@/lib/cluster/queries";
@@ -26,6 +26,7 @@ import { projectMonthAtAGlance } from "@/lib/metering/month-at-a-glance";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { accessThrough } from "@/lib/tenancy/access-csv";
 import { archiveProjectAction, grantProjectRoleAction, inviteCollaboratorAction, revokeProjectGrantAction, updateProjectAction } from "../../actions";
+import { Time } from "@/components/time";
 
 type Params = Promise<{ tenant: string; project: string }>;
 const DAY = 86_400_000;
@@ -88,7 +89,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
             {ownEnd && (
               <>
                 {" "}
-                · your access ends {formatDate(ownEnd)} ·{" "}
+                · your access ends <Time at={ownEnd} day /> ·{" "}
                 <Link href={`/tenants/${tenant.slug}/projects/${project.slug}/extension`} className="font-medium text-brand-700 hover:underline">
                   Ask for more time
                 </Link>
@@ -97,7 +98,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
             {archived && (
               <>
                 {" "}
-                · <Badge>archived {formatDate(project.archivedAt!)}</Badge>
+                · <Badge>archived <Time at={project.archivedAt!} day /></Badge>
               </>
             )}
           </>
@@ -220,7 +221,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
                   {a.kind === "service_account" && <Badge>service account</Badge>}
                 </Cell>
                 <Cell className="text-slate-600">{accessThrough(a)}</Cell>
-                <Cell className="text-slate-600">{a.expiresAt ? formatDate(a.expiresAt) : "never"}</Cell>
+                <Cell className="text-slate-600">{a.expiresAt ? <Time at={a.expiresAt} day /> : "never"}</Cell>
                 <Cell className="text-slate-600">{a.grantedBy ?? "—"}</Cell>
                 {manage && (
                   <Cell className="text-right">

@@ -3,10 +3,11 @@ import { ActionForm } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
-import { dateInputValue, formatDateTime } from "@/lib/format";
+import { dateInputValue } from "@/lib/format";
 import { timeLeftWords } from "@/lib/reminders/thresholds";
 import { ownExtensionState } from "@/lib/tenancy/extension-queries";
 import { requestExtensionAction } from "./actions";
+import { Time } from "@/components/time";
 
 type Params = Promise<{ tenant: string; project: string }>;
 const DAY = 86_400_000;
@@ -37,7 +38,7 @@ export default async function ExtensionPage({ params }: { params: Params }) {
         subtitle={
           grant.expiresAt ? (
             <>
-              Your access to <strong>{state.project.name}</strong> ({state.tenant.name}) ends <strong>{timeLeftWords(grant.expiresAt, ctx.now)}</strong>, at {formatDateTime(grant.expiresAt)}.
+              Your access to <strong>{state.project.name}</strong> ({state.tenant.name}) ends <strong>{timeLeftWords(grant.expiresAt, ctx.now)}</strong>, at <Time at={grant.expiresAt} />.
               {grant.sponsor && <> Your sponsor is {grant.sponsor}.</>}
             </>
           ) : (
@@ -52,11 +53,15 @@ export default async function ExtensionPage({ params }: { params: Params }) {
       ) : pending ? (
         <Card title="Your request is waiting" description="Your sponsor or a tenant admin grants or declines it; you are told in the portal either way.">
           <p className="text-sm text-slate-700" data-testid="pending-request">
-            Until <strong>{formatDateTime(pending.requestedUntil)}</strong>, asked {formatDateTime(pending.createdAt)}: “{pending.reason}”
+            Until <strong><Time at={pending.requestedUntil} /></strong>, asked <Time at={pending.createdAt} />: “{pending.reason}”
           </p>
         </Card>
       ) : (
-        <Card title="Request an extension" description={`Choose the day your access should end (it ends at the start of that day, UTC) and say why. At most ${maxDays} days from today, by ${formatDateTime(latest)}.`}>
+        <Card title="Request an extension" description={
+            <>
+              Choose the day your access should end (it ends at the start of that day, UTC) and say why. At most {maxDays} days from today, by <Time at={latest} />.
+            </>
+          }>
           <ActionForm
             action={requestExtensionAction}
             submitLabel="Ask for an extension"
@@ -84,8 +89,8 @@ export default async function ExtensionPage({ params }: { params: Params }) {
             <DataTable caption="Your extension requests" columns={["Asked", "Until", "Reason", "Answer"]}>
               {requests.map((r) => (
                 <tr key={r.id}>
-                  <Cell className="whitespace-nowrap">{formatDateTime(r.createdAt)}</Cell>
-                  <Cell className="whitespace-nowrap">{formatDateTime(r.requestedUntil)}</Cell>
+                  <Cell className="whitespace-nowrap"><Time at={r.createdAt} /></Cell>
+                  <Cell className="whitespace-nowrap"><Time at={r.requestedUntil} /></Cell>
                   <Cell>{r.reason}</Cell>
                   <Cell>
                     <Badge tone={STATUS_TONE[r.status]}>{r.status}</Badge>

@@ -10,7 +10,7 @@ import { QuotaComparison } from "@/components/quota/quota-tables";
 import { RequestTable } from "@/components/quota/request-table";
 import { UsageSummary } from "@/components/quota/usage-summary";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate, formatDateTime, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
@@ -19,6 +19,7 @@ import { gpusByModelOfLines, isGpuLine, type QuotaLine } from "@/lib/quota/lines
 import { projectQuota, projectRequests } from "@/lib/quota/queries";
 import { formatBytes, formatCores } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
+import { Time } from "@/components/time";
 
 type Params = Promise<{ tenant: string; project: string }>;
 const none = <span className="text-slate-500">—</span>;
@@ -86,7 +87,11 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
         }
       />
       <div className="space-y-6">
-        <Card title="Quota now" description={`The starting quota plus every grant in force at ${formatDateTime(ctx.now)}. The project's ResourceQuota is rendered from it.`}>
+        <Card title="Quota now" description={
+            <>
+              The starting quota plus every grant in force at <Time at={ctx.now} />. The project&apos;s ResourceQuota is rendered from it.
+            </>
+          }>
           <div className="grid gap-6 md:grid-cols-[minmax(0,28rem)_1fr]">
             <QuotaComparison caption={`Effective quota of ${project.name}`} now={{ quota: quota.effective, gpusByModel: quota.gpusByModel, burstByModel: gpusByModelOfLines(quota.lines, "burst") }} nowLabel="Quota" />
             <div className="space-y-3 text-sm">
@@ -155,7 +160,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
               <Cell className="whitespace-nowrap tabular-nums">{formatBytes(quota.base.memoryBytes)}</Cell>
               <Cell className="whitespace-nowrap tabular-nums">{formatBytes(quota.base.storageBytes)}</Cell>
               <Cell className="tabular-nums">{quota.base.pvcCount}</Cell>
-              <Cell className="whitespace-nowrap text-slate-600">{formatDate(project.createdAt)}</Cell>
+              <Cell className="whitespace-nowrap text-slate-600"><Time at={project.createdAt} day /></Cell>
               <Cell className="text-slate-600">permanent</Cell>
               <Cell>
                 <Badge tone="green">in force</Badge>
@@ -168,7 +173,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
                   <Cell>
                     {g.requestId ? (
                       <Link href={`${base}/quota/requests/${g.requestId}`} className="font-medium text-brand-700 hover:underline">
-                        Request<span className="sr-only"> of {formatDate(g.startsAt)}</span>
+                        Request<span className="sr-only"> of <Time at={g.startsAt} day /></span>
                       </Link>
                     ) : (
                       <span className="text-slate-700">Grant</span>
@@ -180,15 +185,11 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
                   <Cell className="whitespace-nowrap tabular-nums">{g.amounts.storageBytes > 0 ? `+${formatBytes(g.amounts.storageBytes)}` : none}</Cell>
                   <Cell>{none}</Cell>
                   <Cell className="whitespace-nowrap text-slate-600">
-                    <time dateTime={g.startsAt.toISOString()} title={formatDateTime(g.startsAt)}>
-                      {formatDate(g.startsAt)}
-                    </time>
+                    <Time at={g.startsAt} day />
                   </Cell>
                   <Cell className="whitespace-nowrap text-slate-600">
                     {g.endsAt ? (
-                      <time dateTime={g.endsAt.toISOString()} title={formatDateTime(g.endsAt)}>
-                        {formatDate(g.endsAt)}
-                      </time>
+                      <Time at={g.endsAt} day />
                     ) : (
                       "permanent"
                     )}

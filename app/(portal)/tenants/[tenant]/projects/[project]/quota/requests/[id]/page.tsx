@@ -9,7 +9,7 @@ import { RequestHistoryView } from "@/components/quota/request-history";
 import { RequestStatusBadge } from "@/components/quota/request-status";
 import { RequestThread } from "@/components/quota/request-thread";
 import { ChangeList, RevisionHistory } from "@/components/quota/revision-changes";
-import { Card, formatDate, formatDateTime, PageHeader } from "@/components/ui";
+import { Card, formatDateTime, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { isCollaboratorOn } from "@/lib/auth/policy";
 import { clusterRuntime } from "@/lib/cluster/runtime";
@@ -20,6 +20,8 @@ import { describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view
 import { projectDetail } from "@/lib/tenancy/queries";
 import { approveQuotaRequestAction, rejectQuotaRequestAction } from "@/app/(portal)/admin/requests/actions";
 import { cancelQuotaRequestAction, commentOnQuotaRequestAction } from "../../actions";
+import { Time } from "@/components/time";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 
 type Params = Promise<{ tenant: string; project: string; id: string }>;
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
@@ -57,8 +59,8 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
         title="Quota request"
         subtitle={
           <>
-            {describeAmounts(r.amounts)} for {r.projectName}, {r.endsAt ? `until ${formatDate(r.endsAt)}` : "permanent"} · asked by {r.requester ?? "a deleted principal"} on{" "}
-            {formatDate(r.createdAt)}
+            {describeAmounts(r.amounts)} for {r.projectName}, {r.endsAt ? <>until <Time at={r.endsAt} day /></> : "permanent"} · asked by {r.requester ?? "a deleted principal"} on{" "}
+            <Time at={r.createdAt} day />
           </>
         }
         actions={
@@ -122,12 +124,12 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
             )}
             <Item label="Asked">
               {describeAmounts(r.amounts)}
-              <span className="block text-slate-600">{r.endsAt ? `until ${formatDateTime(r.endsAt)}` : "permanent"}</span>
+              <span className="block text-slate-600">{r.endsAt ? <>until <Time at={r.endsAt} /></> : "permanent"}</span>
             </Item>
             {granted && (
               <Item label="Granted">
                 <span className={granted.changed ? "font-medium text-amber-900" : ""}>{describeAmounts(granted.amounts)}</span>
-                <span className="block text-slate-600">{granted.endsAt ? `until ${formatDateTime(granted.endsAt)}` : "permanent"}</span>
+                <span className="block text-slate-600">{granted.endsAt ? <>until <Time at={granted.endsAt} /></> : "permanent"}</span>
                 {granted.changed && <span className="block text-xs text-amber-800">less or shorter than asked</span>}
               </Item>
             )}
@@ -137,11 +139,11 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
             </Item>
             <Item label="Requester">
               {r.requester ?? "—"}
-              <span className="block text-slate-600">{formatDateTime(r.createdAt)}</span>
+              <span className="block text-slate-600"><Time at={r.createdAt} /></span>
             </Item>
             {r.decidedAt && (
               <Item label="Decided">
-                <time dateTime={r.decidedAt.toISOString()}>{formatDateTime(r.decidedAt)}</time>
+                <Time at={r.decidedAt} />
               </Item>
             )}
             <Item label="Justification" wide>
@@ -175,7 +177,7 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
             title="Decide"
             description={
               <>
-                Asked {formatDateTime(r.createdAt)} by {r.requester ?? "a deleted principal"} for {r.tenantSlug}/{r.projectSlug}.
+                Asked <Time at={r.createdAt} /> by {r.requester ?? "a deleted principal"} for {r.tenantSlug}/{r.projectSlug}.
                 {r.awaitingSecondApproval && " A first platform admin approved; a second, different one completes it."}
               </>
             }
@@ -244,7 +246,7 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
                     <span className="font-medium text-slate-900">{eventTitle(e.kind)}</span> <span className="text-slate-600">by {e.actorLabel}</span>
                   </p>
                   <p className="text-xs text-slate-500">
-                    <time dateTime={e.at.toISOString()}>{formatDateTime(e.at)}</time>
+                    <Time at={e.at} />
                   </p>
                   <EventDetail kind={e.kind} detail={e.detail} currency={currency} />
                 </li>
@@ -303,8 +305,9 @@ function dotClass(kind: string): string {
 }
 
 /** The parts of an event's detail worth reading: the estimate, the rule, what was granted, the note, reason or error. */
-function EventDetail({ kind, detail, currency }: { kind: string; detail: Record<string, unknown> | null; currency: string }) {
+async function EventDetail({ kind, detail, currency }: { kind: string; detail: Record<string, unknown> | null; currency: string }) {
   if (!detail) return null;
+  const zone = await viewerTimeZone();
   const lines: string[] = [];
   if (typeof detail.estimate === "number") lines.push(`Estimate ${formatMoney(detail.estimate, typeof detail.currency === "string" ? detail.currency : currency)} a month.`);
   if (typeof detail.rule === "string") lines.push(`Rule: ${detail.rule}.`);
@@ -314,7 +317,7 @@ function EventDetail({ kind, detail, currency }: { kind: string; detail: Record<
   if (granted && typeof granted === "object" && (kind === "approved_with_changes" || kind === "first_approval")) {
     const endsAt = typeof detail.endsAt === "string" ? new Date(detail.endsAt) : null;
     lines.push(
-      `Granted ${describeAmounts({ gpuModel: granted.gpuModel ?? null, gpuCount: granted.gpuCount ?? 0, cpuCores: granted.cpuCores ?? 0, memoryBytes: granted.memoryBytes ?? 0, storageBytes: granted.storageBytes ?? 0 })}, ${endsAt ? `until ${formatDateTime(endsAt)}` : "permanent"}.`,
+      `Granted ${describeAmounts({ gpuModel: granted.gpuModel ?? null, gpuCount: granted.gpuCount ?? 0, cpuCores: granted.cpuCores ?? 0, memoryBytes: granted.memoryBytes ?? 0, storageBytes: granted.storageBytes ?? 0 })}, ${endsAt ? `until ${formatDateTime(endsAt, zone)}` : "permanent"}.`,
     );
   }
   if (typeof detail.note === "string") lines.push(`Note: ${detail.note}`);
