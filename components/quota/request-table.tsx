@@ -28,8 +28,14 @@ export function RequestTable({ caption, requests, currency, showProject = false 
               </Link>
             </Cell>
           )}
-          <Cell className="text-slate-800">{describeAmounts(r.amounts)}</Cell>
-          <Cell className="whitespace-nowrap text-slate-600">{r.endsAt ? formatDate(r.endsAt) : "permanent"}</Cell>
+          <Cell className="text-slate-800">
+            {r.extension && <span className="font-medium">Extension: </span>}
+            {describeAmounts(r.amounts)}
+          </Cell>
+          <Cell className="whitespace-nowrap text-slate-600">
+            {r.extension && <span>{formatDate(r.extension.from)} → </span>}
+            {r.endsAt ? formatDate(r.endsAt) : "permanent"}
+          </Cell>
           <Cell className="text-slate-600">{r.requester ?? "—"}</Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-800">{formatMoney(r.monthlyCost, currency)}</Cell>
           <Cell>
