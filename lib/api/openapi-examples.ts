@@ -77,6 +77,7 @@ export const BODY_EXAMPLES: Record<string, unknown> = {
   "POST /api/v1/rates": { resource: "gpu:H100", unitPrice: "4.10" },
   "PUT /api/v1/tenants/{tenant}/quota-envelope": { quota: "gpu:H100", guarantee: "8" },
   "POST /api/v1/tenants/{tenant}/quota-moves": { quota: "gpu:H100", amount: "2", to: "detector-training" },
+  "POST /api/v1/tenants/{tenant}/projects/{project}/quota-grants/{grant}/extension": { endsAt: "2027-03-31", justification: "The detector's training run needs four more weeks on the new camera data." },
   "POST /api/v1/usage": { samples: [{ tenant: "vision-lab", project: "detector-training", resource: "gpu:H100", hour: "2026-12-01T10:00:00Z", quantity: 2 }] },
 };
 
