@@ -257,12 +257,35 @@ const ROWS: Row[] = [
     check: (r) => expect(r.json).toEqual({ comments: [] }),
   },
   {
+    route: "POST /api/v1/tenants/{tenant}/projects/{project}/quota-grants/{grant}/extension",
+    // Who may ask for quota may ask to keep a grant longer; viewers are refused, others learn nothing.
+    expected: (p) => (REQUESTS.has(p) ? 201 : SEES_PROJECT.has(p) ? 403 : 404),
+    setup: () => timeBoundGrantOnDetector(),
+    call: (t, grant) => post(`${DT}/quota-grants/${grant}/extension`, t, { endsAt: new Date(Date.now() + 40 * DAY).toISOString().slice(0, 10), justification: "The training run needs four more weeks." }),
+    check: (r, _p, grant) => expect(r.json).toMatchObject({ status: "pending", extension: { grantId: grant } }),
+  },
+  {
     route: "GET /api/v1/tenants/{tenant}/projects/{project}/quota",
     expected: viewOr404(200),
     call: (t) => get(`${DT}/quota`, t),
     check: (r) => expect(r.json).toMatchObject({ tenantSlug: "vision-lab", projectSlug: "detector-training" }),
   },
 ];
+
+/** A small time-bound grant on detector-training, ending in five days: one per extension asked. */
+async function timeBoundGrantOnDetector(): Promise<string> {
+  const detector = await projectIdOf(db, "vision-lab", "detector-training");
+  return db.transaction((tx) =>
+    insertGrant(tx, {
+      projectId: detector,
+      lines: [{ flavor: "default", resource: "cpu", guarantee: 1, burst: 0, lendLimit: null }],
+      startsAt: SEEDED_AT,
+      endsAt: new Date(Date.now() + 5 * DAY),
+      source: "demo",
+      createdAt: SEEDED_AT,
+    }),
+  );
+}
 
 describe(`authorization matrix of the capacity and quota routes (${databaseLabel()})`, () => {
   beforeAll(async () => {
@@ -696,17 +719,7 @@ describe(`no response leaks internals (${databaseLabel()})`, () => {
 describe("extending a time-bound grant", () => {
   let grantId: string;
   beforeAll(async () => {
-    const detector = await projectIdOf(db, "vision-lab", "detector-training");
-    grantId = await db.transaction((tx) =>
-      insertGrant(tx, {
-        projectId: detector,
-        lines: [{ flavor: "default", resource: "cpu", guarantee: 8, burst: 0, lendLimit: null }],
-        startsAt: SEEDED_AT,
-        endsAt: new Date(Date.now() + 5 * DAY),
-        source: "demo",
-        createdAt: SEEDED_AT,
-      }),
-    );
+    grantId = await timeBoundGrantOnDetector();
   });
   const path = () => `${DT}/quota-grants/${grantId}/extension`;
   const body = () => ({ endsAt: new Date(Date.now() + 40 * DAY).toISOString().slice(0, 10), justification: "The training run needs four more weeks." });
