@@ -12,7 +12,7 @@ import { extensionOffers } from "@/lib/quota/extension-offers";
 import { QuotaUsePanel } from "@/components/home/quota-use-panel";
 import { ShareNowCard } from "@/components/quota/share-now-card";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, formatDate, PageHeader, tenantCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { projectClusterChanges, projectClusterObjects } from "@/lib/cluster/queries";
@@ -88,7 +88,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
   return (
     <>
       <PageHeader
-        crumbs={collaborator ? [{ href: "/", label: "My tenants" }] : [{ href: "/", label: "My tenants" }, { href: `/tenants/${tenant.slug}`, label: tenant.name }]}
+        crumbs={tenantCrumbs(tenant, collaborator)}
         title={project.name}
         subtitle={
           <>

@@ -12,7 +12,7 @@ import { QuotaComparison } from "@/components/quota/quota-tables";
 import { RequestTable } from "@/components/quota/request-table";
 import { UsageSummary } from "@/components/quota/usage-summary";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, formatDate, formatDateTime, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, formatDate, formatDateTime, PageHeader, projectCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
@@ -63,11 +63,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
   return (
     <>
       <PageHeader
-        crumbs={[
-          { href: "/", label: "My tenants" },
-          ...(collaborator ? [] : [{ href: `/tenants/${tenant.slug}`, label: tenant.name }]),
-          { href: base, label: project.name },
-        ]}
+        crumbs={projectCrumbs(tenant, project, collaborator)}
         title="Quota"
         subtitle={
           <>

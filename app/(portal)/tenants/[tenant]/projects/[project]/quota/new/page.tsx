@@ -1,5 +1,5 @@
 import { notFound, redirect } from "next/navigation";
-import { PageHeader } from "@/components/ui";
+import { PageHeader, projectCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { requestFormBasis } from "@/lib/quota/request-form-basis";
@@ -31,12 +31,7 @@ export default async function NewQuotaRequestPage({ params }: { params: Params }
   return (
     <>
       <PageHeader
-        crumbs={[
-          { href: "/", label: "My tenants" },
-          ...(collaborator ? [] : [{ href: `/tenants/${tenant.slug}`, label: tenant.name }]),
-          { href: base, label: project.name },
-          { href: `${base}/quota`, label: "Quota" },
-        ]}
+        crumbs={projectCrumbs(tenant, project, collaborator, { href: `${base}/quota`, label: "Quota" })}
         title="Request quota"
         subtitle={
           <>

@@ -11,7 +11,7 @@ import { RequestHistoryView } from "@/components/quota/request-history";
 import { RequestStatusBadge } from "@/components/quota/request-status";
 import { RequestThread } from "@/components/quota/request-thread";
 import { ChangeList, RevisionHistory } from "@/components/quota/revision-changes";
-import { Card, formatDate, formatDateTime, PageHeader } from "@/components/ui";
+import { Card, formatDate, formatDateTime, PageHeader, projectCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { isCollaboratorOn } from "@/lib/auth/policy";
 import { clusterRuntime } from "@/lib/cluster/runtime";
@@ -56,12 +56,7 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
   return (
     <>
       <PageHeader
-        crumbs={[
-          { href: "/", label: "My tenants" },
-          ...(collaborator ? [] : [{ href: `/tenants/${r.tenantSlug}`, label: project.tenant.name }]),
-          { href: base, label: r.projectName },
-          { href: `${base}/quota`, label: "Quota" },
-        ]}
+        crumbs={projectCrumbs(project.tenant, project.project, collaborator, { href: `${base}/quota`, label: "Quota" })}
         title="Quota request"
         subtitle={
           <>

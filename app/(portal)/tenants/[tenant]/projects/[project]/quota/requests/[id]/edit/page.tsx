@@ -1,5 +1,5 @@
 import { notFound, redirect } from "next/navigation";
-import { PageHeader } from "@/components/ui";
+import { PageHeader, projectCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { isCollaboratorOn } from "@/lib/auth/policy";
 import { dateInputValue } from "@/lib/format";
@@ -46,13 +46,7 @@ export default async function EditQuotaRequestPage({ params }: { params: Params 
   return (
     <>
       <PageHeader
-        crumbs={[
-          { href: "/", label: "My tenants" },
-          ...(collaborator ? [] : [{ href: `/tenants/${r.tenantSlug}`, label: project.tenant.name }]),
-          { href: base, label: r.projectName },
-          { href: `${base}/quota`, label: "Quota" },
-          { href: requestHref, label: "Quota request" },
-        ]}
+        crumbs={projectCrumbs(project.tenant, project.project, collaborator, { href: `${base}/quota`, label: "Quota" }, { href: requestHref, label: "Quota request" })}
         title="Edit quota request"
         subtitle={
           <>
