@@ -65,4 +65,16 @@ export function Badge({ children, tone = "slate" }: { children: ReactNode; tone?
   return <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${badgeTones[tone]}`}>{children}</span>;
 }
 
+export type Crumb = { href: string; label: string };
+
+/** "My tenants › tenant": an outside collaborator, who sees only their project, gets no tenant step. */
+export function tenantCrumbs(tenant: { slug: string; name: string }, collaborator: boolean): Crumb[] {
+  return [{ href: "/", label: "My tenants" }, ...(collaborator ? [] : [{ href: `/tenants/${tenant.slug}`, label: tenant.name }])];
+}
+
+/** "My tenants › tenant › project › …extra", the trail of every page under a project. */
+export function projectCrumbs(tenant: { slug: string; name: string }, project: { slug: string; name: string }, collaborator: boolean, ...extra: Crumb[]): Crumb[] {
+  return [...tenantCrumbs(tenant, collaborator), { href: `/tenants/${tenant.slug}/projects/${project.slug}`, label: project.name }, ...extra];
+}
+
 export { formatDate, formatDateTime } from "@/lib/format";

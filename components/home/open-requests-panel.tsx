@@ -26,7 +26,7 @@ export function OpenRequestsPanel({ requests, href, requestHref, showProject = f
             <li key={r.id} className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-1">
               <Link href={requestHref(r)} className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-900">
                 {showProject ? `${r.projectName}: ` : ""}
-                {describeAmounts(r.amounts)}
+                {r.extension ? <>Extend {describeAmounts(r.amounts)} to <Time at={r.endsAt!} day /></> : describeAmounts(r.amounts)}
               </Link>
               <span className="flex items-center gap-2 text-xs text-slate-600">
                 <Time at={r.createdAt} day /> <RequestStatusBadge status={r.status} awaitingSecondApproval={r.awaitingSecondApproval} />

@@ -2,7 +2,7 @@ import { ActionDialog, type FieldSpec } from "../action-form";
 import type { FormState } from "@/lib/form-state";
 import { formatDate, formatDateTime } from "@/lib/format";
 import { GiB, type QuotaAmounts } from "@/lib/quota/amounts";
-import { describeAmounts, formatBytes, formatCores, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
+import { addedPeriodCostPhrase, describeAmounts, formatBytes, formatCores, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 import { viewerTimeZone } from "@/lib/server/time-zone";
 
 type Action = (state: FormState, formData: FormData) => Promise<FormState>;
@@ -16,6 +16,8 @@ export interface DecisionTarget {
   endsAt: Date | null;
   monthlyCost: number;
   conflict: string | null;
+  /** An extension of a grant: its end when asked and its monthly rate now; approving moves that end to endsAt. */
+  extending?: { from: Date; monthly: number } | null;
 }
 
 /** A quantity prefilled exactly: plain cores and GiB where exact, Kubernetes notation otherwise. */
@@ -52,15 +54,33 @@ export async function DecisionActions({
       </p>
     );
   }
-  const periodCost = periodCostPhrase(r.monthlyCost, now, r.endsAt, currency);
-  const what = `${describeAmounts(r.amounts)} for ${r.projectName} (${r.tenantSlug}), ${r.endsAt ? `until ${formatDateTime(r.endsAt, zone)}` : "permanently"}`;
   const base: FieldSpec[] = [
     { kind: "hidden", name: "requestId", value: r.id },
     { kind: "hidden", name: "version", value: String(r.version) },
   ];
+  const ext = r.extending && r.endsAt ? { ...r.extending, to: r.endsAt } : null;
+  const periodCost = ext ? addedPeriodCostPhrase(ext.monthly, ext.from, ext.to, currency) : periodCostPhrase(r.monthlyCost, now, r.endsAt, currency);
+  const what = ext
+    ? `the end of ${describeAmounts(r.amounts)} for ${r.projectName} (${r.tenantSlug}) from ${formatDateTime(ext.from, zone)} to ${formatDateTime(ext.to, zone)}`
+    : `${describeAmounts(r.amounts)} for ${r.projectName} (${r.tenantSlug}), ${r.endsAt ? `until ${formatDateTime(r.endsAt, zone)}` : "permanently"}`;
+  const monthly = ext ? ext.monthly : r.monthlyCost;
   const a = r.amounts;
   const tomorrow = new Date(now.getTime() + 86_400_000);
-  const changeFields: FieldSpec[] = [
+  const changeFields: FieldSpec[] = ext
+    ? [
+        ...base,
+        {
+          kind: "date",
+          name: "endsAt",
+          label: "Grant ends",
+          defaultValue: dateValue(ext.to),
+          min: dateValue(new Date(ext.from.getTime() + 86_400_000)),
+          max: dateValue(ext.to),
+          hint: `Asked: until ${formatDate(ext.to)}; it ends ${formatDate(ext.from)} now. An earlier date extends it less (00:00 UTC that day).`,
+        },
+        { kind: "textarea", name: "note", label: "Note to the requester", placeholder: "Why you extended it less, if you did" },
+      ]
+    : [
     ...base,
     { kind: "hidden", name: "askedEndsAt", value: dateValue(r.endsAt) },
     ...(a.gpuCount > 0
@@ -96,7 +116,7 @@ export async function DecisionActions({
         : "Asked: permanent. Leave empty to keep it permanent, or pick a date to make it time-bound (ends 00:00 UTC).",
     },
     { kind: "textarea", name: "note", label: "Note to the requester", placeholder: "Why you granted less, if you did" },
-  ];
+      ];
   return (
     <div className="flex flex-wrap items-center gap-2" data-testid="decision-actions">
       {blockedReason ? (
@@ -107,8 +127,12 @@ export async function DecisionActions({
         <>
       <ActionDialog
         triggerLabel="Approve"
-        title="Approve this request?"
-        description={`Grants ${what}: about ${formatMoney(r.monthlyCost, currency)} a month${periodCost ? `, ${periodCost}` : ""}. The grant is written and the project's cluster change queued at once.`}
+        title={ext ? "Approve this extension?" : "Approve this request?"}
+        description={
+          ext
+            ? `Moves ${what}: about ${formatMoney(monthly, currency)} a month${periodCost ? `, ${periodCost}` : ""}. The grant's end and the project's scheduled cluster change move at once.`
+            : `Grants ${what}: about ${formatMoney(monthly, currency)} a month${periodCost ? `, ${periodCost}` : ""}. The grant is written and the project's cluster change queued at once.`
+        }
         submitLabel="Approve"
         pendingLabel="Approving…"
         action={approveAction}
@@ -118,7 +142,7 @@ export async function DecisionActions({
         triggerLabel="Approve with changes"
         triggerKind="secondary"
         title="Approve with changes"
-        description={`Asked: ${what}. Grant less, or for a shorter time; fields left as they are grant what was asked.`}
+        description={ext ? `Asked: to move ${what}. Extend it less: pick an earlier end.` : `Asked: ${what}. Grant less, or for a shorter time; fields left as they are grant what was asked.`}
         submitLabel="Approve with changes"
         pendingLabel="Approving…"
         action={approveAction}
@@ -130,8 +154,8 @@ export async function DecisionActions({
         triggerLabel="Reject"
         triggerKind="secondary"
         danger
-        title="Reject this request?"
-        description={`Asked: ${what}. The requester and the tenant admins see your reason.`}
+        title={ext ? "Reject this extension?" : "Reject this request?"}
+        description={`Asked: ${ext ? `to move ${what}; the grant then ends as it does now` : what}. The requester and the tenant admins see your reason.`}
         submitLabel="Reject"
         pendingLabel="Rejecting…"
         action={rejectAction}

@@ -27,8 +27,14 @@ export function RequestTable({ caption, requests, currency, showProject = false 
               </Link>
             </Cell>
           )}
-          <Cell className="text-slate-800">{describeAmounts(r.amounts)}</Cell>
-          <Cell className="whitespace-nowrap text-slate-600">{r.endsAt ? <Time at={r.endsAt} day /> : "permanent"}</Cell>
+          <Cell className="text-slate-800">
+            {r.extension && <span className="font-medium">Extension: </span>}
+            {describeAmounts(r.amounts)}
+          </Cell>
+          <Cell className="whitespace-nowrap text-slate-600">
+            {r.extension && <span><Time at={r.extension.from} day /> → </span>}
+            {r.endsAt ? <Time at={r.endsAt} day /> : "permanent"}
+          </Cell>
           <Cell className="text-slate-600">{r.requester ?? "—"}</Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-800">{formatMoney(r.monthlyCost, currency)}</Cell>
           <Cell>

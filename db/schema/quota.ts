@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, doublePrecision, index, integer, jsonb, numeric, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, bigint, boolean, check, doublePrecision, index, integer, jsonb, numeric, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { clusterChanges } from "./cluster";
 import { principals } from "./identity";
 import { projects, tenants } from "./tenancy";
@@ -157,10 +157,21 @@ export const quotaRequests = pgTable(
     version: integer("version").notNull().default(1),
     /** Which edit of its content the request shows: 1 as asked, +1 for each edit by the requester (earlier ones in quota_request_revisions). */
     revision: integer("revision").notNull().default(1),
+    /**
+     * Set on a request to keep a time-bound grant longer: the grant it extends
+     * (its amounts are the grant's, endsAt the new end). Approval moves that
+     * grant's end; no grant of its own is written.
+     */
+    extendsGrantId: uuid("extends_grant_id").references((): AnyPgColumn => quotaGrants.id),
+    /** The extended grant's end when the extension was asked: what the approval moves from. */
+    extendsFrom: timestamp("extends_from", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("quota_requests_status_idx").on(t.status, t.createdAt),
+    // At most one extension of a grant waits at a time.
+    uniqueIndex("quota_requests_pending_extension_unique").on(t.extendsGrantId).where(sql`${t.status} = 'pending' and ${t.extendsGrantId} is not null`),
+    check("quota_requests_extension", sql`(${t.extendsGrantId} is null) = (${t.extendsFrom} is null)`),
     index("quota_requests_project_idx").on(t.projectId, t.createdAt),
     check("quota_requests_amounts", sql`${t.gpuCount} >= 0 and ${t.cpuCores} >= 0 and ${t.memoryBytes} >= 0 and ${t.storageBytes} >= 0`),
     check("quota_requests_gpu_model", sql`(${t.gpuCount} = 0) or (${t.gpuModel} is not null)`),

@@ -87,6 +87,7 @@ export const BODY_EXAMPLES: Record<string, unknown> = {
     memoryBurst: "256Gi",
     justification: "Fine-tuning runs, with preemptible sweeps on idle GPUs.",
   },
+  "POST /api/v1/tenants/{tenant}/projects/{project}/quota-grants/{grant}/extension": { endsAt: "2027-03-31", justification: "The detector's training run needs four more weeks on the new camera data." },
   "POST /api/v1/usage": { samples: [{ tenant: "vision-lab", project: "detector-training", resource: "gpu:H100", hour: "2026-12-01T10:00:00Z", quantity: 2 }] },
 };
 

@@ -6,6 +6,7 @@ import { seedDemoData } from "@/db/seed";
 import { executeCommand } from "@/lib/auth/command";
 import { config, parseConfig, type AllotConfig } from "@/lib/config";
 import { GiB } from "@/lib/quota/amounts";
+import { insertGrant } from "@/lib/quota/grant-store";
 import { revokeToken, setServiceAccountDisabled } from "@/lib/tenancy/commands/service-accounts";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "@/lib/tenancy/operator";
 import { BAD_TOKEN_KINDS, badTokenPool, callApi, keyPaths, operatorAccount, resolveRoute, responses, routeModule, type ApiResponse } from "@/test/api";
@@ -256,12 +257,35 @@ const ROWS: Row[] = [
     check: (r) => expect(r.json).toEqual({ comments: [] }),
   },
   {
+    route: "POST /api/v1/tenants/{tenant}/projects/{project}/quota-grants/{grant}/extension",
+    // Who may ask for quota may ask to keep a grant longer; viewers are refused, others learn nothing.
+    expected: (p) => (REQUESTS.has(p) ? 201 : SEES_PROJECT.has(p) ? 403 : 404),
+    setup: () => timeBoundGrantOnDetector(),
+    call: (t, grant) => post(`${DT}/quota-grants/${grant}/extension`, t, { endsAt: new Date(Date.now() + 40 * DAY).toISOString().slice(0, 10), justification: "The training run needs four more weeks." }),
+    check: (r, _p, grant) => expect(r.json).toMatchObject({ status: "pending", extension: { grantId: grant } }),
+  },
+  {
     route: "GET /api/v1/tenants/{tenant}/projects/{project}/quota",
     expected: viewOr404(200),
     call: (t) => get(`${DT}/quota`, t),
     check: (r) => expect(r.json).toMatchObject({ tenantSlug: "vision-lab", projectSlug: "detector-training" }),
   },
 ];
+
+/** A small time-bound grant on detector-training, ending in five days: one per extension asked. */
+async function timeBoundGrantOnDetector(): Promise<string> {
+  const detector = await projectIdOf(db, "vision-lab", "detector-training");
+  return db.transaction((tx) =>
+    insertGrant(tx, {
+      projectId: detector,
+      lines: [{ flavor: "default", resource: "cpu", guarantee: 1, burst: 0, lendLimit: null }],
+      startsAt: SEEDED_AT,
+      endsAt: new Date(Date.now() + 5 * DAY),
+      source: "demo",
+      createdAt: SEEDED_AT,
+    }),
+  );
+}
 
 describe(`authorization matrix of the capacity and quota routes (${databaseLabel()})`, () => {
   beforeAll(async () => {
@@ -716,5 +740,39 @@ describe(`no response leaks internals (${databaseLabel()})`, () => {
       expect(keyPaths(response.json).filter((k) => internal.test(k)), `${response.method} ${response.path}`).toEqual([]);
       if (response.status >= 500) throw new Error(`${response.method} ${response.path} answered ${response.status}: ${response.text}`);
     }
+  });
+});
+
+describe("extending a time-bound grant", () => {
+  let grantId: string;
+  beforeAll(async () => {
+    grantId = await timeBoundGrantOnDetector();
+  });
+  const path = () => `${DT}/quota-grants/${grantId}/extension`;
+  const body = () => ({ endsAt: new Date(Date.now() + 40 * DAY).toISOString().slice(0, 10), justification: "The training run needs four more weeks." });
+
+  it("refuses a viewer (403), another tenant and an expired collaborator (404), a revoked token (401), writing nothing", async () => {
+    const before = await fingerprint(db, QUOTA_TABLES);
+    expectError(await post(path(), token.viewer, body()), 403, "forbidden");
+    expectError(await post(path(), token.foreign, body()), 404, "not_found");
+    expectError(await post(`/api/v1/tenants/language-models/projects/chat-eval/quota-grants/${grantId}/extension`, token.foreign, body()), 404, "not_found");
+    expectError(await post(path(), token.expiredCollaborator, body()), 404, "not_found");
+    expectError(await post(path(), badToken("revoked"), body()), 401, "unauthenticated");
+    expectError(await post(`${DT}/quota-grants/not-an-id/extension`, token.member, body()), 404, "not_found");
+    expect(await fingerprint(db, QUOTA_TABLES), "a refusal writes nothing").toEqual(before);
+  });
+
+  it("names a bad end, then creates a pending extension that a platform admin approves, moving the grant's end", async () => {
+    const tooEarly = expectError(await post(path(), token.member, { ...body(), endsAt: new Date(Date.now() + 2 * DAY).toISOString().slice(0, 10) }), 400, "validation");
+    expect(Object.keys(tooEarly.fields ?? {})).toEqual(["endsAt"]);
+    const created = await post(path(), token.member, body());
+    expectStatus(created, 201);
+    const request = jsonOf<RequestOut & { extension: { grantId: string; from: string } }>(created);
+    expect(request.extension.grantId).toBe(grantId);
+    const detail = jsonOf<{ decision: { extension: { addedCost: number } } }>(await get(`/api/v1/quota-requests/${request.id}`, token.platform));
+    expect(detail.decision.extension.addedCost).toBeGreaterThan(0);
+    expectStatus(await post(`/api/v1/quota-requests/${request.id}/approve`, token.platform, { version: request.version }), 200);
+    const [g] = await db.select().from(quotaGrants).where(eq(quotaGrants.id, grantId));
+    expect(g!.endsAt!.toISOString().slice(0, 10)).toBe(body().endsAt);
   });
 });

@@ -282,6 +282,10 @@ export const quotaRequestOut = z.object({
   decidedAt: nullableDate,
   version: z.number().int().describe("Quote it when approving, rejecting or editing (optimistic concurrency); an edit moves it on, so an approval of what the approver saw before the edit is a 409"),
   revision: z.number().int().describe("Which edit of its content the request shows: 1 as asked, +1 for each edit by the requester"),
+  extension: z
+    .object({ grantId: z.string(), from: isoDateTime.describe("The grant's end when the extension was asked") })
+    .nullable()
+    .describe("Set when the request asks to keep a time-bound grant longer: approval moves that grant's end from `from` to `endsAt`; its amounts are the grant's"),
 });
 
 export const quotaRequestEventOut = z.object({
@@ -393,6 +397,15 @@ export const quotaRequestDetailOut = quotaRequestOut.extend({
         .array(z.object({ line: z.object({ flavor: z.string(), resource: z.string() }), before: cohortFiguresOut, after: cohortFiguresOut }))
         .describe("The tenant's cohort on each line the request touches, before and after approval"),
       diff: z.string().describe("Unified diff of the rendered cluster objects the approval changes"),
+      extension: z
+        .object({
+          monthly: moneyOut.describe("The grant's amounts a month at the rate card now"),
+          addedCost: moneyOut.nullable().describe("The added period (the grant's end when asked to the new end) at that rate"),
+          addedHours: z.number().nullable(),
+          grantEndsAt: nullableDate.describe("The grant's end now"),
+        })
+        .nullable()
+        .describe("For an extension: what it costs (quota now does not change, so quotaNow equals quotaAfter)"),
     })
     .nullable()
     .describe("The full picture, for platform admins on pending requests"),

@@ -133,6 +133,11 @@ export const PERMISSIONS = {
   "project.quota.view": { on: "project", roles: PROJECT_READERS },
   "project.quota.request": { on: "project", roles: ["platform_admin", "tenant_admin", "project_member"] },
   /**
+   * Ask to keep a time-bound quota grant of the project longer (lib/quota/commands/extensions.ts): who may ask for
+   * quota there; the command refuses a grant that has ended, is permanent, or belongs to another project.
+   */
+  "project.quota.extend": { on: "project", roles: ["platform_admin", "tenant_admin", "project_member"] },
+  /**
    * Read and write a quota request's comments (lib/quota/commands/request-comments.ts). The rule admits
    * those who see the project's quota; mayDiscussRequest narrows it to the request's two sides.
    */

@@ -1,6 +1,6 @@
-import { and, gt, inArray, isNull, ne } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, ne, or } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { clusterScheduledChanges, projectGrants, quotaGrants } from "@/db/schema";
+import { clusterScheduledChanges, projectGrants, projects, quotaGrants } from "@/db/schema";
 import { projectTarget, tenantTarget } from "./target-keys";
 
 /**
@@ -89,4 +89,24 @@ export async function scheduleBoundaries(db: Database, s: ScheduleBoundaries): P
     .onConflictDoNothing({ target: [clusterScheduledChanges.targetKey, clusterScheduledChanges.dueAt] })
     .returning({ id: clusterScheduledChanges.id });
   return written.length;
+}
+
+/**
+ * A quota boundary that no longer exists (a grant's end moved by an
+ * extension): the project's row goes through scheduleBoundaries, which knows
+ * the project; the tenant's row (its ClusterQueue) is shared by every project
+ * of the tenant, so it goes only when no quota grant of any of them starts or
+ * ends at that instant.
+ */
+export async function dropTenantBoundaryIfUnused(db: Database, tenantId: string, at: Date): Promise<void> {
+  const [still] = await db
+    .select({ id: quotaGrants.id })
+    .from(quotaGrants)
+    .innerJoin(projects, eq(projects.id, quotaGrants.projectId))
+    .where(and(eq(projects.tenantId, tenantId), or(eq(quotaGrants.startsAt, at), eq(quotaGrants.endsAt, at))))
+    .limit(1);
+  if (still) return;
+  await db
+    .delete(clusterScheduledChanges)
+    .where(and(eq(clusterScheduledChanges.targetKey, tenantTarget(tenantId)), eq(clusterScheduledChanges.dueAt, at), isNull(clusterScheduledChanges.enqueuedAt)));
 }

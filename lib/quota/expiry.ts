@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNotNull, isNull, lte } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, isNull, lte, or } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { projects, quotaGrants, quotaRequestEvents, quotaRequests } from "@/db/schema";
 import { formatDateTime } from "@/lib/format";
@@ -51,15 +51,16 @@ export async function sweepQuotaTimeouts(db: Database, now: Date, o: { endedSinc
       await notify(
         tx,
         [request?.requestedBy, ...(await tenantAdminIds(tx, tenant!.id))],
-        { kind: "quota_grant.ending", title: `Quota for ${w.name} ends ${formatDateTime(g.endsAt!)}`, body: "The project's quota drops then; ask again before it ends to keep it.", link: projectQuotaPath(w.tenant, w.project) },
+        { kind: "quota_grant.ending", title: `Quota for ${w.name} ends ${formatDateTime(g.endsAt!)}`, body: "The project's quota drops then; extend the grant from the project's quota page before it ends to keep it.", link: projectQuotaPath(w.tenant, w.project) },
         now,
       );
     }
 
+    // The request that wrote the grant, and any approved extension of it: both held the grant until now.
     const ended = await tx
-      .select({ requestId: quotaRequests.id })
+      .select({ requestId: quotaRequests.id, grantId: quotaGrants.id })
       .from(quotaGrants)
-      .innerJoin(quotaRequests, eq(quotaRequests.id, quotaGrants.requestId))
+      .innerJoin(quotaRequests, or(eq(quotaRequests.id, quotaGrants.requestId), eq(quotaRequests.extendsGrantId, quotaGrants.id)))
       .where(
         and(
           inArray(quotaRequests.status, GRANT_HOLDING),
@@ -76,8 +77,11 @@ export async function sweepQuotaTimeouts(db: Database, now: Date, o: { endedSinc
           .where(and(inArray(quotaRequests.id, endedIds), inArray(quotaRequests.status, GRANT_HOLDING)))
           .returning()
       : [];
+    // One notice per grant: an extension's request is told only when the grant's own request is not (a demo or onboarding grant has none).
+    const noticed = new Set(expired.filter((r) => r.extendsGrantId === null).map((r) => ended.find((e) => e.requestId === r.id)?.grantId));
     for (const r of expired) {
       await tx.insert(quotaRequestEvents).values({ requestId: r.id, at: now, actorLabel: SYSTEM, kind: "grant_ended" });
+      if (r.extendsGrantId !== null && noticed.has(r.extendsGrantId)) continue;
       const w = await projectPlace(tx, r.projectId);
       await notify(tx, [r.requestedBy, ...(await tenantAdminIds(tx, r.tenantId))], { kind: "quota_grant.ended", title: `Time-bound quota for ${w.name} ended`, link: requestPath(w.tenant, w.project, r.id) }, now);
     }

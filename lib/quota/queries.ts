@@ -9,6 +9,7 @@ import { AppError } from "@/lib/errors";
 import { projectUsageSummaries, type ProjectUsageSummary } from "@/lib/metering/project-summaries";
 import type { QuotaAmounts } from "./amounts";
 import { assessRequest, loadAssessmentBasis, UnknownGpuModelError, type AssessmentBasis, type Assessment } from "./assess";
+import { costOverPeriod, monthlyCost, ratesInForce } from "./cost";
 import { quotaChangeDiff } from "./diff";
 import { effectiveQuotaAt, gpusByModelAt, grantInForce, linesAt } from "./effective";
 import { largeRequestThreshold } from "./policy";
@@ -16,7 +17,7 @@ import { lendLimitsOf, linesOfGrants, linesOfRequests } from "./grant-store";
 import type { QuotaLine } from "./lines";
 import { requestAmountsOf } from "./request-amounts";
 import { requestConversation, requestHistory, type RequestConversation, type RequestHistory } from "./request-conversation";
-import { grantsOfProjects } from "./store";
+import { grantsOfProjects, loadRates } from "./store";
 
 export type QuotaRequestStatus = (typeof quotaRequests.$inferSelect)["status"];
 export const REQUEST_STATUSES: readonly QuotaRequestStatus[] = ["pending", "approved", "auto_approved", "rejected", "cancelled", "expired", "applied", "apply_failed"];
@@ -42,6 +43,8 @@ export interface RequestListItem {
   version: number;
   /** 1 as asked, +1 for each edit by the requester. */
   revision: number;
+  /** A request to keep a time-bound grant longer: the grant, and its end when asked (endsAt is the new end). */
+  extension: { grantId: string; from: Date } | null;
 }
 
 
@@ -76,6 +79,7 @@ async function listWhere(ctx: CommandContext, where: SQL | undefined, order: "ne
     decidedAt: r.decidedAt,
     version: r.version,
     revision: r.revision,
+    extension: r.extendsGrantId && r.extendsFrom ? { grantId: r.extendsGrantId, from: r.extendsFrom } : null,
   }));
 }
 
@@ -123,6 +127,38 @@ export interface QueueEntry extends RequestListItem {
   conflict: string | null;
   /** The project's use and spend (metering), or null when this admin may not see its spend. */
   usage: ProjectUsageSummary | null;
+  /** For an extension: the grant as it stands, its monthly rate now and the cost of the added period (the assessment then adds nothing). */
+  extensionPicture: ExtensionPicture | null;
+}
+
+export interface ExtensionPicture {
+  grantId: string;
+  grantStartsAt: Date;
+  /** The grant's end now (equal to the request's `extension.from` unless it moved since). */
+  grantEndsAt: Date | null;
+  from: Date;
+  to: Date;
+  /** The grant's amounts at the rate card now, a month. */
+  monthly: number;
+  /** The added period (from the old end to the new) at that rate: costOverPeriod. */
+  added: { cost: number; hours: number } | null;
+}
+
+const NOTHING: QuotaAmounts = { gpuModel: null, gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
+
+async function extensionPictureOf(ctx: CommandContext, item: RequestListItem, basis?: AssessmentBasis): Promise<ExtensionPicture | null> {
+  if (!item.extension || !item.endsAt) return null;
+  const [grant] = await ctx.db.select({ startsAt: quotaGrants.startsAt, endsAt: quotaGrants.endsAt }).from(quotaGrants).where(eq(quotaGrants.id, item.extension.grantId));
+  const monthly = monthlyCost(item.amounts, ratesInForce(basis?.rateRows ?? (await loadRates(ctx.db)), ctx.now)).monthly;
+  return {
+    grantId: item.extension.grantId,
+    grantStartsAt: grant?.startsAt ?? item.createdAt,
+    grantEndsAt: grant?.endsAt ?? null,
+    from: item.extension.from,
+    to: item.endsAt,
+    monthly,
+    added: costOverPeriod(monthly, item.extension.from, item.endsAt),
+  };
 }
 
 /** The approval queue, oldest first, each entry with the full picture. Platform admins only (null otherwise). */
@@ -156,6 +192,18 @@ async function usageOf(ctx: CommandContext, items: readonly RequestListItem[]): 
 
 async function withPicture(ctx: CommandContext, item: RequestListItem, usage: ProjectUsageSummary | null, settings = config().cluster, basis?: AssessmentBasis): Promise<QueueEntry> {
   const assess = (amounts: QuotaAmounts) => assessRequest(ctx.db, settings, item.projectId, amounts, ctx.now, basis);
+  // An extension adds nothing now (its grant is in force): the picture is the grant, its ends and the added period's cost.
+  if (item.extension) {
+    const assessment = await assess(NOTHING);
+    return {
+      ...item,
+      assessment,
+      diff: "",
+      conflict: decisionConflict(ctx.actor, { requestedBy: item.requestedBy, tenantId: item.tenantId }, ctx.now),
+      usage,
+      extensionPicture: await extensionPictureOf(ctx, item, basis),
+    };
+  }
   // A GPU model whose pools were removed since the request: show the rest of the picture without the GPUs.
   const assessment = await assess(item.amounts).catch((error: unknown) => {
     if (error instanceof UnknownGpuModelError) return null;
@@ -168,6 +216,7 @@ async function withPicture(ctx: CommandContext, item: RequestListItem, usage: Pr
     diff,
     conflict: decisionConflict(ctx.actor, { requestedBy: item.requestedBy, tenantId: item.tenantId }, ctx.now),
     usage,
+    extensionPicture: null,
   };
 }
 

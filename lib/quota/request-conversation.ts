@@ -67,7 +67,8 @@ export async function requestConversation(ctx: CommandContext, r: RequestRow): P
     comments:
       comments?.map((c) => ({ id: c.id, author: c.authorLabel, byRequester: c.authorPrincipalId !== null && c.authorPrincipalId === r.requestedBy, revision: c.revision, body: c.body, createdAt: c.createdAt })) ?? null,
     canComment: discuss,
-    canEdit: r.status === "pending" && mayEditRequest(ctx.actor, sides, ctx.now),
+    // An extension carries its grant's amounts: it is cancelled and asked again, not edited.
+    canEdit: r.status === "pending" && r.extendsGrantId === null && mayEditRequest(ctx.actor, sides, ctx.now),
   };
 }
 

@@ -307,3 +307,13 @@ export function periodCostPhrase(monthly: number, from: Date, endsAt: Date | nul
   const period = costOverPeriod(monthly, from, endsAt);
   return period && `${formatMoney(period.cost, currency)} for its ${describePeriod(period.hours)}`;
 }
+
+/**
+ * What an extension adds, beside the grant's monthly rate: "$2,661.66 for the
+ * added 7 days", the period from the grant's end now to the new end. Null when
+ * the new end is not later.
+ */
+export function addedPeriodCostPhrase(monthly: number, from: Date, to: Date, currency: string): string | null {
+  const period = costOverPeriod(monthly, from, to);
+  return period && `${formatMoney(period.cost, currency)} for the added ${describePeriod(period.hours)}`;
+}

@@ -7,6 +7,7 @@ import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { fitNote } from "@/lib/quota/capacity";
 import { commentOnQuotaRequest } from "@/lib/quota/commands/request-comments";
+import { requestQuotaExtension } from "@/lib/quota/commands/extensions";
 import { editQuotaRequest } from "@/lib/quota/commands/request-edits";
 import { approveQuotaRequest, cancelQuotaRequest, createQuotaRequest, rejectQuotaRequest } from "@/lib/quota/commands/requests";
 import { projectQuota, projectRequests, requestDetail, visibleRequests, type RequestDetail, type RequestListItem } from "@/lib/quota/queries";
@@ -62,6 +63,9 @@ function detailOut(ctx: CommandContext, detail: RequestDetail) {
           tenantShares: picture.assessment.shares,
           cohort: picture.assessment.cohort,
           diff: picture.diff,
+          extension: picture.extensionPicture
+            ? { monthly: picture.extensionPicture.monthly, addedCost: picture.extensionPicture.added?.cost ?? null, addedHours: picture.extensionPicture.added?.hours ?? null, grantEndsAt: picture.extensionPicture.grantEndsAt }
+            : null,
         }
       : null,
   };
@@ -266,5 +270,26 @@ export const getProjectQuota = apiRoute({
   async handler(ctx, { params }) {
     const view = await projectQuota(ctx, params.tenant, params.project);
     return { tenantSlug: params.tenant, projectSlug: params.project, effective: view.effective, gpusByModel: view.gpusByModel, base: view.base, grants: view.grants };
+  },
+});
+
+const grantParams = projectParams.extend({ grant: z.string().max(64) });
+
+export const extendQuotaGrantRoute = apiRoute({
+  method: "POST",
+  path: "/api/v1/tenants/{tenant}/projects/{project}/quota-grants/{grant}/extension",
+  summary: "Ask to keep a time-bound grant of the project longer (members and tenant admins): a new end after its current one, and why",
+  description:
+    "Creates a pending request that names the grant (`extension`), with the grant's amounts; platform admins approve it (optionally to an earlier end) or reject it like any request. Approval moves the grant's end; rejection leaves it. A grant that has ended, is permanent or already has an extension waiting is refused; a grant of another project is not found.",
+  tag: TAG,
+  params: grantParams,
+  body: requestQuotaExtension.input,
+  bodyFromPath: ["tenant", "project", "grantId"],
+  response: quotaRequestDetailOut,
+  status: 201,
+  async handler(ctx, { params, body }) {
+    if (!REQUEST_ID.test(params.grant)) throw new AppError("not_found");
+    const created = await executeCommand(requestQuotaExtension, ctx, commandInput(body, { tenant: params.tenant, project: params.project, grantId: params.grant }));
+    return detailOrNotFound(ctx, created.request.id);
   },
 });

@@ -61,6 +61,7 @@ export const editQuotaRequest = defineCommand({
       const [r] = await tx.select().from(quotaRequests).where(eq(quotaRequests.id, input.requestId)).for("update");
       if (!r) throw new AppError("not_found", "No such quota request.");
       if (!mayEditRequest(ctx.actor, r, ctx.now)) throw new AppError("forbidden", "Only the person who asked can edit a request.");
+      if (r.extendsGrantId) throw new AppError("conflict", "An extension is not edited: cancel it and extend the grant again to ask for another end.");
       if (r.status !== "pending") throw new AppError("conflict", `This request was already decided (${r.status.replace("_", " ")}); it can no longer be edited. Ask again instead.`);
       if (r.version !== input.version) throw new AppError("conflict", "This request changed since you opened it (it was edited in another window, or an approval was recorded). Reload and edit again.");
       const [project] = await tx.select().from(projects).where(eq(projects.id, r.projectId));

@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db/client";
-import { projects, quotaRequestEvents, quotaRequests } from "@/db/schema";
+import { projects, quotaRequests } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
@@ -11,9 +11,8 @@ import { can, decisionConflict } from "@/lib/auth/policy";
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
-import { notify, tenantAdminIds } from "@/lib/notify/in-app";
 import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
-import { futureInstant, uuidInput, versionInput } from "@/lib/tenancy/inputs";
+import { uuidInput, versionInput } from "@/lib/tenancy/inputs";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/tenancy/lookup";
 import { onProject, projectAddress } from "@/lib/tenancy/targets";
 import { amountFields, amountProblems, amountsOf, burstFields, cpuBurstInput, gpuBurstInput, isEmpty, memoryBurstInput, type QuotaAmounts } from "../amounts";
@@ -24,27 +23,17 @@ import { linesOfAmounts } from "../lines";
 import { grantedColumn, requestAmountsOf, sameAmounts } from "../request-amounts";
 import { assessRequest, UnknownGpuModelError } from "../assess";
 import { minimumProblem } from "../sharing-arithmetic";
-import { projectPlace, requestPath } from "../places";
+import { requestPath } from "../places";
 import { describeAmounts } from "../view-helpers";
 import { loadPools } from "../store";
 
+import { addEvent, announceDecision, justificationInput, lockPending, optionalEnd, requestById, type RequestRow } from "./request-parts";
+import { approveExtension } from "./extensions";
+
 export { requestPath };
+export { addEvent, justificationInput, optionalEnd, requestById };
 
-type RequestRow = typeof quotaRequests.$inferSelect;
 const SYSTEM: AuditActor = { principalId: null, label: "system:auto-approval" };
-
-/** An optional end: empty or null means permanent (never the epoch, as a bare coercion would make it). */
-export const optionalEnd = z.preprocess((v) => (v === "" || v === null ? undefined : v), futureInstant.optional());
-
-export const justificationInput = z
-  .string({ message: "is required" })
-  .trim()
-  .min(10, "Say in a sentence what the resources are for, at least 10 characters.")
-  .max(2000, "must be at most 2000 characters");
-
-export async function addEvent(db: Database, requestId: string, actor: AuditActor, kind: string, at: Date, detail?: Record<string, unknown>) {
-  await db.insert(quotaRequestEvents).values({ requestId, at, actorPrincipalId: actor.principalId, actorLabel: actor.label, kind, detail: detail ?? null });
-}
 
 /**
  * Turn a request into a grant and enqueue the project's cluster change, in
@@ -63,14 +52,6 @@ async function amountsOfRequest(db: Database, r: RequestRow): Promise<QuotaAmoun
   return requestAmountsOf(r, lines);
 }
 
-/** Tell the requester and the tenant admins about a decision, in-app and to subscribed webhooks. */
-async function announceDecision(tx: Database, r: RequestRow, outcome: string, at: Date, note?: string | null) {
-  const s = await projectPlace(tx, r.projectId);
-  const link = requestPath(s.tenant, s.project, r.id);
-  const title = `Quota request for ${s.name} ${outcome}`;
-  await notify(tx, [r.requestedBy, ...(await tenantAdminIds(tx, r.tenantId))], { kind: "quota_request.decided", title, body: note ?? "", link }, at);
-  await enqueueWebhookEvent(tx, "request.decided", { text: `${title}${note ? `: ${note}` : ""}`, requestId: r.id, tenant: s.tenant, project: s.project, outcome }, at);
-}
 
 export const createQuotaRequest = defineCommand({
   name: "createQuotaRequest",
@@ -133,12 +114,6 @@ export const createQuotaRequest = defineCommand({
   },
 });
 
-/** Load a request by id, or not_found. */
-export async function requestById(db: Database, id: string): Promise<RequestRow> {
-  const [row] = await db.select().from(quotaRequests).where(eq(quotaRequests.id, id));
-  if (!row) throw new AppError("not_found", "No such quota request.");
-  return row;
-}
 
 /** Deciding is the platform's; people who cannot even see the request learn nothing about it (not found). */
 const decisionTarget = async (ctx: CommandContext, input: { requestId: string }) => {
@@ -148,15 +123,6 @@ const decisionTarget = async (ctx: CommandContext, input: { requestId: string })
   return { action: "quota.decide" as const, resource: { kind: "platform" as const } };
 };
 
-/** Take a pending request at the version the decider saw, or report that someone else got there first. */
-async function lockPending(tx: Database, id: string, version: number): Promise<RequestRow> {
-  const [row] = await tx.select().from(quotaRequests).where(eq(quotaRequests.id, id)).for("update");
-  if (!row) throw new AppError("not_found", "No such quota request.");
-  if (row.status !== "pending") throw new AppError("conflict", `This request was already decided (${row.status.replace("_", " ")}). Reload to see the decision.`);
-  // An edit by the requester bumps the version too: an approval never decides content its approver did not see.
-  if (row.version !== version) throw new AppError("conflict", "This request changed since you opened it (the requester edited it, or another admin acted on it). Reload and decide again.");
-  return row;
-}
 
 /** A field of "approve with changes": left empty, it grants what was asked. */
 const changedAmount = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" || v === null ? undefined : v), schema.optional());
@@ -183,6 +149,8 @@ export const approveQuotaRequest = defineCommand({
       const r = await lockPending(tx, input.requestId, input.version);
       const conflict = decisionConflict(ctx.actor, r, ctx.now);
       if (conflict) throw new AppError("forbidden", conflict);
+      // An extension moves its grant's end; it grants no amounts of its own.
+      if (r.extendsGrantId) return approveExtension(tx, ctx, r, input);
       const asked = await amountsOfRequest(tx, r);
       // After a first approval with changes, what it granted is the default the second approver confirms.
       const proposed = r.granted;

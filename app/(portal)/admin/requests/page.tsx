@@ -4,6 +4,7 @@ import { buttonClass } from "@/components/button-class";
 import { inputClass } from "@/components/form";
 import { DecisionActions } from "@/components/quota/decision-actions";
 import { DecisionPicture } from "@/components/quota/decision-picture";
+import { ExtensionPictureView } from "@/components/quota/extension-picture";
 import { RequestStatusBadge } from "@/components/quota/request-status";
 import { TenantRequestQueue } from "@/components/tenant-request-queue";
 import { Card, EmptyState, PageHeader } from "@/components/ui";
@@ -13,7 +14,7 @@ import { requestableGpuModels } from "@/lib/quota/commands/requests";
 import { largeRequestThreshold } from "@/lib/quota/policy";
 import { approvalQueue, pendingRequestCount, pendingTenantRequests, type QueueEntry, type QueueFilter } from "@/lib/quota/queries";
 import { loadQuotaPolicy } from "@/lib/quota/store";
-import { describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
+import { addedPeriodCostPhrase, describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 import { allTenantsForAdmin } from "@/lib/tenancy/queries";
 import { approveQuotaRequestAction, rejectQuotaRequestAction } from "./actions";
 import { Time } from "@/components/time";
@@ -149,20 +150,23 @@ function waited(from: Date, now: Date): string {
 function QueueItem({ entry: e, currency, now }: { entry: QueueEntry; currency: string; now: Date }) {
   const href = `/tenants/${e.tenantSlug}/projects/${e.projectSlug}/quota/requests/${e.id}`;
   const headingId = `request-${e.id}`;
-  const periodCost = periodCostPhrase(e.assessment.estimate.monthly, now, e.endsAt, currency);
+  const x = e.extensionPicture;
+  const monthly = x ? x.monthly : e.assessment.estimate.monthly;
+  const periodCost = x ? addedPeriodCostPhrase(x.monthly, x.from, x.to, currency) : periodCostPhrase(monthly, now, e.endsAt, currency);
   return (
     <article aria-labelledby={headingId} className="min-w-0 rounded-lg border border-slate-200 bg-white shadow-sm" data-testid="queue-entry">
       <header className="flex flex-wrap items-start justify-between gap-4 border-b border-slate-100 px-5 py-3">
         <div className="min-w-0">
           <h2 id={headingId} className="text-base font-semibold text-slate-900">
             <Link href={href} className="hover:underline">
+              {x ? "Extend " : ""}
               {describeAmounts(e.amounts)} for {e.tenantSlug}/{e.projectName}
             </Link>
           </h2>
           <p className="mt-0.5 text-sm text-slate-600">
-            {e.endsAt ? <>until <Time at={e.endsAt} /></> : "permanent"} · asked by <strong className="font-medium text-slate-800">{e.requester ?? "a deleted principal"}</strong>{" "}
+            {x ? <>from <Time at={x.from} /> to <Time at={x.to} /></> : e.endsAt ? <>until <Time at={e.endsAt} /></> : "permanent"} · asked by <strong className="font-medium text-slate-800">{e.requester ?? "a deleted principal"}</strong>{" "}
             <Time at={e.createdAt}>{waited(e.createdAt, now)}</Time>{" "}
-            · about <strong className="font-medium text-slate-800">{formatMoney(e.assessment.estimate.monthly, currency)}</strong> a month
+            · about <strong className="font-medium text-slate-800">{formatMoney(monthly, currency)}</strong> a month
             {periodCost && (
               <>
                 , <strong className="font-medium text-slate-800">{periodCost}</strong>
@@ -170,6 +174,11 @@ function QueueItem({ entry: e, currency, now }: { entry: QueueEntry; currency: s
             )}
           </p>
           <div className="mt-1">
+            {x && (
+              <span className="mr-2 inline-flex items-center rounded-full bg-brand-50 px-2 py-0.5 text-xs font-medium text-brand-700 ring-1 ring-inset ring-brand-100" data-testid="extension-badge">
+                Extension of a grant
+              </span>
+            )}
             <RequestStatusBadge status={e.status} awaitingSecondApproval={e.awaitingSecondApproval} />
             {e.revision > 1 && (
               <Link href={href} className="ml-2 text-xs font-medium text-amber-900 underline underline-offset-2" data-testid="edited-badge">
@@ -178,14 +187,14 @@ function QueueItem({ entry: e, currency, now }: { entry: QueueEntry; currency: s
             )}
           </div>
         </div>
-        <DecisionActions request={e} currency={currency} approveAction={approveQuotaRequestAction} rejectAction={rejectQuotaRequestAction} now={now} />
+        <DecisionActions request={{ ...e, extending: x && { from: x.from, monthly: x.monthly } }} currency={currency} approveAction={approveQuotaRequestAction} rejectAction={rejectQuotaRequestAction} now={now} />
       </header>
       <div className="space-y-5 px-5 py-4">
         <blockquote className="border-l-4 border-slate-200 pl-3 text-sm text-slate-800">
           <span className="sr-only">Justification: </span>
           {e.justification}
         </blockquote>
-        <DecisionPicture entry={e} currency={currency} compact />
+        {x ? <ExtensionPictureView entry={e} currency={currency} compact /> : <DecisionPicture entry={e} currency={currency} compact />}
         <p className="text-sm">
           <Link href={href} className="font-medium text-brand-700 hover:underline">
             Open the request<span className="sr-only"> for {e.tenantSlug}/{e.projectName}</span>

@@ -5,11 +5,14 @@ import { buttonClass } from "@/components/button-class";
 import { ClusterObjects, LatestChange } from "@/components/cluster-objects";
 import { GlancePanel } from "@/components/home/glance-panel";
 import { MonthSpendPanel } from "@/components/home/month-spend-panel";
+import { EndingGrantsPanel } from "@/components/home/ending-grants-panel";
 import { OpenRequestsPanel } from "@/components/home/open-requests-panel";
+import { ExtendGrant } from "@/components/quota/extend-grant";
+import { extensionOffers } from "@/lib/quota/extension-offers";
 import { QuotaUsePanel } from "@/components/home/quota-use-panel";
 import { ShareNowCard } from "@/components/quota/share-now-card";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, PageHeader, tenantCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { projectClusterChanges, projectClusterObjects } from "@/lib/cluster/queries";
@@ -21,10 +24,11 @@ import { dateInputValue } from "@/lib/format";
 import { grantCandidates } from "@/lib/tenancy/member-queries";
 import { projectShareNow } from "@/lib/quota/share-now";
 import { projectQuotaUseNow } from "@/lib/quota/quota-use-now";
-import { projectRequests } from "@/lib/quota/queries";
+import { projectQuota, projectRequests } from "@/lib/quota/queries";
 import { projectMonthAtAGlance } from "@/lib/metering/month-at-a-glance";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { accessThrough } from "@/lib/tenancy/access-csv";
+import { requestQuotaExtensionAction } from "./quota/actions";
 import { archiveProjectAction, grantProjectRoleAction, inviteCollaboratorAction, revokeProjectGrantAction, updateProjectAction } from "../../actions";
 import { Time } from "@/components/time";
 
@@ -69,19 +73,23 @@ export default async function ProjectPage({ params }: { params: Params }) {
   const resource = { kind: "project", tenantId: tenant.id, projectId: project.id } as const;
   const seesQuota = can(ctx.actor, "project.quota.view", resource, ctx.now);
   // The home's figures: the hard cap and its use, this month's spend (the spend page's functions), open requests.
-  const [share, quotaNow, month, requests] = await Promise.all([
+  const [share, quotaNow, month, requests, quota] = await Promise.all([
     seesQuota ? projectShareNow(ctx, tenant.slug, project.slug, cluster) : null,
     projectQuotaUseNow(ctx, { id: project.id, tenantId: tenant.id, namespace: project.namespace }, cluster),
     projectMonthAtAGlance(ctx, { tenantId: tenant.id, projectId: project.id }),
     projectRequests(ctx, tenant.slug, project.slug),
+    seesQuota ? projectQuota(ctx, tenant.slug, project.slug) : null,
   ]);
   const base = `/tenants/${tenant.slug}/projects/${project.slug}`;
   const canRequest = !archived && tenant.status === "active" && can(ctx.actor, "project.quota.request", resource, ctx.now);
+  // Time-bound grants still ahead of their end, with Extend for those who may ask (the quota page lists every grant).
+  const ending = (quota?.grants ?? []).flatMap((g) => (g.endsAt && g.endsAt.getTime() > ctx.now.getTime() ? [{ ...g, endsAt: g.endsAt }] : []));
+  const offers = await extensionOffers(ctx, { tenantId: tenant.id, projectId: project.id, open: !archived && tenant.status === "active" }, ending);
 
   return (
     <>
       <PageHeader
-        crumbs={collaborator ? [{ href: "/", label: "My tenants" }] : [{ href: "/", label: "My tenants" }, { href: `/tenants/${tenant.slug}`, label: tenant.name }]}
+        crumbs={tenantCrumbs(tenant, collaborator)}
         title={project.name}
         subtitle={
           <>
@@ -147,6 +155,16 @@ export default async function ProjectPage({ params }: { params: Params }) {
         {quotaNow && <QuotaUsePanel now={quotaNow} href={`${base}/quota`} />}
         {month && <MonthSpendPanel status={month} currency={config().currency} href={`${base}/spend`} />}
         {requests && <OpenRequestsPanel requests={requests} href={`${base}/quota`} requestHref={(r) => `${base}/quota/requests/${r.id}`} />}
+        {ending.length > 0 && (
+          <EndingGrantsPanel
+            grants={ending}
+            href={`${base}/quota`}
+            actionOf={(id) => {
+              const offer = offers.get(id);
+              return offer ? <ExtendGrant action={requestQuotaExtensionAction} tenant={tenant.slug} project={project.slug} offer={{ ...offer, endsAt: offer.endsAt.toISOString() }} currency={config().currency} requestHref={`${base}/quota/requests`} /> : null;
+            }}
+          />
+        )}
         {showCluster && (
           <GlancePanel title="Latest cluster change" href="#cluster-objects" linkLabel="Cluster objects">
             <LatestChange change={latestChange ?? null} now={ctx.now} />

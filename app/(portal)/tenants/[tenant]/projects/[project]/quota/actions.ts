@@ -6,6 +6,7 @@ import { formAction } from "@/lib/auth/form-action";
 import type { FormState } from "@/lib/form-state";
 import { commentOnQuotaRequest } from "@/lib/quota/commands/request-comments";
 import { editQuotaRequest } from "@/lib/quota/commands/request-edits";
+import { requestQuotaExtension } from "@/lib/quota/commands/extensions";
 import { cancelQuotaRequest, createQuotaRequest, requestPath } from "@/lib/quota/commands/requests";
 import { setProjectSharing } from "@/lib/quota/commands/sharing";
 import { wakeWorker } from "@/lib/jobs/in-process";
@@ -57,3 +58,13 @@ export const commentOnQuotaRequestAction = formAction(commentOnQuotaRequest, () 
   refresh();
   return { message: "Comment sent; the other side is notified." };
 });
+
+/** Ask to keep a time-bound grant longer and go to the request, which waits for a platform admin. */
+export async function requestQuotaExtensionAction(previous: FormState, formData: FormData): Promise<FormState> {
+  const tenant = textField(formData, "tenant");
+  const project = textField(formData, "project");
+  return formAction(requestQuotaExtension, (r) => {
+    refresh();
+    redirect(`${requestPath(tenant, project, r.request.id)}?submitted=extension`);
+  })(previous, formData);
+}

@@ -5,12 +5,14 @@ import { ActionDialog } from "@/components/action-form";
 import { quotaKeyLabel } from "@/components/quota/envelope-card";
 import { FlavourQuotaTable } from "@/components/quota/flavour-table";
 import { keyOfLine } from "@/lib/quota/envelope";
-import { setProjectSharingAction } from "./actions";
+import { requestQuotaExtensionAction, setProjectSharingAction } from "./actions";
+import { ExtendGrant } from "@/components/quota/extend-grant";
+import { extensionOffers } from "@/lib/quota/extension-offers";
 import { QuotaComparison } from "@/components/quota/quota-tables";
 import { RequestTable } from "@/components/quota/request-table";
 import { UsageSummary } from "@/components/quota/usage-summary";
 import { Cell, DataTable } from "@/components/table";
-import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
+import { Badge, Card, EmptyState, PageHeader, projectCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
@@ -57,15 +59,12 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
   const kueue = config().cluster.render.kueue.enabled;
   const canShare = open && kueue && can(ctx.actor, "project.sharing.manage", resource, ctx.now);
   const lendKeys = quota.lines.filter((l) => l.guarantee > 0 && l.resource !== "storage").map(keyOfLine);
+  const offers = await extensionOffers(ctx, { tenantId: tenant.id, projectId: project.id, open }, quota.grants);
 
   return (
     <>
       <PageHeader
-        crumbs={[
-          { href: "/", label: "My tenants" },
-          ...(collaborator ? [] : [{ href: `/tenants/${tenant.slug}`, label: tenant.name }]),
-          { href: base, label: project.name },
-        ]}
+        crumbs={projectCrumbs(tenant, project, collaborator)}
         title="Quota"
         subtitle={
           <>
@@ -151,8 +150,11 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
           <FlavourQuotaTable lines={quota.lines} caption={`Quota of ${project.name} by flavour`} />
         </Card>
 
-        <Card title="Grants" description="What the quota is made of. Time-bound grants end on their own; the quota then drops and the cluster follows.">
-          <DataTable caption={`Grants of ${project.name}`} columns={["Source", "GPUs", "CPU cores", "Memory", "Storage", "PVCs", "From", "Until", "State"]}>
+        <Card
+          title="Grants"
+          description={`What the quota is made of. Time-bound grants end on their own; the quota then drops and the cluster follows.${offers.size > 0 ? " Extend one before it ends to keep it longer: a platform admin decides." : ""}`}
+        >
+          <DataTable caption={`Grants of ${project.name}`} columns={["Source", "GPUs", "CPU cores", "Memory", "Storage", "PVCs", "From", "Until", "State", ...(offers.size > 0 ? ["Extend"] : [])]}>
             <tr>
               <Cell className="font-medium text-slate-900">Starting quota</Cell>
               <Cell>{none}</Cell>
@@ -165,9 +167,11 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
               <Cell>
                 <Badge tone="green">in force</Badge>
               </Cell>
+              {offers.size > 0 && <Cell>{none}</Cell>}
             </tr>
             {quota.grants.map((g) => {
               const state = g.inForce ? "in force" : g.startsAt.getTime() > ctx.now.getTime() ? "starts later" : "ended";
+              const offer = offers.get(g.id);
               return (
                 <tr key={g.id}>
                   <Cell>
@@ -197,6 +201,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
                   <Cell>
                     <Badge tone={state === "in force" ? "green" : "slate"}>{state}</Badge>
                   </Cell>
+                  {offers.size > 0 && <Cell>{offer ? <ExtendGrant action={requestQuotaExtensionAction} tenant={tenant.slug} project={project.slug} offer={{ ...offer, endsAt: offer.endsAt.toISOString() }} currency={currency} requestHref={`${base}/quota/requests`} /> : none}</Cell>}
                 </tr>
               );
             })}

@@ -1,7 +1,7 @@
 import { redirect } from "next/navigation";
 import { BudgetForm } from "@/components/spend/budget-form";
 import { SpendView } from "@/components/spend/spend-view";
-import { Badge, PageHeader } from "@/components/ui";
+import { Badge, PageHeader, projectCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
@@ -35,7 +35,7 @@ export default async function ProjectSpendPage({ params, searchParams }: { param
   return (
     <>
       <PageHeader
-        crumbs={[{ href: "/", label: "My tenants" }, ...(collaborator ? [] : [{ href: `/tenants/${tenant.slug}`, label: tenant.name }]), { href: base, label: project.name }]}
+        crumbs={projectCrumbs(tenant, project, collaborator)}
         title="Spend"
         subtitle={
           <>

@@ -1,17 +1,13 @@
 import { notFound, redirect } from "next/navigation";
-import { UsageSummary } from "@/components/quota/usage-summary";
-import { PageHeader } from "@/components/ui";
+import { PageHeader, projectCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
-import { config } from "@/lib/config";
-import { dateInputValue } from "@/lib/format";
 import { requestFormBasis } from "@/lib/quota/request-form-basis";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { createQuotaRequestAction } from "../actions";
-import { RequestForm } from "./request-form";
+import { RequestFormFor } from "./request-form-for";
 
 type Params = Promise<{ tenant: string; project: string }>;
-const DAY = 86_400_000;
 
 export async function generateMetadata({ params }: { params: Params }) {
   const { tenant, project } = await params;
@@ -28,20 +24,14 @@ export default async function NewQuotaRequestPage({ params }: { params: Params }
   const resource = { kind: "project", tenantId: tenant.id, projectId: project.id } as const;
   // Viewers, and closed projects: no form (the quota page offers no button either).
   if (!can(ctx.actor, "project.quota.request", resource, ctx.now) || project.archivedAt !== null || tenant.status !== "active") notFound();
-  const { models, basis, usage } = await requestFormBasis(ctx, tenant.slug, project.slug);
-  const settings = config().cluster;
+  const formBasis = await requestFormBasis(ctx, tenant.slug, project.slug);
   const collaborator = isCollaboratorOn(ctx.actor, tenant.id) && !ctx.actor.isPlatformAdmin;
   const base = `/tenants/${tenant.slug}/projects/${project.slug}`;
 
   return (
     <>
       <PageHeader
-        crumbs={[
-          { href: "/", label: "My tenants" },
-          ...(collaborator ? [] : [{ href: `/tenants/${tenant.slug}`, label: tenant.name }]),
-          { href: base, label: project.name },
-          { href: `${base}/quota`, label: "Quota" },
-        ]}
+        crumbs={projectCrumbs(tenant, project, collaborator, { href: `${base}/quota`, label: "Quota" })}
         title="Request quota"
         subtitle={
           <>
@@ -50,20 +40,7 @@ export default async function NewQuotaRequestPage({ params }: { params: Params }
           </>
         }
       />
-      <RequestForm
-        action={createQuotaRequestAction}
-        tenant={tenant.slug}
-        project={project.slug}
-        projectName={project.name}
-        models={models}
-        burstAvailable={settings.render.kueue.enabled}
-        basis={basis}
-        usage={usage ? <UsageSummary summary={usage} currency={config().currency} projectName={project.name} /> : null}
-        currency={config().currency}
-        now={ctx.now.toISOString()}
-        minDate={dateInputValue(new Date(ctx.now.getTime() + DAY))}
-        defaultDate={dateInputValue(new Date(ctx.now.getTime() + 30 * DAY))}
-      />
+      <RequestFormFor ctx={ctx} formBasis={formBasis} action={createQuotaRequestAction} tenant={tenant.slug} project={project.slug} projectName={project.name} />
     </>
   );
 }

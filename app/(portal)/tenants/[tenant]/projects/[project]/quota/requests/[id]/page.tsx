@@ -5,21 +5,24 @@ import { ActionDialog, ActionForm } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
 import { DecisionActions } from "@/components/quota/decision-actions";
 import { DecisionPicture } from "@/components/quota/decision-picture";
+import { ExtendGrant } from "@/components/quota/extend-grant";
+import { ExtensionPictureView } from "@/components/quota/extension-picture";
 import { RequestHistoryView } from "@/components/quota/request-history";
 import { RequestStatusBadge } from "@/components/quota/request-status";
 import { RequestThread } from "@/components/quota/request-thread";
 import { ChangeList, RevisionHistory } from "@/components/quota/revision-changes";
-import { Card, formatDateTime, PageHeader } from "@/components/ui";
+import { Card, formatDateTime, PageHeader, projectCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { isCollaboratorOn } from "@/lib/auth/policy";
 import { clusterRuntime } from "@/lib/cluster/runtime";
 import { config } from "@/lib/config";
 import type { QuotaAmounts } from "@/lib/quota/amounts";
-import { requestDetail, type RequestDetail } from "@/lib/quota/queries";
-import { describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
+import { extensionOffers } from "@/lib/quota/extension-offers";
+import { projectQuota, requestDetail, type RequestDetail } from "@/lib/quota/queries";
+import { addedPeriodCostPhrase, describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { approveQuotaRequestAction, rejectQuotaRequestAction } from "@/app/(portal)/admin/requests/actions";
-import { cancelQuotaRequestAction, commentOnQuotaRequestAction } from "../../actions";
+import { cancelQuotaRequestAction, commentOnQuotaRequestAction, requestQuotaExtensionAction } from "../../actions";
 import { Time } from "@/components/time";
 import { viewerTimeZone } from "@/lib/server/time-zone";
 
@@ -43,19 +46,19 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
   const collaborator = isCollaboratorOn(ctx.actor, project.tenant.id) && !ctx.actor.isPlatformAdmin;
   const base = `/tenants/${r.tenantSlug}/projects/${r.projectSlug}`;
   const granted = grantedOf(r);
-  const askedPeriodCost = periodCostPhrase(r.monthlyCost, r.createdAt, r.endsAt, currency);
+  const askedPeriodCost = r.extension && r.endsAt ? addedPeriodCostPhrase(r.monthlyCost, r.extension.from, r.endsAt, currency) : periodCostPhrase(r.monthlyCost, r.createdAt, r.endsAt, currency);
+  // The grant this request wrote (or extends), when it may be extended now: Extend sits in the header.
+  const quota = await projectQuota(ctx, r.tenantSlug, r.projectSlug);
+  const grantId = r.extension?.grantId ?? quota.grants.find((g) => g.requestId === r.id)?.id;
+  const open = project.project.archivedAt === null && project.tenant.status === "active";
+  const offer = grantId && GRANTED_STATUSES.has(r.status) ? (await extensionOffers(ctx, { tenantId: r.tenantId, projectId: r.projectId, open }, quota.grants.filter((g) => g.id === grantId))).get(grantId) : undefined;
   const recordOnly = clusterRuntime(config().cluster).mode !== "live";
   const firstApprovalByMe = r.firstApprovedBy !== null && r.firstApprovedBy === ctx.actor.principalId;
 
   return (
     <>
       <PageHeader
-        crumbs={[
-          { href: "/", label: "My tenants" },
-          ...(collaborator ? [] : [{ href: `/tenants/${r.tenantSlug}`, label: project.tenant.name }]),
-          { href: base, label: r.projectName },
-          { href: `${base}/quota`, label: "Quota" },
-        ]}
+        crumbs={projectCrumbs(project.tenant, project.project, collaborator, { href: `${base}/quota`, label: "Quota" })}
         title="Quota request"
         subtitle={
           <>
@@ -64,8 +67,18 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
           </>
         }
         actions={
-          detail.canCancel || conversation.canEdit ? (
-            <div className="flex flex-wrap gap-2">
+          detail.canCancel || conversation.canEdit || offer ? (
+            <div className="flex flex-wrap items-center gap-2">
+              {offer && (
+                <ExtendGrant
+                  action={requestQuotaExtensionAction}
+                  tenant={r.tenantSlug}
+                  project={r.projectSlug}
+                  offer={{ ...offer, endsAt: offer.endsAt.toISOString() }}
+                  currency={currency}
+                  requestHref={`${base}/quota/requests`}
+                />
+              )}
               {conversation.canEdit && (
                 <Link href={`${base}/quota/requests/${r.id}/edit`} className={buttonClass("secondary")}>
                   Edit request
@@ -91,6 +104,11 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
       {submitted === "auto" && r.status !== "pending" && (
         <p role="status" className="mb-6 rounded-md bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
           Your request was <strong>approved automatically</strong>: the quota is granted and the cluster change queued.
+        </p>
+      )}
+      {submitted === "extension" && r.status === "pending" && (
+        <p role="status" className="mb-6 rounded-md bg-brand-50 px-4 py-3 text-sm text-brand-900">
+          Your extension was sent to the platform admins. Until they decide, the grant ends as it does now.
         </p>
       )}
       {submitted === "pending" && (
@@ -122,10 +140,19 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
                 <span className="block text-slate-600">edited by the requester since it was asked</span>
               </Item>
             )}
-            <Item label="Asked">
-              {describeAmounts(r.amounts)}
-              <span className="block text-slate-600">{r.endsAt ? <>until <Time at={r.endsAt} /></> : "permanent"}</span>
-            </Item>
+            {r.extension ? (
+              <Item label="Asked: extend a grant">
+                {describeAmounts(r.amounts)}
+                <span className="block text-slate-600" data-testid="extension-ends">
+                  from <Time at={r.extension.from} /> to {r.endsAt ? <Time at={r.endsAt} /> : "—"}
+                </span>
+              </Item>
+            ) : (
+              <Item label="Asked">
+                {describeAmounts(r.amounts)}
+                <span className="block text-slate-600">{r.endsAt ? <>until <Time at={r.endsAt} /></> : "permanent"}</span>
+              </Item>
+            )}
             {granted && (
               <Item label="Granted">
                 <span className={granted.changed ? "font-medium text-amber-900" : ""}>{describeAmounts(granted.amounts)}</span>
@@ -193,14 +220,14 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
                 </section>
               )}
               <DecisionActions
-                request={{ ...r, conflict: detail.picture.conflict }}
+                request={{ ...r, conflict: detail.picture.conflict, extending: detail.picture.extensionPicture && { from: detail.picture.extensionPicture.from, monthly: detail.picture.extensionPicture.monthly } }}
                 currency={currency}
                 approveAction={approveQuotaRequestAction}
                 rejectAction={rejectQuotaRequestAction}
                 now={ctx.now}
                 blockedReason={firstApprovalByMe ? "You gave the first approval; a second, different platform admin must approve too." : null}
               />
-              <DecisionPicture entry={detail.picture} currency={currency} />
+              {detail.picture.extensionPicture ? <ExtensionPictureView entry={detail.picture} currency={currency} /> : <DecisionPicture entry={detail.picture} currency={currency} />}
               {detail.history && <RequestHistoryView history={detail.history} tenantSlug={r.tenantSlug} projectName={r.projectName} />}
             </div>
           </Card>
@@ -311,6 +338,10 @@ async function EventDetail({ kind, detail, currency }: { kind: string; detail: R
   const lines: string[] = [];
   if (typeof detail.estimate === "number") lines.push(`Estimate ${formatMoney(detail.estimate, typeof detail.currency === "string" ? detail.currency : currency)} a month.`);
   if (typeof detail.rule === "string") lines.push(`Rule: ${detail.rule}.`);
+  const extension = detail.extension as { from?: unknown; to?: unknown } | undefined;
+  if (extension && typeof extension.from === "string" && typeof extension.to === "string") {
+    lines.push(`${kind === "created" ? "To extend" : "Extended"} the grant from ${formatDateTime(new Date(extension.from))} to ${formatDateTime(new Date(extension.to))}.`);
+  }
   if (typeof detail.revision === "number" && kind === "edited") lines.push(`Now revision ${detail.revision}.${detail.firstApprovalWithdrawn ? " The first approval, of the earlier revision, was withdrawn." : ""}`);
   else if (typeof detail.revision === "number" && detail.revision > 1) lines.push(`Of revision ${detail.revision}.`);
   const granted = detail.granted as Partial<QuotaAmounts> | undefined;

@@ -1,16 +1,15 @@
 import { notFound, redirect } from "next/navigation";
-import { UsageSummary } from "@/components/quota/usage-summary";
-import { PageHeader } from "@/components/ui";
+import { PageHeader, projectCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { isCollaboratorOn } from "@/lib/auth/policy";
-import { config } from "@/lib/config";
 import { dateInputValue } from "@/lib/format";
 import { GiB } from "@/lib/quota/amounts";
 import { requestDetail } from "@/lib/quota/queries";
 import { requestFormBasis } from "@/lib/quota/request-form-basis";
 import { projectDetail } from "@/lib/tenancy/queries";
 import { editQuotaRequestAction } from "../../../actions";
-import { RequestForm, type Values } from "../../../new/request-form";
+import type { Values } from "../../../new/request-form";
+import { RequestFormFor } from "../../../new/request-form-for";
 
 type Params = Promise<{ tenant: string; project: string; id: string }>;
 const DAY = 86_400_000;
@@ -28,7 +27,7 @@ export default async function EditQuotaRequestPage({ params }: { params: Params 
   // Only its requester edits it, and only while it is pending: for anyone else there is no such page.
   if (!detail?.conversation.canEdit || !project) notFound();
   const r = detail.request;
-  const { models, basis, usage } = await requestFormBasis(ctx, r.tenantSlug, r.projectSlug);
+  const formBasis = await requestFormBasis(ctx, r.tenantSlug, r.projectSlug);
   const base = `/tenants/${r.tenantSlug}/projects/${r.projectSlug}`;
   const requestHref = `${base}/quota/requests/${r.id}`;
   const collaborator = isCollaboratorOn(ctx.actor, r.tenantId) && !ctx.actor.isPlatformAdmin;
@@ -49,13 +48,7 @@ export default async function EditQuotaRequestPage({ params }: { params: Params 
   return (
     <>
       <PageHeader
-        crumbs={[
-          { href: "/", label: "My tenants" },
-          ...(collaborator ? [] : [{ href: `/tenants/${r.tenantSlug}`, label: project.tenant.name }]),
-          { href: base, label: r.projectName },
-          { href: `${base}/quota`, label: "Quota" },
-          { href: requestHref, label: "Quota request" },
-        ]}
+        crumbs={projectCrumbs(project.tenant, project.project, collaborator, { href: `${base}/quota`, label: "Quota" }, { href: requestHref, label: "Quota request" })}
         title="Edit quota request"
         subtitle={
           <>
@@ -64,18 +57,13 @@ export default async function EditQuotaRequestPage({ params }: { params: Params 
           </>
         }
       />
-      <RequestForm
+      <RequestFormFor
+        ctx={ctx}
+        formBasis={formBasis}
         action={editQuotaRequestAction}
         tenant={r.tenantSlug}
         project={r.projectSlug}
         projectName={r.projectName}
-        models={models}
-        burstAvailable={config().cluster.render.kueue.enabled}
-        basis={basis}
-        usage={usage ? <UsageSummary summary={usage} currency={config().currency} projectName={r.projectName} /> : null}
-        currency={config().currency}
-        now={ctx.now.toISOString()}
-        minDate={dateInputValue(new Date(ctx.now.getTime() + DAY))}
         defaultDate={values.endsAt}
         editing={{ values, requestId: r.id, version: r.version, nextRevision: r.revision + 1, cancelHref: requestHref }}
       />

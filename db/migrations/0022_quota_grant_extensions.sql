@@ -1,0 +1,5 @@
+ALTER TABLE "quota_requests" ADD COLUMN "extends_grant_id" uuid;--> statement-breakpoint
+ALTER TABLE "quota_requests" ADD COLUMN "extends_from" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "quota_requests" ADD CONSTRAINT "quota_requests_extends_grant_id_quota_grants_id_fk" FOREIGN KEY ("extends_grant_id") REFERENCES "public"."quota_grants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "quota_requests_pending_extension_unique" ON "quota_requests" USING btree ("extends_grant_id") WHERE "quota_requests"."status" = 'pending' and "quota_requests"."extends_grant_id" is not null;--> statement-breakpoint
+ALTER TABLE "quota_requests" ADD CONSTRAINT "quota_requests_extension" CHECK (("quota_requests"."extends_grant_id" is null) = ("quota_requests"."extends_from" is null));

@@ -1,0 +1,54 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Database } from "@/db/client";
+import { quotaRequestEvents, quotaRequests } from "@/db/schema";
+import type { AuditActor } from "@/lib/audit/record";
+import { AppError } from "@/lib/errors";
+import { notify, tenantAdminIds } from "@/lib/notify/in-app";
+import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
+import { futureInstant } from "@/lib/tenancy/inputs";
+import { projectPlace, requestPath } from "../places";
+
+/** What the quota request commands share (asking, extending, deciding, editing): kept apart so each may import it without a cycle. */
+
+export type RequestRow = typeof quotaRequests.$inferSelect;
+
+/** An optional end: empty or null means permanent (never the epoch, as a bare coercion would make it). */
+export const optionalEnd = z.preprocess((v) => (v === "" || v === null ? undefined : v), futureInstant.optional());
+
+export const justificationInput = z
+  .string({ message: "is required" })
+  .trim()
+  .min(10, "Say in a sentence what the resources are for, at least 10 characters.")
+  .max(2000, "must be at most 2000 characters");
+
+export async function addEvent(db: Database, requestId: string, actor: AuditActor, kind: string, at: Date, detail?: Record<string, unknown>) {
+  await db.insert(quotaRequestEvents).values({ requestId, at, actorPrincipalId: actor.principalId, actorLabel: actor.label, kind, detail: detail ?? null });
+}
+
+/** Tell the requester and the tenant admins about a decision, in-app and to subscribed webhooks. */
+export async function announceDecision(tx: Database, r: RequestRow, outcome: string, at: Date, note?: string | null) {
+  const s = await projectPlace(tx, r.projectId);
+  const link = requestPath(s.tenant, s.project, r.id);
+  const title = `Quota request for ${s.name} ${outcome}`;
+  await notify(tx, [r.requestedBy, ...(await tenantAdminIds(tx, r.tenantId))], { kind: "quota_request.decided", title, body: note ?? "", link }, at);
+  await enqueueWebhookEvent(tx, "request.decided", { text: `${title}${note ? `: ${note}` : ""}`, requestId: r.id, tenant: s.tenant, project: s.project, outcome }, at);
+}
+
+/** Load a request by id, or not_found. */
+export async function requestById(db: Database, id: string): Promise<RequestRow> {
+  const [row] = await db.select().from(quotaRequests).where(eq(quotaRequests.id, id));
+  if (!row) throw new AppError("not_found", "No such quota request.");
+  return row;
+}
+
+/** Take a pending request at the version the decider saw, or report that someone else got there first. */
+export async function lockPending(tx: Database, id: string, version: number): Promise<RequestRow> {
+  const [row] = await tx.select().from(quotaRequests).where(eq(quotaRequests.id, id)).for("update");
+  if (!row) throw new AppError("not_found", "No such quota request.");
+  if (row.status !== "pending") throw new AppError("conflict", `This request was already decided (${row.status.replace("_", " ")}). Reload to see the decision.`);
+  // An edit by the requester bumps the version too: an approval never decides content its approver did not see.
+  if (row.version !== version) throw new AppError("conflict", "This request changed since you opened it (the requester edited it, or another admin acted on it). Reload and decide again.");
+  return row;
+}
