@@ -22,7 +22,7 @@ import { requestPath } from "../places";
 import { grantedColumn, requestAmountsOf } from "../request-amounts";
 import { loadQuotaPolicy, loadRates } from "../store";
 import { describeAmounts } from "../view-helpers";
-import { addEvent, announceDecision, justificationInput, type RequestRow } from "./request-parts";
+import { addEvent, announceDecision, justificationInput, markApproved, type RequestRow } from "./request-parts";
 
 /**
  * Keeping a time-bound grant longer. Asking writes a request that names the
@@ -175,19 +175,7 @@ export async function approveExtension(tx: Database, ctx: CommandContext, r: Req
   // Reschedules the project's boundary (the row at the old end goes, one at the new end comes) and, with Kueue, the tenant's.
   const changeId = await enqueueProjectChange(tx, { tenantId: r.tenantId, projectId: r.projectId, reason: "quota grant extended", at: ctx.now });
   await dropTenantBoundaryIfUnused(tx, r.tenantId, from);
-  const [row] = await tx
-    .update(quotaRequests)
-    .set({
-      status: "approved",
-      decidedBy: ctx.actor.principalId,
-      decidedAt: ctx.now,
-      decisionNote: input.note || null,
-      granted: changed ? grantedColumn(amounts, endsAt) : null,
-      clusterChangeId: changeId,
-      version: r.version + 1,
-    })
-    .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
-    .returning();
+  const row = await markApproved(tx, r, { by: ctx.actor.principalId, at: ctx.now, note: input.note, granted: changed ? grantedColumn(amounts, endsAt) : null, clusterChangeId: changeId });
   const extension = { grantId: grant.id, from: from.toISOString(), to: endsAt.toISOString() };
   await addEvent(tx, r.id, actor, changed ? "approved_with_changes" : "approved", ctx.now, { revision: r.revision, extension, ...(changed ? { endsAt } : {}), ...(input.note ? { note: input.note } : {}) });
   await recordAudit(tx, {
@@ -199,6 +187,6 @@ export async function approveExtension(tx: Database, ctx: CommandContext, r: Req
     before: { endsAt: from, requestId: r.id },
     after: { endsAt, requestId: r.id },
   });
-  await announceDecision(tx, row!, `approved: extended to ${formatDate(endsAt)}${changed ? ` (asked: ${formatDate(asked)})` : ""}`, ctx.now, input.note);
-  return { request: row!, complete: true };
+  await announceDecision(tx, row, `approved: extended to ${formatDate(endsAt)}${changed ? ` (asked: ${formatDate(asked)})` : ""}`, ctx.now, input.note);
+  return { request: row, complete: true };
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "@/db/client";
 import { quotaRequestEvents, quotaRequests } from "@/db/schema";
@@ -51,4 +51,30 @@ export async function lockPending(tx: Database, id: string, version: number): Pr
   // An edit by the requester bumps the version too: an approval never decides content its approver did not see.
   if (row.version !== version) throw new AppError("conflict", "This request changed since you opened it (the requester edited it, or another admin acted on it). Reload and decide again.");
   return row;
+}
+
+/**
+ * The request row's side of a final approval, shared by a quota request and a grant extension: decided by whom,
+ * when and with what note, the amounts granted when they differ from those asked, the cluster change that applies
+ * them. Guarded by the version the decider locked, as `lockPending` took it.
+ */
+export async function markApproved(
+  tx: Database,
+  r: RequestRow,
+  decision: { by: string; at: Date; note?: string | null; granted: RequestRow["granted"]; clusterChangeId: number | null },
+): Promise<RequestRow> {
+  const [row] = await tx
+    .update(quotaRequests)
+    .set({
+      status: "approved",
+      decidedBy: decision.by,
+      decidedAt: decision.at,
+      decisionNote: decision.note || null,
+      granted: decision.granted,
+      clusterChangeId: decision.clusterChangeId,
+      version: r.version + 1,
+    })
+    .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
+    .returning();
+  return row!;
 }

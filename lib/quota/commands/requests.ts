@@ -27,7 +27,7 @@ import { requestPath } from "../places";
 import { describeAmounts } from "../view-helpers";
 import { loadPools } from "../store";
 
-import { addEvent, announceDecision, justificationInput, lockPending, optionalEnd, requestById, type RequestRow } from "./request-parts";
+import { addEvent, announceDecision, justificationInput, lockPending, markApproved, optionalEnd, requestById, type RequestRow } from "./request-parts";
 import { approveExtension } from "./extensions";
 
 export { requestPath };
@@ -214,19 +214,7 @@ export const approveQuotaRequest = defineCommand({
       if (r.firstApprovedBy && r.firstApprovedBy === ctx.actor.principalId) throw new AppError("forbidden", "You gave the first approval; a second, different platform admin must approve too.");
 
       const changeId = await grantAndApply(tx, r, granted, endsAt, assessment.gpuResource, ctx.now, actor);
-      const [row] = await tx
-        .update(quotaRequests)
-        .set({
-          status: "approved",
-          decidedBy: ctx.actor.principalId,
-          decidedAt: ctx.now,
-          decisionNote: input.note || null,
-          granted: changed ? grantedColumn(granted, endsAt) : null,
-          clusterChangeId: changeId,
-          version: r.version + 1,
-        })
-        .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
-        .returning();
+      const row = await markApproved(tx, r, { by: ctx.actor.principalId, at: ctx.now, note: input.note, granted: changed ? grantedColumn(granted, endsAt) : null, clusterChangeId: changeId });
       await addEvent(tx, r.id, actor, changed ? "approved_with_changes" : "approved", ctx.now, { revision: r.revision, ...(changed ? { granted, endsAt } : {}), ...(input.note ? { note: input.note } : {}) });
       await recordAudit(tx, {
         actor,
@@ -237,8 +225,8 @@ export const approveQuotaRequest = defineCommand({
         before: { ...asked, endsAt: r.endsAt, revision: r.revision },
         after: { ...granted, endsAt },
       });
-      await announceDecision(tx, row!, changed ? `approved with changes (${describeAmounts(granted)})` : "approved", ctx.now, input.note);
-      return { request: row!, complete: true };
+      await announceDecision(tx, row, changed ? `approved with changes (${describeAmounts(granted)})` : "approved", ctx.now, input.note);
+      return { request: row, complete: true };
     });
   },
 });
