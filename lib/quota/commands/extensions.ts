@@ -7,7 +7,6 @@ import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf, type CommandContext } from "@/lib/auth/context";
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
 import { dropTenantBoundaryIfUnused } from "@/lib/cluster/schedule";
-import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { formatDate, formatDateTime } from "@/lib/format";
 import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
@@ -16,13 +15,13 @@ import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/ten
 import { onProject, projectAddress } from "@/lib/tenancy/targets";
 import type { QuotaAmounts } from "../amounts";
 import { monthlyCost, ratesInForce } from "../cost";
-import { insertRequestLines, linesOfGrants } from "../grant-store";
+import { linesOfGrants } from "../grant-store";
 import { needsSecondApproval } from "../policy";
 import { requestPath } from "../places";
 import { grantedColumn, requestAmountsOf } from "../request-amounts";
 import { loadQuotaPolicy, loadRates } from "../store";
 import { describeAmounts } from "../view-helpers";
-import { addEvent, announceDecision, justificationInput, markApproved, type RequestRow } from "./request-parts";
+import { addEvent, announceDecision, insertPendingRequest, justificationInput, markApproved, type RequestRow } from "./request-parts";
 
 /**
  * Keeping a time-bound grant longer. Asking writes a request that names the
@@ -65,34 +64,25 @@ export const requestQuotaExtension = defineCommand({
       const amounts = requestAmountsOf(grant, lines);
       const estimate = monthlyCost(amounts, ratesInForce(await loadRates(tx), ctx.now));
       const actor = auditActorOf(ctx.actor);
-      const [request] = await tx
-        .insert(quotaRequests)
-        .values({
-          tenantId,
-          projectId,
-          requestedBy: ctx.actor.principalId,
-          gpuModel: amounts.gpuModel,
-          gpuCount: amounts.gpuCount,
-          cpuCores: amounts.cpuCores,
-          memoryBytes: amounts.memoryBytes,
-          storageBytes: amounts.storageBytes,
-          endsAt: input.endsAt,
-          justification: input.justification,
-          monthlyCost: estimate.monthly.toFixed(2),
-          extendsGrantId: grant.id,
-          extendsFrom: grant.endsAt,
-          createdAt: ctx.now,
-        })
-        .returning();
-      await insertRequestLines(tx, request!.id, lines);
-      const extension = { grantId: grant.id, from: grant.endsAt.toISOString(), to: input.endsAt.toISOString() };
-      await addEvent(tx, request!.id, actor, "created", ctx.now, { estimate: estimate.monthly, currency: config().currency, extension });
+      const request = await insertPendingRequest(tx, {
+        tenantId,
+        projectId,
+        requestedBy: ctx.actor.principalId,
+        actor,
+        amounts,
+        lines,
+        endsAt: input.endsAt,
+        justification: input.justification,
+        monthly: estimate.monthly,
+        at: ctx.now,
+        extends: { grantId: grant.id, from: grant.endsAt, to: input.endsAt },
+      });
       await recordAudit(tx, {
         actor,
         at: ctx.now,
         tenantId,
         action: "quota_request.extension_created",
-        target: { type: "quota_request", id: request!.id },
+        target: { type: "quota_request", id: request.id },
         before: { grantId: grant.id, endsAt: grant.endsAt },
         after: { grantId: grant.id, endsAt: input.endsAt },
       });
@@ -101,14 +91,14 @@ export const requestQuotaExtension = defineCommand({
         "request.created",
         {
           text: `${ctx.actor.displayName} asks to extend ${describeAmounts(amounts)} on ${tenant.slug}/${project.slug} from ${formatDate(grant.endsAt)} to ${formatDate(input.endsAt)}`,
-          requestId: request!.id,
+          requestId: request.id,
           tenant: tenant.slug,
           project: project.slug,
-          link: requestPath(tenant.slug, project.slug, request!.id),
+          link: requestPath(tenant.slug, project.slug, request.id),
         },
         ctx.now,
       );
-      return { request: request! };
+      return { request: request };
     });
   },
 });

@@ -4,10 +4,14 @@ import { z } from "zod";
 import type { Database } from "@/db/client";
 import { quotaRequestEvents, quotaRequests } from "@/db/schema";
 import type { AuditActor } from "@/lib/audit/record";
+import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { notify, tenantAdminIds } from "@/lib/notify/in-app";
 import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
 import { futureInstant } from "@/lib/tenancy/inputs";
+import type { QuotaAmounts } from "../amounts";
+import { insertRequestLines } from "../grant-store";
+import type { QuotaLine } from "../lines";
 import { projectPlace, requestPath } from "../places";
 
 /** What the quota request commands share (asking, extending, deciding, editing): kept apart so each may import it without a cycle. */
@@ -25,6 +29,54 @@ export const justificationInput = z
 
 export async function addEvent(db: Database, requestId: string, actor: AuditActor, kind: string, at: Date, detail?: Record<string, unknown>) {
   await db.insert(quotaRequestEvents).values({ requestId, at, actorPrincipalId: actor.principalId, actorLabel: actor.label, kind, detail: detail ?? null });
+}
+
+/**
+ * A new pending request, its lines and its "created" event: what asking for quota and asking to extend a grant
+ * both write. The row's amount columns are picked one by one: burst and flavour live only in the lines, and an
+ * amounts object may carry more than the table has columns for.
+ */
+export async function insertPendingRequest(
+  tx: Database,
+  ask: {
+    tenantId: string;
+    projectId: string;
+    requestedBy: string;
+    actor: AuditActor;
+    amounts: QuotaAmounts;
+    lines: readonly QuotaLine[];
+    endsAt: Date | null;
+    justification: string;
+    monthly: number;
+    at: Date;
+    /** Set when the request asks to move the end of a time-bound grant. */
+    extends?: { grantId: string; from: Date; to: Date };
+  },
+): Promise<RequestRow> {
+  const { amounts } = ask;
+  const [request] = await tx
+    .insert(quotaRequests)
+    .values({
+      tenantId: ask.tenantId,
+      projectId: ask.projectId,
+      requestedBy: ask.requestedBy,
+      gpuModel: amounts.gpuModel,
+      gpuCount: amounts.gpuCount,
+      cpuCores: amounts.cpuCores,
+      memoryBytes: amounts.memoryBytes,
+      storageBytes: amounts.storageBytes,
+      endsAt: ask.endsAt,
+      justification: ask.justification,
+      monthlyCost: ask.monthly.toFixed(2),
+      extendsGrantId: ask.extends?.grantId ?? null,
+      extendsFrom: ask.extends?.from ?? null,
+      createdAt: ask.at,
+    })
+    .returning();
+  await insertRequestLines(tx, request!.id, ask.lines);
+  const extension = ask.extends && { grantId: ask.extends.grantId, from: ask.extends.from.toISOString(), to: ask.extends.to.toISOString() };
+  await addEvent(tx, request!.id, ask.actor, "created", ask.at, { estimate: ask.monthly, currency: config().currency, ...(extension ? { extension } : {}) });
+  return request!;
 }
 
 /** Tell the requester and the tenant admins about a decision, in-app and to subscribed webhooks. */

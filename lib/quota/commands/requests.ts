@@ -16,7 +16,7 @@ import { uuidInput, versionInput } from "@/lib/tenancy/inputs";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/tenancy/lookup";
 import { onProject, projectAddress } from "@/lib/tenancy/targets";
 import { amountFields, amountProblems, amountsOf, burstFields, cpuBurstInput, gpuBurstInput, isEmpty, memoryBurstInput, type QuotaAmounts } from "../amounts";
-import { insertGrant, insertRequestLines, linesOfRequests } from "../grant-store";
+import { insertGrant, linesOfRequests } from "../grant-store";
 import { raiseEnvelopeToHoldings } from "./envelopes";
 import { lockGuaranteeSum } from "../envelope-store";
 import { linesOfAmounts } from "../lines";
@@ -27,7 +27,7 @@ import { requestPath } from "../places";
 import { describeAmounts } from "../view-helpers";
 import { loadPools } from "../store";
 
-import { addEvent, announceDecision, justificationInput, lockPending, markApproved, optionalEnd, requestById, type RequestRow } from "./request-parts";
+import { addEvent, announceDecision, insertPendingRequest, justificationInput, lockPending, markApproved, optionalEnd, requestById, type RequestRow } from "./request-parts";
 import { approveExtension } from "./extensions";
 
 export { requestPath };
@@ -79,35 +79,32 @@ export const createQuotaRequest = defineCommand({
         throw error;
       }
       const actor = auditActorOf(ctx.actor);
-      const [request] = await tx
-        .insert(quotaRequests)
-        .values({
-          tenantId,
-          projectId,
-          requestedBy: ctx.actor.principalId,
-          ...amounts,
-          endsAt: input.endsAt ?? null,
-          justification: input.justification,
-          monthlyCost: assessment.estimate.monthly.toFixed(2),
-          createdAt: ctx.now,
-        })
-        .returning();
-      await insertRequestLines(tx, request!.id, linesOfAmounts(amounts, assessment.gpuResource));
-      await addEvent(tx, request!.id, actor, "created", ctx.now, { estimate: assessment.estimate.monthly, currency: config().currency });
-      await recordAudit(tx, { actor, at: ctx.now, tenantId, action: "quota_request.created", target: { type: "quota_request", id: request!.id }, after: { ...amounts, endsAt: input.endsAt ?? null } });
-      const link = requestPath(tenant.slug, project.slug, request!.id);
-      await enqueueWebhookEvent(tx, "request.created", { text: `${ctx.actor.displayName} asks for ${describeAmounts(amounts)} on ${tenant.slug}/${project.slug}`, requestId: request!.id, tenant: tenant.slug, project: project.slug, link }, ctx.now);
+      const request = await insertPendingRequest(tx, {
+        tenantId,
+        projectId,
+        requestedBy: ctx.actor.principalId,
+        actor,
+        amounts,
+        lines: linesOfAmounts(amounts, assessment.gpuResource),
+        endsAt: input.endsAt ?? null,
+        justification: input.justification,
+        monthly: assessment.estimate.monthly,
+        at: ctx.now,
+      });
+      await recordAudit(tx, { actor, at: ctx.now, tenantId, action: "quota_request.created", target: { type: "quota_request", id: request.id }, after: { ...amounts, endsAt: input.endsAt ?? null } });
+      const link = requestPath(tenant.slug, project.slug, request.id);
+      await enqueueWebhookEvent(tx, "request.created", { text: `${ctx.actor.displayName} asks for ${describeAmounts(amounts)} on ${tenant.slug}/${project.slug}`, requestId: request.id, tenant: tenant.slug, project: project.slug, link }, ctx.now);
 
       // A rule never guarantees GPUs the pools would not hold at their autoscaler minimum: a person decides (and is told why).
-      if (!assessment.auto.auto || minimumProblem(assessment.sharing)) return { request: request!, autoApproved: false, assessment };
-      const changeId = await grantAndApply(tx, request!, amounts, input.endsAt ?? null, assessment.gpuResource, ctx.now, SYSTEM);
+      if (!assessment.auto.auto || minimumProblem(assessment.sharing)) return { request, autoApproved: false, assessment };
+      const changeId = await grantAndApply(tx, request, amounts, input.endsAt ?? null, assessment.gpuResource, ctx.now, SYSTEM);
       const [approved] = await tx
         .update(quotaRequests)
-        .set({ status: "auto_approved", decidedAt: ctx.now, decisionNote: `Approved automatically: ${assessment.auto.rule}.`, clusterChangeId: changeId, version: request!.version + 1 })
-        .where(eq(quotaRequests.id, request!.id))
+        .set({ status: "auto_approved", decidedAt: ctx.now, decisionNote: `Approved automatically: ${assessment.auto.rule}.`, clusterChangeId: changeId, version: request.version + 1 })
+        .where(eq(quotaRequests.id, request.id))
         .returning();
-      await addEvent(tx, request!.id, SYSTEM, "auto_approved", ctx.now, { rule: assessment.auto.rule });
-      await recordAudit(tx, { actor: SYSTEM, at: ctx.now, tenantId, action: "quota_request.auto_approved", target: { type: "quota_request", id: request!.id }, after: { rule: assessment.auto.rule } });
+      await addEvent(tx, request.id, SYSTEM, "auto_approved", ctx.now, { rule: assessment.auto.rule });
+      await recordAudit(tx, { actor: SYSTEM, at: ctx.now, tenantId, action: "quota_request.auto_approved", target: { type: "quota_request", id: request.id }, after: { rule: assessment.auto.rule } });
       await announceDecision(tx, approved!, "approved automatically", ctx.now, approved!.decisionNote);
       return { request: approved!, autoApproved: true, assessment };
     });
