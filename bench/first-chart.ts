@@ -69,7 +69,7 @@ async function waitForReady(server: ChildProcess) {
 async function signedIn(browser: Browser, persona: string): Promise<Page> {
   const page = await (await browser.newContext({ baseURL: BASE, viewport: { width: 1280, height: 900 } })).newPage();
   await page.goto("/sign-in");
-  await page.getByRole("button", { name: new RegExp(`^Sign in as ${persona},`) }).click();
+  await page.getByRole("button", { name: new RegExp(`^Sign in as ${persona}\\b`) }).click();
   await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
   return page;
 }

@@ -1,10 +1,10 @@
 "use client";
 
-import * as Dialog from "@radix-ui/react-dialog";
 import { startTransition, useActionState, useEffect, useRef, useState, type FormEvent } from "react";
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button-class";
 import { Field, FieldError, FormMessage, FormProblems, inputClass, SubmitButton } from "./form";
+import { useOnDemand } from "./on-demand";
 
 /**
  * Forms described as data, so server components can declare them: each field
@@ -18,9 +18,9 @@ export type FieldSpec =
   | { kind: "select"; name: string; label: string; hint?: string; options: { value: string; label: string }[]; defaultValue?: string }
   | { kind: "checkbox"; name: string; label: string; hint?: string };
 
-type Action = (state: FormState, formData: FormData) => Promise<FormState>;
+export type Action = (state: FormState, formData: FormData) => Promise<FormState>;
 
-function Fields({ fields, state }: { fields: FieldSpec[]; state: FormState }) {
+export function Fields({ fields, state }: { fields: FieldSpec[]; state: FormState }) {
   return (
     <>
       {fields.map((f) => {
@@ -69,11 +69,11 @@ function Fields({ fields, state }: { fields: FieldSpec[]; state: FormState }) {
 }
 
 /** The fields that show their own problems: a hidden field's problem is the form's. */
-function shownFieldNames(fields: FieldSpec[]): string[] {
+export function shownFieldNames(fields: FieldSpec[]): string[] {
   return fields.filter((f) => f.kind !== "hidden").map((f) => f.name);
 }
 
-function Reveal({ reveal }: { reveal: NonNullable<FormState["reveal"]> }) {
+export function Reveal({ reveal }: { reveal: NonNullable<FormState["reveal"]> }) {
   const [copied, setCopied] = useState(false);
   return (
     <div className="rounded-md border border-amber-300 bg-amber-50 p-3" data-testid="reveal">
@@ -109,7 +109,7 @@ function Reveal({ reveal }: { reveal: NonNullable<FormState["reveal"]> }) {
  * transition keeps the values (useFormStatus still reports pending); the form
  * is cleared only after a success. Without JavaScript the form still posts.
  */
-function useSubmitKeepingInput(formAction: (data: FormData) => void, state: FormState) {
+export function useSubmitKeepingInput(formAction: (data: FormData) => void, state: FormState) {
   const ref = useRef<HTMLFormElement>(null);
   useEffect(() => {
     if (state.status === "ok") ref.current?.reset();
@@ -139,7 +139,15 @@ export function ActionForm({ action, fields, submitLabel, pendingLabel, classNam
   );
 }
 
-/** A button that opens a dialog with the form; closes on success unless there is something to reveal. */
+const loadDialogContent = () => import("./action-dialog-content").then((m) => m.ActionDialogContent);
+
+export type ActionDialogBody = { submitLabel: string; pendingLabel?: string; action: Action; fields: FieldSpec[] };
+
+/**
+ * A button that opens a dialog with the form; closes on success unless there is something to
+ * reveal. The dialog's code (Radix, action-dialog-content.tsx) is fetched when the person first
+ * points at, focuses or presses the button, so a page of such buttons does not load it up front.
+ */
 export function ActionDialog({
   triggerLabel,
   triggerKind = "primary",
@@ -147,63 +155,37 @@ export function ActionDialog({
   title,
   description,
   ...body
-}: {
+}: ActionDialogBody & {
   triggerLabel: string;
   triggerKind?: "primary" | "secondary" | "link";
   danger?: boolean;
   title: string;
   description: string;
-  submitLabel: string;
-  pendingLabel?: string;
-  action: Action;
-  fields: FieldSpec[];
 }) {
   const [open, setOpen] = useState(false);
+  const content = useOnDemand(loadDialogContent);
+  const button = useRef<HTMLButtonElement>(null);
   const triggerClass =
     triggerKind === "link" ? `text-sm font-medium ${danger ? "text-red-700" : "text-brand-700"} hover:underline` : buttonClass(triggerKind);
+  const Content = content.loaded;
   return (
-    <Dialog.Root open={open} onOpenChange={setOpen}>
-      <Dialog.Trigger className={triggerClass}>{triggerLabel}</Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
-        <Dialog.Content className="fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[min(34rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-6 shadow-xl">
-          <Dialog.Title className="text-lg font-semibold text-slate-900">{title}</Dialog.Title>
-          <Dialog.Description className="mt-1 text-sm text-slate-600">{description}</Dialog.Description>
-          {/* Mounted only while open: closing forgets the result, so a secret is shown once. */}
-          <DialogForm {...body} onSuccess={() => setOpen(false)} />
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
-  );
-}
-
-function DialogForm({ action, fields, submitLabel, pendingLabel, onSuccess }: { action: Action; fields: FieldSpec[]; submitLabel: string; pendingLabel?: string; onSuccess: () => void }) {
-  const [state, formAction] = useActionState(action, initialFormState);
-  const submit = useSubmitKeepingInput(formAction, state);
-  const handled = useRef<FormState>(initialFormState);
-  useEffect(() => {
-    if (state !== handled.current && state.status === "ok" && !state.reveal) onSuccess();
-    handled.current = state;
-  }, [state, onSuccess]);
-  if (state.reveal) {
-    return (
-      <div className="mt-4 space-y-4">
-        {state.message && <FormMessage status="ok" message={state.message} />}
-        <Reveal reveal={state.reveal} />
-        <div className="flex justify-end">
-          <Dialog.Close className={buttonClass("primary")}>Done</Dialog.Close>
-        </div>
-      </div>
-    );
-  }
-  return (
-    <form action={formAction} {...submit} className="mt-4 space-y-4" noValidate>
-      <FormProblems state={state} fields={shownFieldNames(fields)} />
-      <Fields fields={fields} state={state} />
-      <div className="flex justify-end gap-2 pt-2">
-        <Dialog.Close className={buttonClass()}>Cancel</Dialog.Close>
-        <SubmitButton pendingLabel={pendingLabel ?? "Working…"}>{submitLabel}</SubmitButton>
-      </div>
-    </form>
+    <>
+      <button
+        ref={button}
+        type="button"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        className={triggerClass}
+        onPointerEnter={content.fetch}
+        onFocus={content.fetch}
+        onClick={() => {
+          content.fetch();
+          setOpen(true);
+        }}
+      >
+        {triggerLabel}
+      </button>
+      {Content && <Content open={open} onOpenChange={setOpen} title={title} description={description} body={body} returnFocusTo={button} />}
+    </>
   );
 }

@@ -1,48 +1,55 @@
 "use client";
 
-import * as Dialog from "@radix-ui/react-dialog";
-import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
-import type { PaletteItem, PaletteKind } from "@/lib/search/palette";
+import { useEffect, useRef, useState } from "react";
+import type { PaletteItem } from "@/lib/search/palette";
+import { useOnDemand } from "./on-demand";
 
-type Answer = { items: PaletteItem[]; message: null } | { items: []; message: string };
-type State = { kind: "idle" } | { kind: "searching" } | { kind: "answered"; query: string; answer: Answer } | { kind: "failed" };
+export type PaletteAnswer = { items: PaletteItem[]; message: null } | { items: []; message: string };
 
-const GROUPS: readonly { kind: PaletteKind; label: string }[] = [
-  { kind: "project", label: "Projects" },
-  { kind: "tenant", label: "Tenants" },
-  { kind: "request", label: "Quota requests" },
-  { kind: "person", label: "People" },
-  { kind: "service_account", label: "Service accounts" },
-];
-/** Wait this long after the last key before asking the server. */
-const DEBOUNCE_MS = 200;
+const loadDialog = () => import("./command-palette-dialog").then((m) => m.CommandPaletteDialog);
 
 /**
  * The command palette (Ctrl-K or Cmd-K anywhere, or the Search button): a
  * combobox over what the server finds for this person (searchPaletteAction:
  * the policy decides every row). Arrow keys move through the results, Enter
- * opens one. Radix Dialog keeps focus inside and gives it back on close.
+ * opens one. The dialog's code (command-palette-dialog.tsx) is fetched when
+ * the person first points at, focuses or uses the button or the shortcut, so
+ * it is not part of every page's first load; it opens as soon as it arrives.
  * A page whose content has its own Ctrl-K search (the API reference marks its
  * host with `data-owns-search-shortcut`) keeps the shortcut; the Search
  * button still opens the palette there.
  */
-export function CommandPalette({ search }: { search: (query: string) => Promise<Answer> }) {
+export function CommandPalette({ search }: { search: (query: string) => Promise<PaletteAnswer> }) {
   const [open, setOpen] = useState(false);
+  const dialog = useOnDemand(loadDialog);
+  const button = useRef<HTMLButtonElement>(null);
+  const { fetch } = dialog;
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k" && !document.querySelector("[data-owns-search-shortcut]")) {
         e.preventDefault();
+        fetch();
         setOpen((o) => !o);
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  }, [fetch]);
+  const PaletteDialog = dialog.loaded;
   return (
-    <Dialog.Root open={open} onOpenChange={setOpen}>
-      <Dialog.Trigger
+    <>
+      <button
+        ref={button}
+        type="button"
+        aria-haspopup="dialog"
+        aria-expanded={open}
         aria-keyshortcuts="Control+K Meta+K"
+        onPointerEnter={fetch}
+        onFocus={fetch}
+        onClick={() => {
+          fetch();
+          setOpen(true);
+        }}
         className="flex items-center gap-2 rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-slate-700 hover:bg-slate-50 sm:min-w-52"
       >
         <svg aria-hidden viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.6" className="h-4 w-4">
@@ -53,134 +60,8 @@ export function CommandPalette({ search }: { search: (query: string) => Promise<
         <kbd aria-hidden className="ml-auto hidden rounded border border-slate-300 px-1 font-sans text-xs text-slate-600 sm:inline">
           Ctrl K
         </kbd>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
-        <Dialog.Content className="fixed left-1/2 top-[10vh] z-50 w-[min(40rem,calc(100vw-1.5rem))] -translate-x-1/2 rounded-lg bg-white shadow-xl focus:outline-none">
-          {open && <PaletteBody search={search} onOpen={() => setOpen(false)} />}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
-  );
-}
-
-function PaletteBody({ search, onOpen }: { search: (query: string) => Promise<Answer>; onOpen: () => void }) {
-  const router = useRouter();
-  const ids = useId();
-  const [query, setQuery] = useState("");
-  const [state, setState] = useState<State>({ kind: "idle" });
-  const [active, setActive] = useState(0);
-  const latest = useRef(0);
-
-  useEffect(() => {
-    const q = query.trim();
-    if (q === "") return;
-    const ticket = ++latest.current;
-    const timer = setTimeout(() => {
-      search(q).then(
-        (answer) => {
-          if (ticket !== latest.current) return;
-          setState({ kind: "answered", query: q, answer });
-          setActive(0);
-        },
-        () => ticket === latest.current && setState({ kind: "failed" }),
-      );
-    }, DEBOUNCE_MS);
-    return () => clearTimeout(timer);
-  }, [query, search]);
-
-  const items = state.kind === "answered" ? ordered(state.answer.items) : [];
-  const optionId = (i: number) => `${ids}-option-${i}`;
-  const go = (item: PaletteItem | undefined) => {
-    if (!item) return;
-    onOpen();
-    router.push(item.href);
-  };
-  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
-    if (e.key === "ArrowDown" && items.length) {
-      e.preventDefault();
-      setActive((a) => (a + 1) % items.length);
-    } else if (e.key === "ArrowUp" && items.length) {
-      e.preventDefault();
-      setActive((a) => (a - 1 + items.length) % items.length);
-    } else if (e.key === "Enter") {
-      e.preventDefault();
-      go(items[active]);
-    }
-  };
-
-  return (
-    <>
-      <Dialog.Title className="sr-only">Search the portal</Dialog.Title>
-      <Dialog.Description className="sr-only">Tenants, projects, people, service accounts and quota requests you can open. Arrow keys choose a result, Enter opens it.</Dialog.Description>
-      <div className="border-b border-slate-200 px-4 py-3">
-        <label htmlFor={`${ids}-input`} className="mb-1 block text-xs font-medium text-slate-600">
-          Find a tenant, project, person, service account or request
-        </label>
-        <input
-          id={`${ids}-input`}
-          role="combobox"
-          aria-expanded={items.length > 0}
-          aria-controls={`${ids}-listbox`}
-          aria-autocomplete="list"
-          aria-activedescendant={items.length ? optionId(active) : undefined}
-          autoComplete="off"
-          maxLength={100}
-          value={query}
-          onChange={(e) => {
-            setQuery(e.target.value);
-            setState(e.target.value.trim() === "" ? { kind: "idle" } : { kind: "searching" });
-          }}
-          onKeyDown={onKeyDown}
-          className="w-full rounded-md border border-slate-300 px-3 py-2 text-base text-slate-900"
-        />
-      </div>
-      <div className="max-h-[60vh] overflow-y-auto px-2 py-2">
-        <p role="status" className="px-2 py-1 text-sm text-slate-600 empty:hidden">
-          {statusText(state, items.length)}
-        </p>
-        <ul id={`${ids}-listbox`} role="listbox" aria-label="Results" className={items.length ? "" : "hidden"}>
-          {GROUPS.filter((g) => items.some((i) => i.kind === g.kind)).map((g) => (
-            <li key={g.kind} role="presentation">
-              <p id={`${ids}-${g.kind}`} aria-hidden className="px-2 pb-1 pt-2 text-xs font-semibold uppercase tracking-wide text-slate-600">
-                {g.label}
-              </p>
-              <ul role="group" aria-labelledby={`${ids}-${g.kind}`}>
-                {items.map((item, i) =>
-                  item.kind !== g.kind ? null : (
-                    <li
-                      key={item.id}
-                      id={optionId(i)}
-                      role="option"
-                      aria-selected={i === active}
-                      onMouseMove={() => setActive(i)}
-                      onClick={() => go(item)}
-                      className={`cursor-pointer rounded-md px-2 py-1.5 ${i === active ? "bg-brand-50" : ""}`}
-                    >
-                      <span className="block text-sm font-medium text-slate-900">{item.label}</span>
-                      <span className="block truncate text-xs text-slate-600">{item.detail}</span>
-                    </li>
-                  ),
-                )}
-              </ul>
-            </li>
-          ))}
-        </ul>
-      </div>
+      </button>
+      {PaletteDialog && <PaletteDialog open={open} onOpenChange={setOpen} search={search} returnFocusTo={button} />}
     </>
   );
-}
-
-/** The results in the order the groups are shown, so arrow keys move down the screen. */
-function ordered(items: readonly PaletteItem[]): PaletteItem[] {
-  return GROUPS.flatMap((g) => items.filter((i) => i.kind === g.kind));
-}
-
-function statusText(state: State, count: number): string {
-  if (state.kind === "idle") return "Type a name, a slug, an email or words from a request.";
-  if (state.kind === "searching") return "Searching…";
-  if (state.kind === "failed") return "The search failed. Try again in a moment.";
-  if (state.answer.message !== null) return state.answer.message;
-  if (count === 0) return `Nothing you can open matches “${state.query}”.`;
-  return `${count} result${count === 1 ? "" : "s"}.`;
 }

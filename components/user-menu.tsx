@@ -1,40 +1,62 @@
 "use client";
 
-import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
+import { useState } from "react";
+import { useOnDemand } from "./on-demand";
 
-/** The signed-in person's menu. Sign-out is a server action passed in, so this stays free of data access. */
-export function UserMenu({ name, detail, signOutAction }: { name: string; detail: string; signOutAction: () => Promise<void> }) {
+export type UserMenuProps = { name: string; detail: string; signOutAction: () => Promise<void> };
+
+export const USER_MENU_BUTTON_CLASS = "flex items-center gap-2 rounded-md px-2 py-1.5 text-sm text-slate-700 hover:bg-slate-100";
+
+/** What the account button shows: initials, and the name beside them from small screens up. */
+export function UserMenuButtonFace({ name }: { name: string }) {
   return (
-    <DropdownMenu.Root>
-      <DropdownMenu.Trigger className="flex items-center gap-2 rounded-md px-2 py-1.5 text-sm text-slate-700 hover:bg-slate-100">
-        <span aria-hidden className="flex h-7 w-7 items-center justify-center rounded-full bg-brand-600 text-xs font-semibold text-white">
-          {name
-            .split(/\s+/)
-            .map((w) => w[0])
-            .slice(0, 2)
-            .join("")
-            .toUpperCase()}
-        </span>
-        {/* The name is the visible label (on phones only the initials show): the accessible name contains it. */}
-        <span className="sr-only">Account menu for </span>
-        <span className="sr-only sm:not-sr-only">{name}</span>
-      </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content align="end" sideOffset={6} className="z-50 min-w-56 rounded-md border border-slate-200 bg-white p-1 text-sm shadow-lg">
-          <div className="px-2 py-1.5">
-            <p className="font-medium text-slate-900">{name}</p>
-            <p className="text-xs text-slate-500">{detail}</p>
-          </div>
-          <DropdownMenu.Separator className="my-1 h-px bg-slate-100" />
-          <form action={signOutAction}>
-            <DropdownMenu.Item asChild onSelect={(e) => e.preventDefault()}>
-              <button type="submit" className="w-full rounded px-2 py-1.5 text-left text-slate-700 outline-none data-[highlighted]:bg-slate-100">
-                Sign out
-              </button>
-            </DropdownMenu.Item>
-          </form>
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
-    </DropdownMenu.Root>
+    <>
+      <span aria-hidden className="flex h-7 w-7 items-center justify-center rounded-full bg-brand-600 text-xs font-semibold text-white">
+        {name
+          .split(/\s+/)
+          .map((w) => w[0])
+          .slice(0, 2)
+          .join("")
+          .toUpperCase()}
+      </span>
+      {/* The name is the visible label (on phones only the initials show): the accessible name contains it. */}
+      <span className="sr-only">Account menu for </span>
+      <span className="sr-only sm:not-sr-only">{name}</span>
+    </>
+  );
+}
+
+const loadDropdown = () => import("./user-menu-dropdown").then((m) => m.UserMenuDropdown);
+
+/**
+ * The signed-in person's menu. Sign-out is a server action passed in, so this stays free of data
+ * access. The page first draws a plain button; the menu's code (Radix, user-menu-dropdown.tsx) is
+ * fetched when the person points at, focuses or presses it, and then takes its place.
+ */
+export function UserMenu(props: UserMenuProps) {
+  const dropdown = useOnDemand(loadDropdown);
+  const [pressed, setPressed] = useState(false);
+  const [focused, setFocused] = useState(false);
+  const Dropdown = dropdown.loaded;
+  if (Dropdown) return <Dropdown {...props} openAtStart={pressed} focusAtStart={focused} />;
+  return (
+    <button
+      type="button"
+      aria-haspopup="menu"
+      aria-expanded={false}
+      className={USER_MENU_BUTTON_CLASS}
+      onPointerEnter={dropdown.fetch}
+      onFocus={() => {
+        setFocused(true);
+        dropdown.fetch();
+      }}
+      onBlur={() => setFocused(false)}
+      onClick={() => {
+        setPressed(true);
+        dropdown.fetch();
+      }}
+    >
+      <UserMenuButtonFace name={props.name} />
+    </button>
   );
 }

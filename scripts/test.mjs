@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: every check, in order, stopping at the first failure:
 //   type check, lint, unit tests, integration tests on PGlite, integration tests
-//   on PostgreSQL (when DATABASE_URL is set), production build, the replica test
+//   on PostgreSQL (when DATABASE_URL is set), production build, its first-load
+//   JavaScript budgets, the replica test
 //   (portal processes of that build on one PostgreSQL; when DATABASE_URL is set), Playwright, and the
 //   container image: built with buildah and run as a container would (where buildah
 //   can run: Linux, as root; elsewhere said and counted as skipped, except in CI).
@@ -80,6 +81,8 @@ if (!fs.existsSync("/usr/bin/chromium")) {
   step(run("Fetch Playwright's Chromium (no /usr/bin/chromium)", bin("playwright"), ["install", "chromium"]));
 }
 step(run("Production build", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"]));
+// The build's first-load JavaScript per route against its budget (test/build-output).
+vitest("Build output: first-load JavaScript budgets", "build", path.join(resultsDir, "build-output.json"), {});
 if (process.env.DATABASE_URL) {
   // Two and three portal processes of that build on one PostgreSQL (test/replicas): claims, leadership, shared rate limits.
   vitest("Replicas (PostgreSQL, production build)", "replicas", path.join(resultsDir, "replicas.json"), {});

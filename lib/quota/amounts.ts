@@ -1,5 +1,8 @@
-import { z } from "zod";
-import { quantity, wholeNumber } from "@/lib/input/numbers";
+/**
+ * Quota amounts as the model holds them, free of input parsing so that client components (cost
+ * previews, descriptions) can import them without the schema library: the form and API field
+ * schemas are in amount-inputs.ts.
+ */
 
 export const GiB = 2 ** 30;
 
@@ -27,16 +30,6 @@ export interface QuotaAmounts {
 /** Limits beyond which a number is a typo, not a request. */
 export const MAX = { gpuCount: 4096, cpuCores: 100_000, memoryBytes: 2 ** 50, storageBytes: 2 ** 53 - 1 } as const;
 
-// Amount fields (lib/input/numbers.ts): Kubernetes notation ("500m", "64Gi")
-// or a plain decimal in the field's unit (cores, GiB); empty means 0.
-export const cpuInput = quantity("CPU cores", { unit: 1, max: MAX.cpuCores, empty: 0, example: "a number of cores such as 4 or 500m" });
-export const memoryInput = quantity("Memory (GiB)", { unit: GiB, max: MAX.memoryBytes, empty: 0, whole: true, example: "a number of GiB such as 64, or a quantity such as 64Gi" });
-export const storageInput = quantity("Storage (GiB)", { unit: GiB, max: MAX.storageBytes, empty: 0, whole: true, example: "a number of GiB such as 500, or a quantity such as 2Ti" });
-export const gpuCountInput = wholeNumber("GPUs", { max: MAX.gpuCount, empty: 0 });
-export const gpuBurstInput = wholeNumber("Burst GPUs", { max: MAX.gpuCount, empty: 0 });
-export const cpuBurstInput = quantity("Burst CPU cores", { unit: 1, max: MAX.cpuCores, empty: 0, example: "a number of cores such as 16 or 500m" });
-export const memoryBurstInput = quantity("Burst memory (GiB)", { unit: GiB, max: MAX.memoryBytes, empty: 0, whole: true, example: "a number of GiB such as 128, or a quantity such as 128Gi" });
-
 /** The burst fields of QuotaAmounts, each present only when above 0 (so amounts without burst compare equal to older ones). */
 export function burstFields(b: { gpuBurst?: number; cpuBurst?: number; memoryBurstBytes?: number }): Pick<QuotaAmounts, "gpuBurst" | "cpuBurst" | "memoryBurstBytes"> {
   return {
@@ -48,23 +41,6 @@ export function burstFields(b: { gpuBurst?: number; cpuBurst?: number; memoryBur
 
 /** Whether amounts ask to borrow anything (GPUs, CPU or memory). */
 export const hasBurst = (a: QuotaAmounts) => (a.gpuBurst ?? 0) > 0 || (a.cpuBurst ?? 0) > 0 || (a.memoryBurstBytes ?? 0) > 0;
-
-/** The amount fields of a request form or API body (merge into a command's input object). */
-export const amountFields = {
-  gpuModel: z
-    .string()
-    .trim()
-    .max(100, "must be at most 100 characters")
-    .optional()
-    .transform((v) => (v ? v : null)),
-  gpuCount: gpuCountInput,
-  gpuBurst: gpuBurstInput.optional().transform((v) => v ?? 0),
-  cpuCores: cpuInput,
-  cpuBurst: cpuBurstInput.optional().transform((v) => v ?? 0),
-  memory: memoryInput,
-  memoryBurst: memoryBurstInput.optional().transform((v) => v ?? 0),
-  storage: storageInput,
-};
 
 export function amountsOf(v: { gpuModel: string | null; gpuCount: number; gpuBurst?: number; cpuCores: number; cpuBurst?: number; memory: number; memoryBurst?: number; storage: number }): QuotaAmounts {
   const anyGpu = v.gpuCount > 0 || (v.gpuBurst ?? 0) > 0;

@@ -1,18 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  formatNodeLabels,
-  formatNodeTaints,
-  gpuSharingInput,
-  labelKeyProblem,
-  nodeLabelsInput,
-  nodeTaintsInput,
-  parseNodeLabels,
-  parseNodeTaints,
-  physicalGpusPerNode,
-  schedulableGpusPerNode,
-  sharingLabel,
-  tiersInput,
-} from "./pool-hardware";
+import { formatNodeLabels, formatNodeTaints, labelKeyProblem, parseNodeLabels, parseNodeTaints, physicalGpusPerNode, schedulableGpusPerNode, sharingLabel } from "./pool-hardware";
+import { gpuSharingInput, nodeLabelsInput, nodeTaintsInput, tiersInput } from "./pool-hardware-inputs";
 
 const messages = (r: { success: boolean; error?: { issues: { message: string }[] } }) => (r.success ? [] : r.error!.issues.map((i) => i.message));
 

@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /**
  * What a node pool knows of its hardware beyond counts (pure): the labels and
  * taints its nodes carry, how its GPUs are shared, and which workload tiers
@@ -33,7 +31,7 @@ export const MAX_NODE_TAINTS = 32;
 /** A label name, or the name part of a key: up to 63 alphanumerics, '-', '_', '.', starting and ending alphanumeric. */
 const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 /** A label value: empty, or a NAME. */
-const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+export const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 /** A DNS subdomain (a key's prefix): lower-case labels joined by dots, at most 253 characters. */
 const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -62,7 +60,7 @@ const entriesOf = (text: string) =>
     .map((raw) => raw.trim())
     .filter((entry) => entry !== "");
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
 /** "key=value" lines into labels. */
 export function parseNodeLabels(text: string): Parsed<Record<string, string>> {
@@ -144,89 +142,12 @@ export function checkTaints(taints: readonly NodeTaint[]): Parsed<NodeTaint[]> {
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: taints.map((t) => ({ key: t.key, ...(t.value === undefined ? {} : { value: t.value }), effect: t.effect })) };
 }
 
-// ---------------------------------------------------------------- zod fields (form text or API JSON)
-
-function fromParsed<T>(parsed: Parsed<T>, ctx: z.RefinementCtx): T {
-  if (parsed.ok) return parsed.value;
-  for (const message of parsed.problems) ctx.addIssue({ code: "custom", message });
-  return z.NEVER;
-}
-
-/** Node labels: key=value lines (form), or an object of strings (API). Absent or empty: none. */
-export const nodeLabelsInput = z
-  .union([
-    z.string().max(20_000, "must be at most 20000 characters").describe("key=value lines"),
-    // An object whose values state their grammar (the keys' is checked below: JSON Schema here cannot say it).
-    z
-      .object({})
-      .catchall(z.string().max(63).regex(LABEL_VALUE, "must be a label value"))
-      .describe("Label key to value"),
-    z.null(),
-  ])
-  .optional()
-  .transform((raw, ctx) => {
-    if (raw == null) return {};
-    return fromParsed(typeof raw === "string" ? parseNodeLabels(raw) : checkLabels(raw), ctx);
-  })
-  .describe("Labels every node of the pool carries (Kubernetes label syntax), as key=value lines or an object");
-
-const taintObject = z.object({
-  key: z.string().min(1).max(317),
-  value: z.string().max(63).regex(LABEL_VALUE, "must be a label value").optional(),
-  effect: z.enum(TAINT_EFFECTS, { message: `must be one of ${TAINT_EFFECTS.join(", ")}` }),
-});
-
-/** Node taints: key=value:Effect lines (form), or a list of {key, value?, effect} (API). Absent or empty: none. */
-export const nodeTaintsInput = z
-  .union([z.string().max(20_000, "must be at most 20000 characters").describe("key=value:Effect lines"), z.array(taintObject).max(MAX_NODE_TAINTS), z.null()])
-  .optional()
-  .transform((raw, ctx) => {
-    if (raw == null) return [];
-    return fromParsed(typeof raw === "string" ? parseNodeTaints(raw) : checkTaints(raw), ctx);
-  })
-  .describe(`Taints of the pool's nodes, as key=value:Effect lines or a list (effect one of ${TAINT_EFFECTS.join(", ")})`);
-
-/** GPU sharing as sent; null (absent or empty): as the GPU resource says (sharingFor). */
-export const gpuSharingInput = z
-  .union([z.enum(GPU_SHARING, { message: `must be one of ${GPU_SHARING.join(", ")}` }), z.literal(""), z.null()])
-  .optional()
-  .transform((v): GpuSharing | null => (v == null || v === "" ? null : v))
-  .describe(
-    "How the GPUs are shared: exclusive (whole GPUs), mig (MIG instances), time_sliced (replicas of each GPU); empty: as the GPU resource says (mig for nvidia.com/mig-*, time_sliced for nvidia.com/gpu.shared, else exclusive)",
-  );
-
 /** The sharing a pool has when none was sent: what its GPU resource implies. */
 export function sharingFor(sent: GpuSharing | null, gpuResource: string | null): GpuSharing {
   if (sent !== null) return sent;
   if (gpuResource?.startsWith("nvidia.com/mig-")) return "mig";
   return gpuResource === "nvidia.com/gpu.shared" ? "time_sliced" : "exclusive";
 }
-
-/** Workload tiers: a list (API), or names separated by commas or spaces (form). Absent or empty: every tier. */
-export const tiersInput = z
-  .union([
-    z
-      .string()
-      .max(200)
-      .regex(new RegExp(`^[\\s,]*(?:(?:${WORKLOAD_TIERS.join("|")})[\\s,]*)*$`), `must be tiers from ${WORKLOAD_TIERS.join(", ")}`)
-      .describe(`Tier names separated by commas or spaces (${WORKLOAD_TIERS.join(", ")}); empty: every tier`),
-    z.array(z.enum(WORKLOAD_TIERS, { message: `must be one of ${WORKLOAD_TIERS.join(", ")}` })).min(1, "must name at least one tier; null allows every tier"),
-    z.null(),
-  ])
-  .optional()
-  .transform((raw, ctx): WorkloadTier[] | null => {
-    if (raw == null) return null;
-    const names = typeof raw === "string" ? raw.split(/[\s,]+/).filter(Boolean) : raw;
-    if (names.length === 0) return null;
-    const unknown = names.filter((n) => !(WORKLOAD_TIERS as readonly string[]).includes(n));
-    if (unknown.length > 0) {
-      ctx.addIssue({ code: "custom", message: `must be tiers from ${WORKLOAD_TIERS.join(", ")} (not ${unknown.map((u) => `“${u}”`).join(", ")})` });
-      return z.NEVER;
-    }
-    // In the known order, each once.
-    return WORKLOAD_TIERS.filter((t) => names.includes(t));
-  })
-  .describe(`The workload tiers allowed on the pool (${WORKLOAD_TIERS.join(", ")}); null or empty: every tier`);
 
 // ---------------------------------------------------------------- slices and physical GPUs
 

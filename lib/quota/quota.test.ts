@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bytesQuantity, cpuQuantity, parseQuantity } from "@/lib/cluster/quantity";
-import { amountFields, amountProblems, amountsOf, GiB } from "./amounts";
+import { amountFields } from "./amount-inputs";
+import { amountProblems, amountsOf, GiB } from "./amounts";
 import { capacityImpact, clusterCapacity, fitNote, fitOf, tenantShares, type PoolCapacityInput } from "./capacity";
 import { HOURS_PER_MONTH, monthlyCost, ratesInForce } from "./cost";
 import { effectiveQuotaAt, grantInForce, type GrantSpan } from "./effective";

@@ -7,7 +7,8 @@ import type { RateRow } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt, type GrantSpan } from "./effective";
 import { linesOfGrants } from "./grant-store";
 import type { QuotaLine } from "./lines";
-import { DEFAULT_QUOTA_POLICY, quotaPolicySchema, type QuotaPolicy } from "./policy";
+import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from "./policy";
+import { quotaPolicySchema } from "./policy-schema";
 
 export const QUOTA_POLICY_KEY = "quota_policy";
 

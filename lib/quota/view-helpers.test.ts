@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GiB } from "./amounts";
+import { parseAmountInputs } from "./amount-inputs";
 import { type PoolCapacityInput } from "./capacity";
 import { DEFAULT_QUOTA_POLICY } from "./policy";
 import {
@@ -11,7 +12,6 @@ import {
   formatMoney,
   formatPercent,
   formatUsageQuantity,
-  parseAmountInputs,
   previewRequest,
   type PreviewBasis,
 } from "./view-helpers";

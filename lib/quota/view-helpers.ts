@@ -1,6 +1,6 @@
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { formatMoney as formatAmount, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
-import { burstFields, cpuBurstInput, cpuInput, GiB, gpuBurstInput, gpuCountInput, memoryBurstInput, memoryInput, storageInput, type QuotaAmounts } from "./amounts";
+import { GiB, type QuotaAmounts } from "./amounts";
 import { schedulableGpusPerNode } from "./pool-hardware";
 import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine, type PoolCapacityInput } from "./capacity";
 import { costOverPeriod, describePeriod, monthlyCost, type CostEstimate } from "./cost";
@@ -157,43 +157,6 @@ export function touchedLines(lines: readonly CapacityLine[], amounts: QuotaAmoun
 /** The overcommit ratio that applies to a capacity line's resource. */
 export function overcommitOf(policy: QuotaPolicy, resource: CapacityKey): number {
   return resource === "cpu" ? policy.overcommit.cpu : resource === "memory" ? policy.overcommit.memory : policy.overcommit.gpu;
-}
-
-export interface AmountInputs {
-  gpuModel: string;
-  gpuCount: string;
-  /** The burst fields are shown only when the cluster runs Kueue; absent or empty: none. */
-  gpuBurst?: string;
-  cpuCores: string;
-  cpuBurst?: string;
-  memory: string;
-  memoryBurst?: string;
-  storage: string;
-}
-
-/**
- * The form's amounts as the command would read them (same field schemas), and
- * the problem of each field that does not parse. Invalid fields count as 0.
- */
-export function parseAmountInputs(v: AmountInputs): { amounts: QuotaAmounts; problems: Partial<Record<keyof AmountInputs, string>> } {
-  const problems: Partial<Record<keyof AmountInputs, string>> = {};
-  const read = (field: keyof AmountInputs, schema: typeof cpuInput) => {
-    const r = schema.safeParse(v[field]);
-    if (r.success) return r.data;
-    problems[field] = r.error.issues[0]?.message ?? "is not valid";
-    return 0;
-  };
-  const gpuCount = read("gpuCount", gpuCountInput);
-  const gpuBurst = v.gpuBurst === undefined ? 0 : read("gpuBurst", gpuBurstInput);
-  const cpuCores = read("cpuCores", cpuInput);
-  const cpuBurst = v.cpuBurst === undefined ? 0 : read("cpuBurst", cpuBurstInput);
-  const memoryBytes = read("memory", memoryInput);
-  const memoryBurstBytes = v.memoryBurst === undefined ? 0 : read("memoryBurst", memoryBurstInput);
-  const storageBytes = read("storage", storageInput);
-  const model = v.gpuModel.trim() || null;
-  const anyGpu = gpuCount > 0 || gpuBurst > 0;
-  if (anyGpu && !model) problems.gpuModel = "choose a GPU model for the GPUs";
-  return { amounts: { gpuModel: anyGpu ? model : null, gpuCount, cpuCores, memoryBytes, storageBytes, ...burstFields({ gpuBurst, cpuBurst, memoryBurstBytes }) }, problems };
 }
 
 /**

@@ -11,7 +11,8 @@ import { initialFormState, type FormState } from "@/lib/form-state";
 import { fitNote } from "@/lib/quota/capacity";
 import { costOverPeriod, describePeriod } from "@/lib/quota/cost";
 import { isEmpty } from "@/lib/quota/amounts";
-import { computeBurstHint, formatCapacityValue, formatMoney, parseAmountInputs, previewRequest, type AmountInputs, type PreviewBasis } from "@/lib/quota/view-helpers";
+import { parseAmountInputs, type AmountInputs } from "@/lib/quota/amount-inputs";
+import { computeBurstHint, formatCapacityValue, formatMoney, previewRequest, type PreviewBasis } from "@/lib/quota/view-helpers";
 
 export type Values = AmountInputs & { duration: "permanent" | "until"; endsAt: string; justification: string };
 type FieldName = keyof Values;
