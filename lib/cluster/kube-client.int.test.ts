@@ -4,6 +4,7 @@ import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/se
 import type { RenderConfig } from "./desired-state";
 import { dedicatedTenant, fullConfig, migProject, noGpuProject, sharedTenant } from "./fixtures";
 import { ClusterApiError, kubeClientFromConfig, kubeConfigFor, UNKNOWN_KIND, type ClusterClient, type ClusterClientOptions, type KubeObject, type ObjectRef } from "./kube-client";
+import { renderPlatformFlavors } from "./render-platform";
 import { renderTenant, type ClusterObject } from "./render-project";
 
 let server: StandInApiServer;
@@ -21,7 +22,7 @@ beforeEach(() => {
 });
 
 const v1beta1Config: RenderConfig = { ...fullConfig, kueue: { ...fullConfig.kueue, apiVersion: "v1beta1" } };
-const everything = (config: RenderConfig) => [...renderTenant(sharedTenant, [noGpuProject], config), ...renderTenant(dedicatedTenant, [migProject], config)];
+const everything = (config: RenderConfig) => [...renderPlatformFlavors([dedicatedTenant], config), ...renderTenant(sharedTenant, [noGpuProject], config), ...renderTenant(dedicatedTenant, [migProject], config)];
 const refOf = (o: ClusterObject): ObjectRef => ({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata?.namespace, name: o.metadata!.name! });
 /** The rendered object as JSON: what must arrive on the cluster, field for field. */
 const asJson = (o: ClusterObject) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>;

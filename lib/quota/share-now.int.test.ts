@@ -48,11 +48,11 @@ afterEach(() => {
 
 const as = (key: Parameters<typeof contextOf>[1]): Promise<CommandContext> => contextOf(db, key, NOW);
 const reconcile = async () => {
-  for (let i = 0; i < 6; i++) await reconcileDue({ db, settings: kueueConfig.cluster, client, clock: () => NOW, workerId: "share-test" });
+  for (let i = 0; i < 6; i++) await reconcileDue({ db, settings: kueueConfig.cluster, client, clock: () => NOW, workerId: "share-test", baseBackoffMs: 0, maxBackoffMs: 0 });
 };
 type Queue = { spec: { resourceGroups: { flavors: { name: string; resources: { name: string; nominalQuota: string }[] }[] }[] } };
 const nominalH100 = (queue: string) =>
-  (api.get(KUEUE, "ClusterQueue", undefined, queue) as unknown as Queue | undefined)?.spec.resourceGroups.flatMap((g) => g.flavors).find((f) => f.name === "vision-lab-h100")?.resources[0]?.nominalQuota;
+  (api.get(KUEUE, "ClusterQueue", undefined, queue) as unknown as Queue | undefined)?.spec.resourceGroups.flatMap((g) => g.flavors).find((f) => f.name === "h100")?.resources[0]?.nominalQuota;
 const hardGpus = (namespace: string) => (api.get("v1", "ResourceQuota", namespace, "project-quota") as unknown as { spec: { hard: Record<string, string> } }).spec.hard["requests.nvidia.com/gpu"];
 
 const workload = (name: string, queueName: string, tier: string, conditions: object[]) => ({
@@ -62,7 +62,7 @@ const workload = (name: string, queueName: string, tier: string, conditions: obj
   spec: { queueName, priorityClassName: `vision-lab-${tier}`, priority: { serving: 1000, training: 500, preemptible: 100 }[tier] },
   status: { conditions },
 });
-const gpuUse = (total: string, borrowed: string) => [{ name: "vision-lab-h100", resources: [{ name: "nvidia.com/gpu", total, borrowed }] }];
+const gpuUse = (total: string, borrowed: string) => [{ name: "h100", resources: [{ name: "nvidia.com/gpu", total, borrowed }] }];
 
 describe(`seeing one's share, live against the stand-in (${databaseLabel()})`, () => {
   it("a tenant admin moves quota between two projects and both ClusterQueues and ResourceQuotas carry the new guarantees", async () => {
