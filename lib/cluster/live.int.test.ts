@@ -282,7 +282,8 @@ describe(`worker, live against the stand-in API server (${databaseLabel()})`, ()
     await enqueuePlatformFlavorsChange(db, { reason: "pool deleted", at: NOW }, { always: true });
     for (let i = 0; i < 3 && !(await lastChange(PLATFORM_FLAVORS_TARGET)).lastError; i++) await reconcileDue({ ...o, clock: () => new Date(clock().getTime() + 60_000) });
     const held = await lastChange(PLATFORM_FLAVORS_TARGET);
-    expect(held).toMatchObject({ status: "pending", lastError: expect.stringContaining("gone-pool (named by ClusterQueue someone-elses)") });
+    expect(held.status).toBe("pending");
+    expect(held.lastError).toContain("gone-pool (named by ClusterQueue someone-elses)");
     expect(api.get("kueue.x-k8s.io/v1beta2", "ResourceFlavor", undefined, "gone-pool")).toBeDefined();
     await client.remove({ apiVersion: "kueue.x-k8s.io/v1beta2", kind: "ClusterQueue", name: "someone-elses" });
     await drain(o);

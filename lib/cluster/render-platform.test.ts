@@ -124,7 +124,7 @@ describe("tenants share the platform's flavours (property)", () => {
             expect(rendered.has(name), name).toBe(true);
             expect(name.includes(tenant.slug)).toBe(false);
           }
-          const guaranteed = (objects.filter((o) => o.kind === "ClusterQueue") as ClusterQueue[]).find((q) => q.metadata.name === p.namespace)!;
+          const guaranteed = objects.filter((o): o is ClusterQueue => o.kind === "ClusterQueue").find((q) => q.metadata.name === p.namespace)!;
           return new Map(
             guaranteed.spec.resourceGroups.map((g) => [
               g.coveredResources.join(),
