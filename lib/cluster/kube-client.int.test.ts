@@ -166,7 +166,8 @@ describe("list", () => {
     await applyAll(everything(fullConfig));
     const paged = clientFor({ pageSize: 2 });
     const flavors = await paged.list("kueue.x-k8s.io/v1beta2", "ResourceFlavor", { labelSelector: "app.kubernetes.io/managed-by=allot" });
-    expect(flavors.map((f) => f.metadata?.name)).toEqual(["acme-default", "vision-a100-80gb", "vision-default", "vision-nvidia-com-mig-1g-10gb"]);
+    // The platform's flavours (the configured GPU model and "default"), then the dedicated tenant's pool's own: none per shared tenant.
+    expect(flavors.map((f) => f.metadata?.name)).toEqual(["a100-80gb", "default", "vision-a100-a100-80gb", "vision-a100-default"]);
     const policies = await paged.list("networking.k8s.io/v1", "NetworkPolicy", { namespace: "vision--training", labelSelector: "" });
     expect(policies).toHaveLength(6);
     const pages = server.requests.filter((r) => r.method === "GET" && r.path.endsWith("/resourceflavors"));
