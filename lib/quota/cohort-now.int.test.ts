@@ -50,6 +50,9 @@ afterEach(() => {
 });
 
 const as = (key: Parameters<typeof contextOf>[1]): Promise<CommandContext> => contextOf(db, key, NOW);
+const LANGUAGE_DEFAULT = "language-models-dedicated-default";
+type Queue = { spec: { resourceGroups: { flavors: { name: string }[] }[] } };
+const flavorsNamedBy = (queue: string) => (api.get(KUEUE, "ClusterQueue", undefined, queue) as unknown as Queue).spec.resourceGroups.flatMap((g) => g.flavors.map((f) => f.name));
 const gpu = (total: string, borrowed: string) => ({ name: "h100", resources: [{ name: "nvidia.com/gpu", total, borrowed }] });
 const cpu = (flavor: string, total: string, borrowed: string) => ({ name: flavor, resources: [{ name: "cpu", total, borrowed }] });
 const h100 = (lines: { flavor: string }[]) => lines.find((l) => l.flavor === "H100");
@@ -83,7 +86,9 @@ describe(`a tenant's cohort and every cohort now, live against the stand-in (${d
     api.setStatus(KUEUE, "ClusterQueue", undefined, DETECTOR, { flavorsReservation: [gpu("6", "0"), cpu("default", "12", "0")], admittedWorkloads: 2 });
     api.setStatus(KUEUE, "ClusterQueue", undefined, `${DETECTOR}.burst`, { flavorsReservation: [gpu("3", "3")], admittedWorkloads: 1 });
     api.setStatus(KUEUE, "ClusterQueue", undefined, SEGMENTATION, { flavorsReservation: [gpu("1", "0"), cpu("default", "2500m", "0")], admittedWorkloads: 1 });
-    api.setStatus(KUEUE, "ClusterQueue", undefined, PRETRAINING, { flavorsReservation: [cpu("default", "3", "0")], admittedWorkloads: 1 });
+    // language-models is a dedicated tenant: its queues name its own pool's flavours, not the platform's shared "default".
+    expect(flavorsNamedBy(PRETRAINING)).toContain(LANGUAGE_DEFAULT);
+    api.setStatus(KUEUE, "ClusterQueue", undefined, PRETRAINING, { flavorsReservation: [cpu(LANGUAGE_DEFAULT, "3", "0")], admittedWorkloads: 1 });
     api.setStatus(KUEUE, "Cohort", undefined, "tenant-vision-lab", { fairSharing: { weightedShare: 250 } });
   });
 
