@@ -386,7 +386,11 @@ async function awaitPlatformFlavors(o: ReconcilerOptions, target: Target & { kin
  * may still be named by a ClusterQueue on the cluster (the portal's or
  * anyone's), or those queues would stop admitting. Such a flavour waits
  * (retried with backoff) until the tenants' changes queued with the pool
- * change have moved their queues off it.
+ * change have moved their queues off it. The queues are listed afresh, not
+ * read from the batch's shared listing: that one holds only the portal's
+ * objects, and as they were when it was taken, while a queue another worker
+ * applied since must still hold the flavour back. One LIST, and only when a
+ * flavour is about to go.
  */
 async function refuseNamedFlavors(client: ClusterClient, stale: readonly ObjectRef[], render: RenderConfig): Promise<void> {
   const flavors = stale.filter((r) => r.kind === "ResourceFlavor");
