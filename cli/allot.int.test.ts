@@ -162,14 +162,17 @@ describe("operator CLI", { timeout: 600_000 }, () => {
     const find = (kind: string, name: string, namespace?: string) => rendered.find((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === namespace) as unknown as RenderedQueue | undefined;
     expect(find("Cohort", "tenant-vision-lab")).toMatchObject({ spec: { parentName: "allot" } });
     expect(find("WorkloadPriorityClass", "vision-lab-preemptible")).toMatchObject({ value: 100 });
-    expect(find("ResourceFlavor", "vision-lab-h100")).toMatchObject({ spec: { nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }, tolerations: [{ key: "nvidia.com/gpu", effect: "NoSchedule" }] } });
-    const h100Of = (q: RenderedQueue | undefined) => q?.spec.resourceGroups?.flatMap((g) => g.flavors).find((f) => f.name.endsWith("-h100"))?.resources[0];
+    // One platform flavour per pool flavour, named from it alone; the dedicated tenant's pool gets its own, pinned to its nodes.
+    expect(find("ResourceFlavor", "h100")).toMatchObject({ spec: { nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }, tolerations: [{ key: "nvidia.com/gpu", effect: "NoSchedule" }] } });
+    expect(find("ResourceFlavor", "vision-lab-h100")).toBeUndefined();
+    expect(find("ResourceFlavor", "language-models-dedicated-h100")).toMatchObject({ spec: { nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" } } });
+    const h100Of = (q: RenderedQueue | undefined, flavor = "h100") => q?.spec.resourceGroups?.flatMap((g) => g.flavors).find((f) => f.name === flavor)?.resources[0];
     const burst = find("ClusterQueue", "vision-lab--detector-training.burst");
     expect(h100Of(burst)).toEqual({ name: "nvidia.com/gpu", nominalQuota: "0", borrowingLimit: "8" });
     expect(h100Of(find("ClusterQueue", "vision-lab--detector-training"))).toEqual({ name: "nvidia.com/gpu", nominalQuota: "8", borrowingLimit: "0" });
     const pretraining = rendered.find((o) => o.kind === "ClusterQueue" && o.metadata.name.endsWith("--pretraining")) as unknown as RenderedQueue;
     expect(pretraining.spec.fairSharing).toEqual({ weight: "2" });
-    expect(h100Of(pretraining)).toEqual({ name: "nvidia.com/gpu", nominalQuota: "16", borrowingLimit: "0", lendingLimit: "8" });
+    expect(h100Of(pretraining, "language-models-dedicated-h100")).toEqual({ name: "nvidia.com/gpu", nominalQuota: "16", borrowingLimit: "0", lendingLimit: "8" });
     expect(find("LocalQueue", "preemptible", "vision-lab--detector-training")).toMatchObject({ spec: { clusterQueue: "vision-lab--detector-training.burst" } });
     const key = (o: { kind: string; metadata: { name: string; namespace?: string } }) => `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
 

@@ -26,7 +26,7 @@ const PROJECT = "Detector training";
 const NAMESPACE = "vision-lab--detector-training";
 const GUARANTEED_QUEUE = NAMESPACE;
 const BURST_QUEUE = `${NAMESPACE}.burst`;
-const H100 = "vision-lab-h100";
+const H100 = "h100";
 const GPU = "nvidia.com/gpu";
 
 const PRIORITY = { training: 500, preemptible: 100 } as const;
@@ -54,7 +54,7 @@ const BURST_REACHED = `couldn't assign flavors to pod set main: borrowing limit 
 const NO_IDLE_GPUS_WORDS = "It waits for 4 more GPUs of H100 to come free: what the project holds is in use and nothing idle can be borrowed right now. It starts when running work finishes or idle quota appears.";
 const BURST_REACHED_WORDS = "Starting it would borrow more GPUs of H100 than the project's burst limit allows: it waits until the project's other borrowed work finishes (or the burst limit is raised).";
 
-const DEFAULT_FLAVOUR = "vision-lab-default";
+const DEFAULT_FLAVOUR = "default";
 const h100Use = (total: number, borrowed: number) => [{ name: H100, resources: [{ name: GPU, total: String(total), borrowed: String(borrowed) }] }];
 const computeUse = (cpu: string, memory: string, borrowed = false) => [
   { name: DEFAULT_FLAVOUR, resources: [{ name: "cpu", total: cpu, borrowed: borrowed ? cpu : "0" }, { name: "memory", total: memory, borrowed: borrowed ? memory : "0" }] },

@@ -15,21 +15,21 @@ export const clusterChangeStatus = pgEnum("cluster_change_status", ["pending", "
 /**
  * The outbox: one row per change of desired state that the cluster must follow,
  * written in the same transaction as the change itself. The target is a whole
- * project (its namespace and everything in it) or a tenant's cluster-scoped
- * objects (Kueue flavours and ClusterQueue). The objects are rendered when a
- * worker takes the change, from the database as it is then, so a change that
+ * project (its namespace and everything in it), a tenant's cluster-scoped
+ * objects (its Kueue cohort and ClusterQueues), or the platform's Kueue
+ * ResourceFlavors (one per pool flavour, shared by every tenant). The objects
+ * are rendered when a worker takes the change, from the database as it is then, so a change that
  * waited never applies stale state.
  */
 export const clusterChanges = pgTable(
   "cluster_changes",
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    /** Null for the platform's own objects (Kueue ResourceFlavors, target "platform:flavors"). */
+    tenantId: uuid("tenant_id").references(() => tenants.id),
     /** Null for the tenant's cluster-scoped objects. */
     projectId: uuid("project_id").references(() => projects.id),
-    /** "project:<id>" or "tenant:<id>": at most one pending change per target. */
+    /** "project:<id>", "tenant:<id>" or "platform:flavors": at most one pending change per target. */
     targetKey: text("target_key").notNull(),
     /** Why the change was asked for, newest last (coalesced changes keep every reason). */
     reasons: jsonb("reasons").$type<string[]>().notNull(),
@@ -120,9 +120,8 @@ export const clusterObjects = pgTable(
   "cluster_objects",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    /** Null for the platform's own objects (the shared Kueue ResourceFlavors). */
+    tenantId: uuid("tenant_id").references(() => tenants.id),
     projectId: uuid("project_id").references(() => projects.id),
     apiVersion: text("api_version").notNull(),
     kind: text("kind").notNull(),

@@ -10,7 +10,8 @@ import { systemClock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { checkDrift } from "./drift-check";
-import { enqueueClusterChange, enqueueTenantChange } from "./outbox";
+import { enqueueClusterChange, enqueuePlatformFlavorsChange, enqueueTenantChange } from "./outbox";
+import { PLATFORM_FLAVORS_TARGET } from "./target-keys";
 import { clusterRuntime } from "./runtime";
 
 const onCluster = () => Promise.resolve({ action: "cluster.manage" as const, resource: { kind: "platform" as const } });
@@ -57,13 +58,20 @@ export const retryClusterChange = defineCommand({
   },
 });
 
-/** Reconcile one project's namespace (or a tenant's cluster-scoped objects) now: the fix for drift. */
+/** Reconcile one project's namespace (or a tenant's cluster-scoped objects, or without a tenant the platform's flavours) now: the fix for drift. */
 export const reconcileTarget = defineCommand({
   name: "reconcileTarget",
-  input: z.object({ tenantId: z.uuid("must be a tenant id"), projectId: z.uuid("must be a project id").optional() }),
+  input: z
+    .object({ tenantId: z.uuid("must be a tenant id").optional(), projectId: z.uuid("must be a project id").optional() })
+    .refine((v) => v.tenantId !== undefined || v.projectId === undefined, { path: ["tenantId"], message: "is required with a project" }),
   target: onCluster,
   async run(ctx, input) {
     return ctx.db.transaction(async (tx) => {
+      if (input.tenantId === undefined) {
+        await enqueuePlatformFlavorsChange(tx, { reason: "reconcile requested by an admin", at: ctx.now }, { always: true });
+        await recordAudit(tx, { actor: auditActorOf(ctx.actor), at: ctx.now, tenantId: null, action: "cluster.reconcile_requested", target: { type: "cluster", id: PLATFORM_FLAVORS_TARGET } });
+        return { queued: true };
+      }
       const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, input.tenantId));
       if (!tenant) throw new AppError("not_found", "No such tenant.");
       if (input.projectId) {
@@ -93,6 +101,8 @@ export async function queueReconcileOfEverything(db: Database, now: Date, actor:
       // The tenant's cluster-scoped objects too, even with Kueue off: that prunes queues left from when it was on.
       await enqueueClusterChange(tx, { tenantId: t.id, reason, at: now });
     }
+    // The platform's flavours too, Kueue on or off (off: that prunes the ones left from when it was on).
+    await enqueuePlatformFlavorsChange(tx, { reason, at: now }, { always: true });
     await recordAudit(tx, { actor, at: now, tenantId: null, action: "cluster.reconcile_all_requested", target: { type: "cluster", id: "all" } });
     return { tenants: all.length };
   });

@@ -25,6 +25,12 @@ export interface LoadedTenant {
   flavors: PoolFlavor[];
 }
 
+/** The platform target's desired state: the pools' flavours and the dedicated tenants, whose pools are flavours of their own. */
+export interface LoadedPlatform {
+  dedicated: DesiredTenant[];
+  flavors: PoolFlavor[];
+}
+
 /** Tenant and project roles as bound in a namespace (render-access.ts maps them to cluster roles). */
 const TENANT_BINDING_ROLE = { tenant_admin: "tenant_admin", member: "tenant_member", viewer: "tenant_viewer" } as const satisfies Record<TenantRole, BindingRole>;
 const PROJECT_BINDING_ROLE = { member: "project_member", viewer: "project_viewer" } as const satisfies Record<Exclude<ProjectRole, "meter">, BindingRole>;
@@ -178,4 +184,22 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
   });
 
   return { id: row.id, tenant, projects: loaded, flavors: await loadPoolFlavors(db) };
+}
+
+/**
+ * Read what the platform's Kueue ResourceFlavors are rendered from: every
+ * pool flavour, and every dedicated tenant (disabled ones too, so a tenant
+ * switched off and on again finds its flavours where they were).
+ */
+export async function loadDesiredPlatform(db: Database, settings: ClusterSettings): Promise<LoadedPlatform> {
+  const [rows, flavors] = await Promise.all([
+    db
+      .select({ slug: tenants.slug, name: tenants.name, costCentre: tenants.costCentre })
+      .from(tenants)
+      .where(eq(tenants.isolationTier, "dedicated"))
+      .orderBy(asc(tenants.slug)),
+    loadPoolFlavors(db),
+  ]);
+  const dedicated = rows.map((r): DesiredTenant => ({ ...r, isolationTier: "dedicated", nodePool: dedicatedNodePool(settings, r.slug) }));
+  return { dedicated, flavors };
 }

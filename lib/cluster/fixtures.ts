@@ -1,4 +1,4 @@
-import { renderConfig, type DesiredProject, type DesiredTenant, type RenderConfig } from "./desired-state";
+import { renderConfig, type DesiredProject, type DesiredTenant, type PoolFlavor, type RenderConfig } from "./desired-state";
 
 /** Tenant shapes the rendering tests cover; not used outside tests. */
 const GiB = 2 ** 30;
@@ -60,3 +60,14 @@ export const fullConfig: RenderConfig = renderConfig({
   kueue: { enabled: true, apiVersion: "v1beta2", cohort: "allot" },
   gpuModels: { "nvidia.com/gpu": { flavor: "a100-80gb", nodeLabels: { "nvidia.com/gpu.product": "A100-SXM4-80GB" } } },
 });
+
+export const GPU_TAINT = { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" as const };
+
+/** The pools of a platform with every kind of GPU sharing: whole H100s for training and preemptible work, MIG slices for serving, time-sliced L4s. */
+export const POOL_FLAVORS: PoolFlavor[] = [
+  { key: "default", resource: null, sharing: "exclusive", nodeLabels: {}, nodeTaints: [] },
+  { key: "A100 1g.10gb", resource: "nvidia.com/mig-1g.10gb", sharing: "mig", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/mig.config": "all-1g.10gb" }, nodeTaints: [GPU_TAINT], tiers: ["serving"] },
+  { key: "H100", resource: "nvidia.com/gpu", sharing: "exclusive", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }, nodeTaints: [GPU_TAINT], tiers: ["preemptible", "training"] },
+  { key: "L4", resource: "nvidia.com/gpu", sharing: "exclusive", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-L4" }, nodeTaints: [] },
+  { key: "L4 shared x4", resource: "nvidia.com/gpu.shared", sharing: "time_sliced", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-L4-SHARED", "nvidia.com/gpu.replicas": "4" }, nodeTaints: [GPU_TAINT] },
+];

@@ -4,6 +4,7 @@ import { startStandInApiServer, type StandInApiServer } from "@/test/kube-api/se
 import type { RenderConfig } from "./desired-state";
 import { dedicatedTenant, fullConfig, migProject, noGpuProject, sharedTenant } from "./fixtures";
 import { ClusterApiError, kubeClientFromConfig, kubeConfigFor, UNKNOWN_KIND, type ClusterClient, type ClusterClientOptions, type KubeObject, type ObjectRef } from "./kube-client";
+import { renderPlatformFlavors } from "./render-platform";
 import { renderTenant, type ClusterObject } from "./render-project";
 
 let server: StandInApiServer;
@@ -21,7 +22,7 @@ beforeEach(() => {
 });
 
 const v1beta1Config: RenderConfig = { ...fullConfig, kueue: { ...fullConfig.kueue, apiVersion: "v1beta1" } };
-const everything = (config: RenderConfig) => [...renderTenant(sharedTenant, [noGpuProject], config), ...renderTenant(dedicatedTenant, [migProject], config)];
+const everything = (config: RenderConfig) => [...renderPlatformFlavors([dedicatedTenant], config), ...renderTenant(sharedTenant, [noGpuProject], config), ...renderTenant(dedicatedTenant, [migProject], config)];
 const refOf = (o: ClusterObject): ObjectRef => ({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata?.namespace, name: o.metadata!.name! });
 /** The rendered object as JSON: what must arrive on the cluster, field for field. */
 const asJson = (o: ClusterObject) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
@@ -165,7 +166,8 @@ describe("list", () => {
     await applyAll(everything(fullConfig));
     const paged = clientFor({ pageSize: 2 });
     const flavors = await paged.list("kueue.x-k8s.io/v1beta2", "ResourceFlavor", { labelSelector: "app.kubernetes.io/managed-by=allot" });
-    expect(flavors.map((f) => f.metadata?.name)).toEqual(["acme-default", "vision-a100-80gb", "vision-default", "vision-nvidia-com-mig-1g-10gb"]);
+    // The platform's flavours (the configured GPU model and "default"), then the dedicated tenant's pool's own: none per shared tenant.
+    expect(flavors.map((f) => f.metadata?.name)).toEqual(["a100-80gb", "default", "vision-a100-a100-80gb", "vision-a100-default"]);
     const policies = await paged.list("networking.k8s.io/v1", "NetworkPolicy", { namespace: "vision--training", labelSelector: "" });
     expect(policies).toHaveLength(6);
     const pages = server.requests.filter((r) => r.method === "GET" && r.path.endsWith("/resourceflavors"));

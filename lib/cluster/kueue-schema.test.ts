@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { RenderConfig } from "./desired-state";
-import { fullConfig, migProject, noGpuProject, sharedTenant } from "./fixtures";
+import { dedicatedTenant, fullConfig, migProject, noGpuProject, POOL_FLAVORS, sharedTenant } from "./fixtures";
 import type { ClusterQueue, ResourceFlavor } from "./kueue";
 import { KUEUE_CRD_SOURCE, kueueSchemaProblems } from "./kueue-schema";
+import { renderPlatformFlavors } from "./render-platform";
 import { renderProjectObjects } from "./render-project";
 import { renderTenantObjects } from "./render-tenant";
 import { InvalidObjectError, validateObjects } from "./validate";
@@ -14,7 +15,9 @@ for (const apiVersion of ["v1beta1", "v1beta2"] as const) {
   describe(`Kueue ${apiVersion} objects against Kueue's own CRDs (${KUEUE_CRD_SOURCE})`, () => {
     const tenantObjects = renderTenantObjects(sharedTenant, [migProject, noGpuProject], config(apiVersion));
     const projectObjects = renderProjectObjects(sharedTenant, migProject, config(apiVersion)).filter((o) => o.apiVersion.startsWith("kueue"));
-    const rendered = [...tenantObjects, ...projectObjects];
+    // The platform's flavours: every kind of pool (MIG, time-sliced, tainted) and a dedicated tenant's pinned ones.
+    const platformObjects = renderPlatformFlavors([dedicatedTenant], { ...config(apiVersion), flavors: POOL_FLAVORS });
+    const rendered = [...platformObjects, ...tenantObjects, ...projectObjects];
     const queue = () => clone(rendered.find((o) => o.kind === "ClusterQueue")) as unknown as ClusterQueue;
     const flavour = () => clone(rendered.find((o) => o.kind === "ResourceFlavor")) as unknown as ResourceFlavor;
 

@@ -13,7 +13,8 @@ import { projectIdOf, seededDatabase } from "@/test/tenancy";
 import { retryClusterChange } from "./commands";
 import { checkDrift } from "./drift-check";
 import { kubeClientFromConfig, kubeConfigFor, type ClusterClient } from "./kube-client";
-import { enqueueClusterChange, projectTarget, tenantTarget } from "./outbox";
+import { enqueueClusterChange, enqueuePlatformFlavorsChange, projectTarget, tenantTarget } from "./outbox";
+import { PLATFORM_FLAVORS_TARGET } from "./target-keys";
 import { CLUSTER_PERMISSIONS } from "./permissions";
 import { reconcileDue, type ReconcilerOptions } from "./worker";
 
@@ -253,17 +254,41 @@ describe(`worker, live against the stand-in API server (${databaseLabel()})`, ()
     expect(api.get("v1", "LimitRange", ns, "container-defaults")).toBeDefined();
   });
 
-  it("with Kueue on, applies the tenant's cohort, tiers, flavours and its projects' queues, and a LocalQueue per project", async () => {
+  it("with Kueue on, applies the tenant's cohort, tiers and its projects' queues, the platform's flavours they name, and a LocalQueue per project", async () => {
     const o = worker({ settings: kueueSettings });
+    // A flavour an earlier release named per tenant: the tenant's change deletes it once its queues name the platform's.
+    await client.apply({ apiVersion: "kueue.x-k8s.io/v1beta2", kind: "ResourceFlavor", metadata: { name: "vision-lab-default", labels: { "app.kubernetes.io/managed-by": "allot", "allot.dev/tenant": "vision-lab" } }, spec: {} } as never);
     await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, reason: "kueue on", at: NOW });
     await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, projectId: await projectIdOf(db, "vision-lab", "tracking"), reason: "kueue on", at: NOW });
     await drain(o);
     expect(api.get("kueue.x-k8s.io/v1beta2", "Cohort", undefined, "tenant-vision-lab")).toMatchObject({ spec: { parentName: "allot" } });
     expect(api.get("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass", undefined, "vision-lab-preemptible")).toMatchObject({ value: 100 });
-    expect(api.get("kueue.x-k8s.io/v1beta2", "ResourceFlavor", undefined, "vision-lab-default")).toBeDefined();
+    // The queue names the platform's flavour, which the tenant's change queued and waited for (no queue ever names a missing flavour).
+    expect(api.get("kueue.x-k8s.io/v1beta2", "ResourceFlavor", undefined, "default")).toMatchObject({ metadata: { labels: { "allot.dev/scope": "platform" } } });
+    expect(api.get("kueue.x-k8s.io/v1beta2", "ResourceFlavor", undefined, "vision-lab-default")).toBeUndefined();
+    expect((await lastChange(PLATFORM_FLAVORS_TARGET)).status).toBe("applied");
     expect(api.get("kueue.x-k8s.io/v1beta2", "ClusterQueue", undefined, "vision-lab--tracking")).toMatchObject({
-      spec: { cohortName: "tenant-vision-lab", namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vision-lab--tracking" } } },
+      spec: { cohortName: "tenant-vision-lab", namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vision-lab--tracking" } }, resourceGroups: [{ flavors: [{ name: "default" }] }] },
     });
+
+    // A flavour no pool offers any more is pruned by the platform's change, but not while a queue names it.
+    await client.apply({ apiVersion: "kueue.x-k8s.io/v1beta2", kind: "ResourceFlavor", metadata: { name: "gone-pool", labels: { "app.kubernetes.io/managed-by": "allot", "allot.dev/scope": "platform" } }, spec: {} } as never);
+    await client.apply({
+      apiVersion: "kueue.x-k8s.io/v1beta2",
+      kind: "ClusterQueue",
+      metadata: { name: "someone-elses" },
+      spec: { namespaceSelector: {}, resourceGroups: [{ coveredResources: ["cpu"], flavors: [{ name: "gone-pool", resources: [{ name: "cpu", nominalQuota: "1" }] }] }] },
+    } as never);
+    await enqueuePlatformFlavorsChange(db, { reason: "pool deleted", at: NOW }, { always: true });
+    for (let i = 0; i < 3 && !(await lastChange(PLATFORM_FLAVORS_TARGET)).lastError; i++) await reconcileDue({ ...o, clock: () => new Date(clock().getTime() + 60_000) });
+    const held = await lastChange(PLATFORM_FLAVORS_TARGET);
+    expect(held.status).toBe("pending");
+    expect(held.lastError).toContain("gone-pool (named by ClusterQueue someone-elses)");
+    expect(api.get("kueue.x-k8s.io/v1beta2", "ResourceFlavor", undefined, "gone-pool")).toBeDefined();
+    await client.remove({ apiVersion: "kueue.x-k8s.io/v1beta2", kind: "ClusterQueue", name: "someone-elses" });
+    await drain(o);
+    expect(api.get("kueue.x-k8s.io/v1beta2", "ResourceFlavor", undefined, "gone-pool")).toBeUndefined();
+    expect(api.get("kueue.x-k8s.io/v1beta2", "ResourceFlavor", undefined, "default")).toBeDefined();
     expect(api.get("kueue.x-k8s.io/v1beta2", "LocalQueue", "vision-lab--tracking", "default")).toMatchObject({ spec: { clusterQueue: "vision-lab--tracking" } });
     expect((await lastChange(tenantTarget(seeded.tenantId["vision-lab"]!))).status).toBe("applied");
 
@@ -271,7 +296,9 @@ describe(`worker, live against the stand-in API server (${databaseLabel()})`, ()
     await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, reason: "kueue off", at: NOW });
     await enqueueClusterChange(db, { tenantId: seeded.tenantId["vision-lab"]!, projectId: await projectIdOf(db, "vision-lab", "tracking"), reason: "kueue off", at: NOW });
     await drain();
-    for (const [kind, name] of [["ClusterQueue", "vision-lab--tracking"], ["Cohort", "tenant-vision-lab"], ["ResourceFlavor", "vision-lab-default"], ["WorkloadPriorityClass", "vision-lab-preemptible"]] as const)
+    await enqueuePlatformFlavorsChange(db, { reason: "kueue off", at: NOW }, { always: true });
+    await drain();
+    for (const [kind, name] of [["ClusterQueue", "vision-lab--tracking"], ["Cohort", "tenant-vision-lab"], ["ResourceFlavor", "default"], ["WorkloadPriorityClass", "vision-lab-preemptible"]] as const)
       expect(api.get("kueue.x-k8s.io/v1beta2", kind, undefined, name), `${kind} ${name}`).toBeUndefined();
     expect(api.get("kueue.x-k8s.io/v1beta2", "LocalQueue", "vision-lab--tracking", "default")).toBeUndefined();
   });

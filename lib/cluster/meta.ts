@@ -17,6 +17,15 @@ export function ownerLabels(config: RenderConfig, tenant: DesiredTenant, project
   return labels;
 }
 
+/**
+ * Labels of the platform's own objects (the Kueue ResourceFlavors every
+ * tenant's queues name): no tenant label, so no tenant's pruning selects
+ * them, and a scope label the platform target's pruning selects by.
+ */
+export function platformLabels(config: RenderConfig): Record<string, string> {
+  return { "app.kubernetes.io/managed-by": config.managedBy, [`${config.labelPrefix}/scope`]: "platform" };
+}
+
 export function projectMeta(config: RenderConfig, tenant: DesiredTenant, project: DesiredProject, name: string): ObjectMeta {
   return { name, namespace: project.namespace, labels: ownerLabels(config, tenant, project) };
 }

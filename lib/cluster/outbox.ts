@@ -1,9 +1,9 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { clusterChanges, projectGrants, projects } from "@/db/schema";
+import { clusterChanges, projectGrants, projects, tenants } from "@/db/schema";
 import { config } from "@/lib/config";
 import { scheduleBoundaries } from "./schedule";
-import { projectTarget, tenantTarget } from "./target-keys";
+import { PLATFORM_FLAVORS_TARGET, projectTarget, tenantTarget } from "./target-keys";
 
 export { projectTarget, tenantTarget };
 
@@ -28,13 +28,28 @@ interface Enqueue {
  * database says when it runs, so nothing is lost by coalescing).
  */
 export async function enqueueClusterChange(db: Database, e: Enqueue): Promise<number> {
-  const targetKey = e.projectId ? projectTarget(e.projectId) : tenantTarget(e.tenantId);
+  return upsertChange(db, { ...e, tenantId: e.tenantId, projectId: e.projectId ?? null, targetKey: e.projectId ? projectTarget(e.projectId) : tenantTarget(e.tenantId) });
+}
+
+/**
+ * The platform's Kueue ResourceFlavors follow the node pools (their labels,
+ * taints, models and sharing) and the dedicated tenants: call it in the
+ * transaction that changes them. Nothing is queued with Kueue off, unless
+ * `always` (a reconcile of everything, which also prunes flavours left from
+ * when it was on).
+ */
+export async function enqueuePlatformFlavorsChange(db: Database, e: { reason: string; at: Date }, options: { always?: boolean } = {}): Promise<number | null> {
+  if (!options.always && !kueueEnabled()) return null;
+  return upsertChange(db, { ...e, tenantId: null, projectId: null, targetKey: PLATFORM_FLAVORS_TARGET });
+}
+
+async function upsertChange(db: Database, e: { tenantId: string | null; projectId: string | null; targetKey: string; reason: string; at: Date }): Promise<number> {
   const [row] = await db
     .insert(clusterChanges)
     .values({
       tenantId: e.tenantId,
-      projectId: e.projectId ?? null,
-      targetKey,
+      projectId: e.projectId,
+      targetKey: e.targetKey,
       reasons: [e.reason],
       status: "pending",
       nextAttemptAt: e.at,
@@ -96,4 +111,14 @@ export async function enqueueTenantChange(db: Database, e: Omit<Enqueue, "projec
   const kueue = kueueEnabled();
   if (kueue) await enqueueClusterChange(db, e);
   await scheduleBoundaries(db, { tenantId: e.tenantId, projectIds: rows.map((p) => p.id), at: e.at, projects: true, tenant: kueue });
+}
+
+/**
+ * Every tenant's cluster-scoped objects (its Kueue queues), with Kueue on:
+ * after the pools' flavours changed in a way the queues follow (a flavour
+ * gone, or the tiers it admits).
+ */
+export async function enqueueTenantQueuesChanges(db: Database, e: { reason: string; at: Date }): Promise<void> {
+  if (!kueueEnabled()) return;
+  for (const t of await db.select({ id: tenants.id }).from(tenants)) await enqueueClusterChange(db, { tenantId: t.id, reason: e.reason, at: e.at });
 }

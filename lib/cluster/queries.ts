@@ -26,7 +26,8 @@ export type ChangeStatus = ClusterChangeRow["status"];
 export const CHANGE_STATUSES: readonly ChangeStatus[] = ["pending", "applying", "applied", "recorded", "failed", "superseded"];
 
 export interface ChangeListItem extends ClusterChangeRow {
-  tenantSlug: string;
+  /** null: the platform's flavours. */
+  tenantSlug: string | null;
   projectSlug: string | null;
   namespace: string | null;
   attemptLog: (typeof clusterChangeAttempts.$inferSelect)[];
@@ -37,7 +38,7 @@ export async function listClusterChanges(db: Database, filter: { status?: Change
   const rows = await db
     .select({ change: clusterChanges, tenantSlug: tenants.slug, projectSlug: projects.slug, namespace: projects.namespace })
     .from(clusterChanges)
-    .innerJoin(tenants, eq(tenants.id, clusterChanges.tenantId))
+    .leftJoin(tenants, eq(tenants.id, clusterChanges.tenantId))
     .leftJoin(projects, eq(projects.id, clusterChanges.projectId))
     .where(filter.status ? eq(clusterChanges.status, filter.status) : undefined)
     .orderBy(desc(clusterChanges.id))
@@ -64,7 +65,8 @@ export async function changeCounts(db: Database): Promise<Record<ChangeStatus, n
 }
 
 export interface DriftedObject extends ClusterObjectRow {
-  tenantSlug: string;
+  /** null: a platform object (a shared ResourceFlavor). */
+  tenantSlug: string | null;
   projectSlug: string | null;
 }
 
@@ -73,10 +75,10 @@ export async function driftedObjects(db: Database): Promise<DriftedObject[]> {
   const rows = await db
     .select({ object: clusterObjects, tenantSlug: tenants.slug, projectSlug: projects.slug })
     .from(clusterObjects)
-    .innerJoin(tenants, eq(tenants.id, clusterObjects.tenantId))
+    .leftJoin(tenants, eq(tenants.id, clusterObjects.tenantId))
     .leftJoin(projects, eq(projects.id, clusterObjects.projectId))
     .where(eq(clusterObjects.status, "drifted"))
-    .orderBy(asc(tenants.slug), asc(clusterObjects.namespace), kindRank, asc(clusterObjects.name));
+    .orderBy(sql`${tenants.slug} asc nulls first`, asc(clusterObjects.namespace), kindRank, asc(clusterObjects.name));
   return rows.map((r) => ({ ...r.object, tenantSlug: r.tenantSlug, projectSlug: r.projectSlug }));
 }
 
@@ -84,7 +86,7 @@ export async function clusterChangeById(db: Database, id: number): Promise<Chang
   const [row] = await db
     .select({ change: clusterChanges, tenantSlug: tenants.slug, projectSlug: projects.slug, namespace: projects.namespace })
     .from(clusterChanges)
-    .innerJoin(tenants, eq(tenants.id, clusterChanges.tenantId))
+    .leftJoin(tenants, eq(tenants.id, clusterChanges.tenantId))
     .leftJoin(projects, eq(projects.id, clusterChanges.projectId))
     .where(eq(clusterChanges.id, id));
   if (!row) return null;

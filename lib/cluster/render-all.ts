@@ -4,21 +4,22 @@ import { asc } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { tenants } from "@/db/schema";
 import type { ClusterSettings } from "@/lib/config";
-import { loadDesiredTenant } from "./desired-from-db";
+import { loadDesiredPlatform, loadDesiredTenant } from "./desired-from-db";
 import type { ClusterObject } from "./render-project";
 import { renderLayout } from "./render-layout";
-import { renderTarget, targetOf } from "./targets";
+import { platformTargetOf, renderTarget, targetOf } from "./targets";
 
 const MARKER = ".allot-render";
 
 /**
- * The desired state of every tenant as files (laid out by render-layout.ts:
+ * The desired state of the platform (its Kueue ResourceFlavors, which every
+ * tenant's queues name) and of every tenant as files (laid out by render-layout.ts:
  * Namespaces, then cluster-scoped objects, then one folder per namespace,
  * and a kustomization). Paths and contents depend only on the database, so
  * re-rendering an unchanged state gives identical files (a clean Git diff).
  */
 export async function renderAllToFiles(db: Database, settings: ClusterSettings, now: Date): Promise<{ files: Map<string, string>; objects: number }> {
-  const objects: ClusterObject[] = [];
+  const objects: ClusterObject[] = [...(await renderTarget(platformTargetOf(await loadDesiredPlatform(db, settings)), settings.render))];
   for (const { id } of await db.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.slug))) {
     const loaded = await loadDesiredTenant(db, id, settings, now);
     if (!loaded) continue;

@@ -5,7 +5,7 @@ import type { IServiceAccount } from "kubernetes-models/v1/ServiceAccount";
 import type { INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
 import type { IRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding";
 import type { DesiredProject, DesiredTenant, RenderConfig } from "./desired-state";
-import type { LocalQueue } from "./kueue";
+import type { LocalQueue, ResourceFlavor } from "./kueue";
 import { renderRoleBindings, renderServiceAccounts } from "./render-access";
 import { renderNamespace } from "./render-namespace";
 import { renderNetworkPolicies } from "./render-network";
@@ -13,7 +13,7 @@ import { renderLimitRange, renderPriorityQuotas, renderResourceQuota } from "./r
 import { renderLocalQueues, renderTenantObjects, type TenantObject } from "./render-tenant";
 
 export type ProjectObject = INamespace | IResourceQuota | ILimitRange | INetworkPolicy | IServiceAccount | IRoleBinding | LocalQueue;
-export type ClusterObject = ProjectObject | TenantObject;
+export type ClusterObject = ProjectObject | TenantObject | ResourceFlavor;
 
 /**
  * Everything one project becomes on the cluster, in apply order: the

@@ -1,24 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { renderConfig, type FlavorQuota, type PoolFlavor, type RenderConfig } from "./desired-state";
-import { dedicatedTenant, fullConfig, migProject, noGpuProject, project, sharedTenant } from "./fixtures";
-import { kueueProblems, type ClusterQueue, type Cohort, type LocalQueue, type ResourceFlavor, type WorkloadPriorityClass } from "./kueue";
+import { renderConfig, type FlavorQuota, type RenderConfig } from "./desired-state";
+import { dedicatedTenant, fullConfig, migProject, noGpuProject, POOL_FLAVORS, project, sharedTenant } from "./fixtures";
+import { kueueProblems, type ClusterQueue, type Cohort, type LocalQueue, type WorkloadPriorityClass } from "./kueue";
 import { renderProjectObjects, renderTenant } from "./render-project";
 import { renderTenantObjects } from "./render-tenant";
 import { validateObjects } from "./validate";
 
 const GiB = 2 ** 30;
-const GPU_TAINT = { key: "nvidia.com/gpu", value: "present", effect: "NoSchedule" as const };
-
-/** The pools of a platform with every kind of GPU sharing: whole H100s for training and preemptible work, MIG slices for serving, time-sliced L4s. */
-const POOL_FLAVORS: PoolFlavor[] = [
-  { key: "default", resource: null, sharing: "exclusive", nodeLabels: {}, nodeTaints: [] },
-  { key: "A100 1g.10gb", resource: "nvidia.com/mig-1g.10gb", sharing: "mig", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/mig.config": "all-1g.10gb" }, nodeTaints: [GPU_TAINT], tiers: ["serving"] },
-  { key: "H100", resource: "nvidia.com/gpu", sharing: "exclusive", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" }, nodeTaints: [GPU_TAINT], tiers: ["preemptible", "training"] },
-  { key: "L4", resource: "nvidia.com/gpu", sharing: "exclusive", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-L4" }, nodeTaints: [] },
-  { key: "L4 shared x4", resource: "nvidia.com/gpu.shared", sharing: "time_sliced", nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-L4-SHARED", "nvidia.com/gpu.replicas": "4" }, nodeTaints: [GPU_TAINT] },
-];
-
 const line = (flavor: string, resource: string, guarantee: number, burst = 0, lendLimit: number | null = null): FlavorQuota => ({ flavor, resource, guarantee, burst, lendLimit });
 
 /** A project holding lines of every sharing kind, with burst on H100 (preemptible allowed) and on MIG (serving only: no burst queue there). */
@@ -62,12 +51,11 @@ describe("renderTenantObjects", () => {
     describe(`Kueue ${apiVersion}`, () => {
       const objects = renderTenantObjects(sharedTenant, [pretraining, inference], config(apiVersion));
 
-      it("passes the Kueue and Kubernetes checks, in apply order: tiers, flavours, the cohort, then queues", async () => {
+      it("passes the Kueue and Kubernetes checks, in apply order: tiers, the cohort, then queues (the flavours are the platform's)", async () => {
         await validateObjects(objects);
         expect(objects.every((o) => o.apiVersion === `kueue.x-k8s.io/${apiVersion}`)).toBe(true);
         expect(objects.map((o) => o.kind)).toEqual([
           ...Array<string>(3).fill("WorkloadPriorityClass"),
-          ...Array<string>(5).fill("ResourceFlavor"),
           "Cohort",
           "ClusterQueue",
           "ClusterQueue",
@@ -93,11 +81,11 @@ describe("renderTenantObjects", () => {
         expect(q.spec.resourceGroups).toEqual([
           {
             coveredResources: ["cpu", "memory"],
-            flavors: [{ name: "acme-default", resources: [{ name: "cpu", nominalQuota: "64", borrowingLimit: "0" }, { name: "memory", nominalQuota: "512Gi", borrowingLimit: "0" }] }],
+            flavors: [{ name: "default", resources: [{ name: "cpu", nominalQuota: "64", borrowingLimit: "0" }, { name: "memory", nominalQuota: "512Gi", borrowingLimit: "0" }] }],
           },
-          { coveredResources: ["nvidia.com/gpu"], flavors: [{ name: "acme-h100", resources: [{ name: "nvidia.com/gpu", nominalQuota: "16", borrowingLimit: "0", lendingLimit: "8" }] }] },
-          { coveredResources: ["nvidia.com/gpu.shared"], flavors: [{ name: "acme-l4-shared-x4", resources: [{ name: "nvidia.com/gpu.shared", nominalQuota: "8", borrowingLimit: "0" }] }] },
-          { coveredResources: ["nvidia.com/mig-1g.10gb"], flavors: [{ name: "acme-a100-1g-10gb", resources: [{ name: "nvidia.com/mig-1g.10gb", nominalQuota: "4", borrowingLimit: "0" }] }] },
+          { coveredResources: ["nvidia.com/gpu"], flavors: [{ name: "h100", resources: [{ name: "nvidia.com/gpu", nominalQuota: "16", borrowingLimit: "0", lendingLimit: "8" }] }] },
+          { coveredResources: ["nvidia.com/gpu.shared"], flavors: [{ name: "l4-shared-x4", resources: [{ name: "nvidia.com/gpu.shared", nominalQuota: "8", borrowingLimit: "0" }] }] },
+          { coveredResources: ["nvidia.com/mig-1g.10gb"], flavors: [{ name: "a100-1g-10gb", resources: [{ name: "nvidia.com/mig-1g.10gb", nominalQuota: "4", borrowingLimit: "0" }] }] },
         ]);
       });
 
@@ -108,24 +96,11 @@ describe("renderTenantObjects", () => {
         expect(q.spec.resourceGroups).toEqual([
           {
             coveredResources: ["cpu", "memory"],
-            flavors: [{ name: "acme-default", resources: [{ name: "cpu", nominalQuota: "0", borrowingLimit: "32" }, { name: "memory", nominalQuota: "0", borrowingLimit: "128Gi" }] }],
+            flavors: [{ name: "default", resources: [{ name: "cpu", nominalQuota: "0", borrowingLimit: "32" }, { name: "memory", nominalQuota: "0", borrowingLimit: "128Gi" }] }],
           },
-          { coveredResources: ["nvidia.com/gpu"], flavors: [{ name: "acme-h100", resources: [{ name: "nvidia.com/gpu", nominalQuota: "0", borrowingLimit: "8" }] }] },
+          { coveredResources: ["nvidia.com/gpu"], flavors: [{ name: "h100", resources: [{ name: "nvidia.com/gpu", nominalQuota: "0", borrowingLimit: "8" }] }] },
         ]);
         expect(queue(objects, "vision--inference.burst")).toBeUndefined();
-      });
-
-      it("gives each flavour its pools' labels and taints and tolerates the taints, so admitted work lands there", () => {
-        const flavors = ofKind<ResourceFlavor>(objects, "ResourceFlavor");
-        expect(flavors.map((f) => f.metadata.name)).toEqual(["acme-default", "acme-a100-1g-10gb", "acme-h100", "acme-l4", "acme-l4-shared-x4"]);
-        expect(flavors[0]!.spec).toEqual({});
-        expect(flavors.find((f) => f.metadata.name === "acme-h100")!.spec).toEqual({
-          nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" },
-          nodeTaints: [GPU_TAINT],
-          tolerations: [{ key: "nvidia.com/gpu", operator: "Equal", value: "present", effect: "NoSchedule" }],
-        });
-        expect(flavors.find((f) => f.metadata.name === "acme-l4-shared-x4")!.spec.nodeLabels).toEqual({ "nvidia.com/gpu.product": "NVIDIA-L4-SHARED", "nvidia.com/gpu.replicas": "4" });
-        expect(flavors.find((f) => f.metadata.name === "acme-l4")!.spec).toEqual({ nodeLabels: { "nvidia.com/gpu.product": "NVIDIA-L4" } });
       });
 
       it("lists every flavour of one GPU resource in one resource group (two models both advertise nvidia.com/gpu)", async () => {
@@ -139,8 +114,8 @@ describe("renderTenantObjects", () => {
         expect(queue(rendered, "vision--both")!.spec.resourceGroups[1]).toEqual({
           coveredResources: ["nvidia.com/gpu"],
           flavors: [
-            { name: "acme-h100", resources: [{ name: "nvidia.com/gpu", nominalQuota: "4", borrowingLimit: "0" }] },
-            { name: "acme-l4", resources: [{ name: "nvidia.com/gpu", nominalQuota: "2", borrowingLimit: "0" }] },
+            { name: "h100", resources: [{ name: "nvidia.com/gpu", nominalQuota: "4", borrowingLimit: "0" }] },
+            { name: "l4", resources: [{ name: "nvidia.com/gpu", nominalQuota: "2", borrowingLimit: "0" }] },
           ],
         });
       });
@@ -162,23 +137,12 @@ describe("renderTenantObjects", () => {
     for (const q of ofKind<ClusterQueue>(objects, "ClusterQueue")) expect(q.spec.cohort).toBe("allot");
   });
 
-  it("puts a dedicated tenant's node pool and toleration on its flavours as well as the GPU's", () => {
-    const flavors = renderTenantObjects(dedicatedTenant, [migProject], fullConfig).filter((o): o is ResourceFlavor => o.kind === "ResourceFlavor");
-    const a100 = flavors.find((f) => f.metadata.name === "vision-a100-80gb")!;
-    expect(a100.spec).toEqual({
-      nodeLabels: { "allot.dev/pool": "vision-a100", "nvidia.com/gpu.product": "A100-SXM4-80GB" },
-      tolerations: dedicatedTenant.nodePool!.tolerations,
-    });
-    for (const f of flavors) expect(f.spec.nodeLabels).toMatchObject({ "allot.dev/pool": "vision-a100" });
-  });
-
-  it("keeps at most Kueue's 8 node labels on a flavour, those that pick the GPU first", async () => {
-    const many: PoolFlavor = { key: "H100", resource: "nvidia.com/gpu", sharing: "exclusive", nodeTaints: [], nodeLabels: Object.fromEntries([...Array(12).keys()].map((i): [string, string] => [`example.com/l${i}`, "x"]).concat([["nvidia.com/gpu.product", "H100"]])) };
-    const objects = renderTenantObjects(sharedTenant, [pretraining], { ...config("v1beta2"), flavors: [POOL_FLAVORS[0]!, many] });
+  it("makes a dedicated tenant's queues name its own pool's flavours, and drops lines of flavours no pool offers", async () => {
+    const objects = renderTenantObjects(dedicatedTenant, [migProject], fullConfig);
     await validateObjects(objects);
-    const h100 = ofKind<ResourceFlavor>(objects, "ResourceFlavor").find((f) => f.metadata.name === "acme-h100")!;
-    expect(Object.keys(h100.spec.nodeLabels!)).toHaveLength(8);
-    expect(h100.spec.nodeLabels).toMatchObject({ "nvidia.com/gpu.product": "H100" });
+    const names = ofKind<ClusterQueue>(objects, "ClusterQueue").flatMap((q) => q.spec.resourceGroups.flatMap((g) => g.flavors.map((f) => f.name)));
+    // fullConfig knows one GPU model (a100-80gb); the MIG line's flavour is no pool's, so no queue names it.
+    expect(names).toEqual(["vision-a100-default", "vision-a100-a100-80gb"]);
   });
 
   it("labels tenant objects with managed-by and tenant (they belong to no project)", () => {
@@ -270,7 +234,7 @@ describe("rendered queues hold the plan (property)", () => {
         projects.forEach((p, i) => {
           const [h100, mig] = specs[i]!;
           const quotaOf = (q: ClusterQueue | undefined, flavor: string, resource: string) =>
-            q?.spec.resourceGroups.flatMap((g) => g.flavors).find((f) => f.name === `${sharedTenant.slug}-${flavor}`)?.resources.find((r) => r.name === resource);
+            q?.spec.resourceGroups.flatMap((g) => g.flavors).find((f) => f.name === flavor)?.resources.find((r) => r.name === resource);
           for (const l of [h100, mig]) {
             const g = quotaOf(queue(objects, p.namespace), l.flavor === "H100" ? "h100" : "a100-1g-10gb", l.resource);
             expect(g).toMatchObject({ nominalQuota: String(l.guarantee), borrowingLimit: "0" });

@@ -1,9 +1,9 @@
-import type { DesiredProject, DesiredTenant, FlavorQuota, PoolFlavor, RenderConfig, Taint, Toleration } from "./desired-state";
-import type { ClusterQueue, Cohort, FlavorQuotas, LocalQueue, ResourceFlavor, ResourceQuotaLine, WorkloadPriorityClass } from "./kueue";
+import type { DesiredProject, DesiredTenant, FlavorQuota, PoolFlavor, RenderConfig } from "./desired-state";
+import type { ClusterQueue, Cohort, FlavorQuotas, LocalQueue, ResourceQuotaLine, WorkloadPriorityClass } from "./kueue";
 import { dnsLabel, ownerLabels, projectMeta } from "./meta";
 import { bytesQuantity, countQuantity, cpuQuantity } from "./quantity";
 
-export type TenantObject = WorkloadPriorityClass | ResourceFlavor | Cohort | ClusterQueue;
+export type TenantObject = WorkloadPriorityClass | Cohort | ClusterQueue;
 
 const kueueApiVersion = (config: RenderConfig) => `kueue.x-k8s.io/${config.kueue.apiVersion}` as const;
 
@@ -38,26 +38,6 @@ const TIER_DESCRIPTIONS: Record<Tier, string> = {
   preemptible: "Preemptible: may run on borrowed capacity and is reclaimed first",
 };
 
-/** Kueue's ResourceFlavor holds at most 8 node labels: the ones that pick a GPU's nodes come first. */
-const MAX_FLAVOR_LABELS = 8;
-const PREFERRED_LABELS = [
-  "nvidia.com/gpu.product",
-  "nvidia.com/mig.config",
-  "nvidia.com/gpu.sharing-strategy",
-  "nvidia.com/gpu.replicas",
-  "cloud.google.com/gke-accelerator",
-  "cloud.google.com/gke-nodepool",
-  "node.kubernetes.io/instance-type",
-];
-
-function selectingLabels(labels: Record<string, string>): Record<string, string> {
-  const rank = (k: string) => (PREFERRED_LABELS.includes(k) ? PREFERRED_LABELS.indexOf(k) : PREFERRED_LABELS.length);
-  const keys = Object.keys(labels).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
-  return Object.fromEntries(keys.slice(0, MAX_FLAVOR_LABELS).sort().map((k) => [k, labels[k] ?? ""]));
-}
-
-const toleration = (t: Taint): Toleration => (t.value === undefined ? { key: t.key, operator: "Exists", effect: t.effect } : { key: t.key, operator: "Equal", value: t.value, effect: t.effect });
-
 /** The project's quota lines per flavour; projects rendered before lines (tests, old fixtures) get them from their sums. */
 export function flavorLinesOf(project: DesiredProject, config: RenderConfig): FlavorQuota[] {
   if (project.quota.flavors) return project.quota.flavors;
@@ -73,32 +53,61 @@ export function flavorLinesOf(project: DesiredProject, config: RenderConfig): Fl
   return lines;
 }
 
-/** Flavours are named per tenant, so each is owned by exactly one tenant and deleted with it. */
-export function resourceFlavorName(tenant: Pick<DesiredTenant, "slug">, flavorKey: string): string {
-  return `${tenant.slug}-${dnsLabel(flavorKey, 63 - tenant.slug.length - 1) || "gpu"}`;
+/** Whose flavours a tenant's queues name: the platform's shared ones, or a dedicated tenant's own pool's. */
+export type FlavorScope = Pick<DesiredTenant, "isolationTier" | "nodePool">;
+
+/**
+ * The Kueue ResourceFlavor of a pool flavour, one for the whole platform
+ * (render-platform.ts renders it), named from the flavour alone so every
+ * tenant's ClusterQueues name the same one: Kueue lends and borrows only
+ * within one flavour, so this is what lets the platform cohort move idle
+ * capacity between tenants. A dedicated tenant's nodes are a pool of their
+ * own, so its flavours are its pool's (`<pool>-<flavour>`), pinned there.
+ */
+export function resourceFlavorName(scope: FlavorScope | null, flavorKey: string): string {
+  const pool = scope?.isolationTier === "dedicated" ? scope.nodePool : undefined;
+  if (!pool) return dnsLabel(flavorKey, 63) || "gpu";
+  const prefix = dnsLabel(pool.name, 40) || "dedicated";
+  return `${prefix}-${dnsLabel(flavorKey, 63 - prefix.length - 1) || "gpu"}`;
+}
+
+/**
+ * The pool flavours the platform renders a ResourceFlavor for
+ * (render-platform.ts): the pools' (RenderConfig.flavors, read from the
+ * database), else the configured GPU models; "default" (CPU and memory) always.
+ */
+export function platformPoolFlavors(config: RenderConfig): PoolFlavor[] {
+  const configured: PoolFlavor[] =
+    config.flavors ??
+    Object.entries(config.gpuModels ?? {}).map(([resource, m]) => ({ key: m.flavor, resource, sharing: "exclusive" as const, nodeLabels: { ...m.nodeLabels }, nodeTaints: [] }));
+  const rest = configured.filter((f) => f.key !== "default");
+  const own = configured.find((f) => f.key === "default") ?? { key: "default", resource: null, sharing: "exclusive" as const, nodeLabels: {}, nodeTaints: [] };
+  return [own, ...rest.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))];
+}
+
+/**
+ * The lines a project's queues hold: those of flavours the platform renders.
+ * A line of a flavour no pool offers (a pool deleted under a burst limit) has
+ * no nodes, and a queue never names a ResourceFlavor that is not there.
+ */
+function queueLinesOf(project: DesiredProject, config: RenderConfig): FlavorQuota[] {
+  const offered = new Set(platformPoolFlavors(config).map((f) => f.key));
+  return flavorLinesOf(project, config).filter((l) => offered.has(l.flavor));
 }
 
 const quantityOf = (resource: string, n: number) => (resource === "cpu" ? cpuQuantity(n) : resource === "memory" ? bytesQuantity(n) : countQuantity(n));
 
-interface FlavorUse {
-  key: string;
-  resource: string;
-  pool: PoolFlavor | undefined;
-}
-
 /**
  * Per tenant, when Kueue is on:
  * - WorkloadPriorityClasses for the tiers;
- * - a ResourceFlavor per flavour its projects hold (the default one for CPU and
- *   memory, one per GPU model, MIG profile or time-sliced GPU) with its pools'
- *   node labels and taints and tolerations for them, which Kueue injects into
- *   admitted workloads; a dedicated tenant's flavours also pin its node pool;
  * - its Cohort under the platform cohort (where Kueue serves Cohort objects);
  * - per project, a guaranteed ClusterQueue (nominalQuota the guarantee,
  *   borrowingLimit 0, lendingLimit the lend limit) and, when it has burst, a
  *   burst ClusterQueue (nominalQuota 0, borrowingLimit the burst, only the
  *   flavours whose pools admit the preemptible tier), both with the project's
  *   fair-share weight.
+ * The queues name the platform's ResourceFlavors (resourceFlavorName), which
+ * the tenant does not own: render-platform.ts renders them once for all.
  */
 export function renderTenantObjects(tenant: DesiredTenant, allProjects: DesiredProject[], config: RenderConfig): TenantObject[] {
   if (!config.kueue.enabled) return [];
@@ -106,7 +115,6 @@ export function renderTenantObjects(tenant: DesiredTenant, allProjects: DesiredP
   const projects = allProjects.filter((p) => !p.closed);
   const apiVersion = kueueApiVersion(config);
   const meta = (name: string) => ({ name, labels: ownerLabels(config, tenant) });
-  const dedicated = tenant.isolationTier === "dedicated" ? tenant.nodePool : undefined;
   const poolOf = (key: string) => config.flavors?.find((f) => f.key === key);
 
   const priorityClasses: WorkloadPriorityClass[] = (Object.keys(TIER_PRIORITIES) as Tier[]).map((tier) => ({
@@ -117,23 +125,7 @@ export function renderTenantObjects(tenant: DesiredTenant, allProjects: DesiredP
     description: TIER_DESCRIPTIONS[tier],
   }));
 
-  // Every flavour any project holds, the default one always (CPU and memory of GPU pods are assigned there).
-  const uses = new Map<string, FlavorUse>([["default", { key: "default", resource: "cpu", pool: poolOf("default") }]]);
-  const linesByProject = new Map(projects.map((p) => [p, flavorLinesOf(p, config)]));
-  for (const lines of linesByProject.values()) for (const l of lines) if (!uses.has(l.flavor)) uses.set(l.flavor, { key: l.flavor, resource: l.resource, pool: poolOf(l.flavor) });
-
-  const flavorObject = (use: FlavorUse): ResourceFlavor => {
-    const modelLabels = use.pool?.nodeLabels ?? (use.key === "default" ? {} : (config.gpuModels?.[use.resource]?.nodeLabels ?? {}));
-    const nodeLabels = selectingLabels({ ...modelLabels, ...dedicated?.nodeSelector });
-    const nodeTaints = use.pool?.nodeTaints ?? [];
-    const tolerations = [...(dedicated?.tolerations ?? []), ...nodeTaints.map(toleration)];
-    const spec: ResourceFlavor["spec"] = {};
-    if (Object.keys(nodeLabels).length > 0) spec.nodeLabels = nodeLabels;
-    if (nodeTaints.length > 0) spec.nodeTaints = nodeTaints.map((t) => ({ ...t }));
-    if (tolerations.length > 0) spec.tolerations = tolerations.map((t) => ({ ...t }));
-    return { apiVersion, kind: "ResourceFlavor", metadata: meta(resourceFlavorName(tenant, use.key)), spec };
-  };
-  const flavors = [...uses.values()].sort((a, b) => (a.key === "default" ? -1 : b.key === "default" ? 1 : a.key < b.key ? -1 : 1)).map(flavorObject);
+  const linesByProject = new Map(projects.map((p) => [p, queueLinesOf(p, config)]));
 
   const cohortObjects = config.kueue.cohortObjects !== false;
   const cohortName = cohortObjects ? tenantCohortName(tenant) : config.kueue.cohort;
@@ -190,7 +182,7 @@ export function renderTenantObjects(tenant: DesiredTenant, allProjects: DesiredP
       },
     });
   }
-  return [...priorityClasses, ...flavors, ...cohorts, ...queues];
+  return [...priorityClasses, ...cohorts, ...queues];
 }
 
 const admitsPreemptible = (pool: PoolFlavor | undefined) => !pool?.tiers || pool.tiers.includes("preemptible");
@@ -207,7 +199,7 @@ function withComputeLines(lines: FlavorQuota[]): FlavorQuota[] {
  * flavour, then one group per GPU resource listing every flavour that offers
  * it (two pools' models may share nvidia.com/gpu; Kueue tries them in order).
  */
-function resourceGroups(tenant: DesiredTenant, lines: FlavorQuota[], quota: (l: FlavorQuota) => ResourceQuotaLine): ClusterQueue["spec"]["resourceGroups"] {
+function resourceGroups(tenant: FlavorScope, lines: FlavorQuota[], quota: (l: FlavorQuota) => ResourceQuotaLine): ClusterQueue["spec"]["resourceGroups"] {
   const cpu = lines.find((l) => l.flavor === "default" && l.resource === "cpu") ?? { flavor: "default", resource: "cpu", guarantee: 0, burst: 0, lendLimit: null };
   const memory = lines.find((l) => l.flavor === "default" && l.resource === "memory") ?? { flavor: "default", resource: "memory", guarantee: 0, burst: 0, lendLimit: null };
   const groups: ClusterQueue["spec"]["resourceGroups"] = [{ coveredResources: ["cpu", "memory"], flavors: [{ name: resourceFlavorName(tenant, "default"), resources: [quota(cpu), quota(memory)] }] }];
@@ -231,6 +223,6 @@ export function renderLocalQueues(tenant: DesiredTenant, project: DesiredProject
   });
   const queues = [local(GUARANTEED_LOCAL_QUEUE, guaranteedQueueName(project))];
   const poolOf = (key: string) => config.flavors?.find((f) => f.key === key);
-  if (flavorLinesOf(project, config).some((l) => l.burst > 0 && admitsPreemptible(poolOf(l.flavor)))) queues.push(local(BURST_LOCAL_QUEUE, burstQueueName(project)));
+  if (queueLinesOf(project, config).some((l) => l.burst > 0 && admitsPreemptible(poolOf(l.flavor)))) queues.push(local(BURST_LOCAL_QUEUE, burstQueueName(project)));
   return queues;
 }

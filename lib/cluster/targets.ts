@@ -1,16 +1,23 @@
 import type { DesiredTenant, PoolFlavor, RenderConfig } from "./desired-state";
 import type { ObjectRef } from "./kube-client";
-import type { LoadedProject, LoadedTenant } from "./desired-from-db";
+import type { LoadedPlatform, LoadedProject, LoadedTenant } from "./desired-from-db";
 import { renderProjectObjects, type ClusterObject } from "./render-project";
+import { renderPlatformFlavors } from "./render-platform";
 import { renderTenantObjects } from "./render-tenant";
 import { validateObjects } from "./validate";
 
 /**
  * What one cluster change covers: a project's namespace and everything in it,
- * or a tenant's cluster-scoped objects. Each target knows how to find the
- * objects the portal owns there, so ones no longer desired can be deleted.
+ * a tenant's cluster-scoped objects, or the platform's Kueue ResourceFlavors
+ * (shared by every tenant; `dedicated` are the dedicated tenants, whose pools
+ * are flavours of their own). Each target knows how to find the objects the
+ * portal owns there, so ones no longer desired can be deleted.
  */
-export type Target = ({ kind: "project"; tenant: DesiredTenant; project: LoadedProject } | { kind: "tenant"; tenant: DesiredTenant; projects: LoadedProject[] }) & {
+export type Target = (
+  | { kind: "project"; tenant: DesiredTenant; project: LoadedProject }
+  | { kind: "tenant"; tenant: DesiredTenant; projects: LoadedProject[] }
+  | { kind: "platform"; dedicated: DesiredTenant[] }
+) & {
   /** The pools' flavours when read from the database; absent: RenderConfig.flavors. */
   flavors?: PoolFlavor[];
 };
@@ -37,23 +44,33 @@ export function targetOf(loaded: LoadedTenant, projectId: string | null): Target
   return project ? { kind: "project", tenant: loaded.tenant, project, flavors: loaded.flavors } : null;
 }
 
+export const platformTargetOf = (loaded: LoadedPlatform): Target => ({ kind: "platform", dedicated: loaded.dedicated, flavors: loaded.flavors });
+
 /** The objects a target should have, in apply order, validated against the Kubernetes schemas (throws InvalidObjectError). */
 export async function renderTarget(target: Target, base: RenderConfig): Promise<ClusterObject[]> {
   const config = target.flavors ? { ...base, flavors: target.flavors } : base;
-  const objects = target.kind === "project" ? renderProjectObjects(target.tenant, target.project, config) : renderTenantObjects(target.tenant, target.projects, config);
+  const objects =
+    target.kind === "project"
+      ? renderProjectObjects(target.tenant, target.project, config)
+      : target.kind === "tenant"
+        ? renderTenantObjects(target.tenant, target.projects, config)
+        : renderPlatformFlavors(target.dedicated, config);
   await validateObjects(objects);
   return objects;
 }
 
 export function ownedScope(target: Target, config: RenderConfig): OwnedScope {
   const managed = `app.kubernetes.io/managed-by=${config.managedBy}`;
-  const tenant = `${config.labelPrefix}/tenant=${target.tenant.slug}`;
   const kueue = `kueue.x-k8s.io/${config.kueue.apiVersion}`;
+  // The platform's flavours carry no tenant label (meta.ts platformLabels).
+  if (target.kind === "platform") return { labelSelector: `${managed},${config.labelPrefix}/scope=platform`, sharedSelector: managed, kinds: [{ apiVersion: kueue, kind: "ResourceFlavor" }] };
+  const tenant = `${config.labelPrefix}/tenant=${target.tenant.slug}`;
   if (target.kind === "tenant") {
     return {
       labelSelector: `${managed},${tenant},!${config.labelPrefix}/project`,
       sharedSelector: managed,
-      // Deleted in this order when no longer desired: queues before the cohort and flavours they name.
+      // Deleted in this order when no longer desired: queues before the cohort and flavours they name
+      // (the tenant renders no flavour now; this deletes those earlier releases named per tenant).
       kinds: [
         { apiVersion: kueue, kind: "ClusterQueue" },
         { apiVersion: kueue, kind: "Cohort" },

@@ -52,7 +52,7 @@ function metaProblems(o: ClusterObject): string[] {
   const name = o.metadata?.name ?? "";
   const nameOk = o.kind === "Namespace" ? DNS_LABEL.test(name) && name.length <= 63 : DNS_SUBDOMAIN.test(name) && name.length <= 253;
   if (!nameOk) problems.push(`metadata.name ${JSON.stringify(name)} is not a valid ${o.kind === "Namespace" ? "DNS-1123 label" : "DNS-1123 subdomain"}`);
-  for (const [key, value] of Object.entries(o.metadata?.labels ?? {})) {
+  for (const [key, value] of Object.entries((o.metadata?.labels ?? {}) as Record<string, string>)) {
     const [prefix, label] = key.includes("/") ? [key.slice(0, key.indexOf("/")), key.slice(key.indexOf("/") + 1)] : [undefined, key];
     if ((prefix !== undefined && !(DNS_SUBDOMAIN.test(prefix) && prefix.length <= 253)) || !LABEL_NAME.test(label) || label.length > 63)
       problems.push(`label key ${JSON.stringify(key)} is invalid`);

@@ -5,13 +5,17 @@ import type { Clock } from "@/lib/clock";
 import type { ClusterSettings } from "@/lib/config";
 import { log, withLogContext } from "@/lib/observability/log";
 import { metrics } from "@/lib/observability/metrics";
-import { applyTarget, ObjectApplyError, OwnedListing } from "./apply";
-import { loadDesiredTenant } from "./desired-from-db";
-import { toClusterApiError, type ClusterClient } from "./kube-client";
+import { applyTarget, listOwned, ObjectApplyError, OwnedListing } from "./apply";
+import { loadDesiredPlatform, loadDesiredTenant } from "./desired-from-db";
+import { ClusterApiError, toClusterApiError, type ClusterClient } from "./kube-client";
+import type { RenderConfig } from "./desired-state";
+import type { ClusterQueue } from "./kueue";
+import { enqueuePlatformFlavorsChange } from "./outbox";
+import { PLATFORM_FLAVORS_TARGET } from "./target-keys";
 import type { ClusterObject } from "./render-project";
 import { scheduleBoundaries } from "./schedule";
 import { kueueChoiceFor, withKueueChoice } from "./kueue-discovery";
-import { identityOf, ownedScope, refOf, renderTarget, targetOf, type ObjectRef, type Target } from "./targets";
+import { identityOf, ownedScope, platformTargetOf, refOf, renderTarget, targetOf, type ObjectRef, type Target } from "./targets";
 import { InvalidObjectError } from "./validate";
 
 /**
@@ -151,6 +155,10 @@ export function backoffMs(attempt: number, o: Pick<ReconcilerOptions, "baseBacko
   return Math.round(Math.max(jittered, retryAfterMs ?? 0));
 }
 
+/** The recorded objects of a change's target: a project's, a tenant's cluster-scoped ones, or the platform's (no tenant). */
+const rowsOfTarget = (change: Change) =>
+  and(change.tenantId ? eq(clusterObjects.tenantId, change.tenantId) : isNull(clusterObjects.tenantId), change.projectId ? eq(clusterObjects.projectId, change.projectId) : isNull(clusterObjects.projectId));
+
 /** Upsert the target's objects with a status, and forget owned rows of the target that are no longer desired. */
 async function recordObjects(db: Database, change: Change, objects: readonly ClusterObject[], status: "planned" | "applying" | "applied", now: Date) {
   await db.transaction(async (tx) => {
@@ -198,7 +206,7 @@ async function recordObjects(db: Database, change: Change, objects: readonly Clu
     const rows = await tx
       .select({ id: clusterObjects.id, kind: clusterObjects.kind, namespace: clusterObjects.namespace, name: clusterObjects.name })
       .from(clusterObjects)
-      .where(and(eq(clusterObjects.tenantId, change.tenantId), change.projectId ? eq(clusterObjects.projectId, change.projectId) : isNull(clusterObjects.projectId)));
+      .where(rowsOfTarget(change));
     const gone = rows.filter((r) => !desired.has(identityOf(r))).map((r) => r.id);
     if (gone.length > 0) await tx.delete(clusterObjects).where(inArray(clusterObjects.id, gone));
   });
@@ -210,11 +218,12 @@ async function recordedButUndesired(db: Database, change: Change, objects: reado
   const rows = await db
     .select({ apiVersion: clusterObjects.apiVersion, kind: clusterObjects.kind, namespace: clusterObjects.namespace, name: clusterObjects.name })
     .from(clusterObjects)
-    .where(and(eq(clusterObjects.tenantId, change.tenantId), change.projectId ? eq(clusterObjects.projectId, change.projectId) : isNull(clusterObjects.projectId)));
+    .where(rowsOfTarget(change));
   return rows.filter((r) => !desired.has(identityOf(r))).map((r) => refOf({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.name, namespace: r.namespace || undefined } }));
 }
 
 async function loadTarget(o: ReconcilerOptions, change: Change, now: Date): Promise<Target | null> {
+  if (change.tenantId === null) return change.targetKey === PLATFORM_FLAVORS_TARGET ? platformTargetOf(await loadDesiredPlatform(o.db, o.settings)) : null;
   const loaded = await loadDesiredTenant(o.db, change.tenantId, o.settings, now);
   return loaded ? targetOf(loaded, change.projectId) : null;
 }
@@ -250,13 +259,16 @@ async function applyOrRecord(o: ReconcilerOptions, change: Change, listing?: Own
     // Live: render the Kueue version (and Cohort objects) the cluster serves; record-only: as set.
     const render = o.client ? withKueueChoice(o.settings.render, await kueueChoiceFor(o.client, o.settings.render, startedAt.getTime(), (message) => log().info(message))) : o.settings.render;
     objects = await renderTarget(target, render);
+    if (target.kind === "tenant") await awaitPlatformFlavors(o, target, objects, render, startedAt, listing);
     if (!o.client) {
       deletions = await recordedButUndesired(o.db, change, objects);
       await recordObjects(o.db, change, objects, "planned", o.clock());
       outcome = { status: "recorded" };
     } else {
       await recordObjects(o.db, change, objects, "applying", o.clock());
-      deletions = await applyTarget(o.client, objects, ownedScope(target, render), listing);
+      const client = o.client;
+      const beforePrune = target.kind === "platform" ? (stale: readonly ObjectRef[]) => refuseNamedFlavors(client, stale, render) : undefined;
+      deletions = await applyTarget(client, objects, ownedScope(target, render), { listing, beforePrune });
       await recordObjects(o.db, change, objects, "applied", o.clock());
       outcome = { status: "applied" };
     }
@@ -323,13 +335,72 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
     // (idempotently, in this transaction) for grants written before scheduling
     // existed or with Kueue switched on since, so what was just applied never
     // outlives its end.
-    if ((outcome.status === "applied" || outcome.status === "recorded") && target) {
+    if ((outcome.status === "applied" || outcome.status === "recorded") && target && target.kind !== "platform" && change.tenantId) {
       const kueue = o.settings.render.kueue.enabled;
       if (target.kind === "project") await scheduleBoundaries(tx, { tenantId: change.tenantId, projectIds: [target.project.id], at: now, projects: true, tenant: kueue });
       else await scheduleBoundaries(tx, { tenantId: change.tenantId, projectIds: target.projects.map((p) => p.id), at: now, projects: false, tenant: kueue });
     }
   });
   return outcome;
+}
+
+/** The ResourceFlavors a tenant's rendered ClusterQueues name. */
+function flavorsNamedBy(objects: readonly { kind: string }[]): Set<string> {
+  const names = new Set<string>();
+  for (const o of objects) if (o.kind === "ClusterQueue") for (const g of (o as ClusterQueue).spec?.resourceGroups ?? []) for (const f of g.flavors) names.add(f.name);
+  return names;
+}
+
+/**
+ * A tenant's ClusterQueues name the platform's flavours, which another target
+ * applies: a queue applied before its flavour exists admits nothing (Kueue
+ * marks it inactive), and pruning would then delete the flavours an earlier
+ * release named per tenant while they are still what runs. So a flavour not
+ * yet there (a pool just added, a cluster upgraded from per-tenant flavours)
+ * queues the platform change, and in live mode this change waits for it
+ * (retried with backoff); record-only only queues it.
+ */
+async function awaitPlatformFlavors(o: ReconcilerOptions, target: Target & { kind: "tenant" }, objects: readonly ClusterObject[], render: RenderConfig, at: Date, listing?: OwnedListing): Promise<void> {
+  const named = flavorsNamedBy(objects);
+  if (named.size === 0) return;
+  const present = new Set<string>();
+  if (o.client) {
+    // From the batch's listing when there is one (the tenants' prunes list ResourceFlavors anyway): no LIST of its own per tenant.
+    const scope = ownedScope({ kind: "platform", dedicated: [] }, render);
+    for (const f of listing ? await listing.seen(scope) : await listOwned(o.client, scope)) present.add(f.name);
+  } else {
+    const rows = await o.db
+      .select({ name: clusterObjects.name })
+      .from(clusterObjects)
+      .where(and(isNull(clusterObjects.tenantId), eq(clusterObjects.kind, "ResourceFlavor"), inArray(clusterObjects.name, [...named])));
+    for (const r of rows) present.add(r.name);
+  }
+  const missing = [...named].filter((n) => !present.has(n)).sort();
+  if (missing.length === 0) return;
+  await enqueuePlatformFlavorsChange(o.db, { reason: `tenant ${target.tenant.slug}'s queues name ResourceFlavors not there yet: ${missing.join(", ")}`, at }, { always: true });
+  if (o.client) throw new ClusterApiError(`Waiting for the platform's ResourceFlavors ${missing.join(", ")} (queued) before the ClusterQueues that name them`, { reason: "FlavorsNotReady", retryable: true });
+}
+
+/**
+ * Before the platform target deletes flavours no pool offers any more: none
+ * may still be named by a ClusterQueue on the cluster (the portal's or
+ * anyone's), or those queues would stop admitting. Such a flavour waits
+ * (retried with backoff) until the tenants' changes queued with the pool
+ * change have moved their queues off it. The queues are listed afresh, not
+ * read from the batch's shared listing: that one holds only the portal's
+ * objects, and as they were when it was taken, while a queue another worker
+ * applied since must still hold the flavour back. One LIST, and only when a
+ * flavour is about to go.
+ */
+async function refuseNamedFlavors(client: ClusterClient, stale: readonly ObjectRef[], render: RenderConfig): Promise<void> {
+  const flavors = stale.filter((r) => r.kind === "ResourceFlavor");
+  if (flavors.length === 0) return;
+  const queues = await client.list(`kueue.x-k8s.io/${render.kueue.apiVersion}`, "ClusterQueue", { labelSelector: "" });
+  const held = flavors.flatMap((f) => {
+    const by = queues.filter((q) => flavorsNamedBy([{ ...q, kind: "ClusterQueue" }]).has(f.name)).map((q) => q.metadata?.name ?? "");
+    return by.length > 0 ? [`${f.name} (named by ClusterQueue ${by.sort().join(", ")})`] : [];
+  });
+  if (held.length > 0) throw new ClusterApiError(`Not deleting ResourceFlavor ${held.join("; ")} while a queue names it; trying again`, { reason: "FlavorInUse", retryable: true });
 }
 
 function failureOutcome(o: ReconcilerOptions, change: Change, error: unknown): Outcome {

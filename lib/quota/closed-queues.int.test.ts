@@ -41,7 +41,7 @@ beforeAll(() => {
 
 const as = (key: Parameters<typeof contextOf>[1]): Promise<CommandContext> => contextOf(db, key, NOW);
 const reconcile = async () => {
-  for (let i = 0; i < 8; i++) await reconcileDue({ db, settings: kueueConfig.cluster, client: live.client, clock: () => NOW, workerId: "closed-queues" });
+  for (let i = 0; i < 8; i++) await reconcileDue({ db, settings: kueueConfig.cluster, client: live.client, clock: () => NOW, workerId: "closed-queues", baseBackoffMs: 0, maxBackoffMs: 0 });
 };
 const namesOf = (kind: string, namespace?: string) =>
   api

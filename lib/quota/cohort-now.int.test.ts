@@ -50,7 +50,10 @@ afterEach(() => {
 });
 
 const as = (key: Parameters<typeof contextOf>[1]): Promise<CommandContext> => contextOf(db, key, NOW);
-const gpu = (total: string, borrowed: string) => ({ name: "vision-lab-h100", resources: [{ name: "nvidia.com/gpu", total, borrowed }] });
+const LANGUAGE_DEFAULT = "language-models-dedicated-default";
+type Queue = { spec: { resourceGroups: { flavors: { name: string }[] }[] } };
+const flavorsNamedBy = (queue: string) => (api.get(KUEUE, "ClusterQueue", undefined, queue) as unknown as Queue).spec.resourceGroups.flatMap((g) => g.flavors.map((f) => f.name));
+const gpu = (total: string, borrowed: string) => ({ name: "h100", resources: [{ name: "nvidia.com/gpu", total, borrowed }] });
 const cpu = (flavor: string, total: string, borrowed: string) => ({ name: flavor, resources: [{ name: "cpu", total, borrowed }] });
 const h100 = (lines: { flavor: string }[]) => lines.find((l) => l.flavor === "H100");
 const gpuLine = (share: CohortShare, project: string) => h100(share.projects.find((p) => p.slug === project)!.lines);
@@ -75,15 +78,17 @@ describe(`a tenant's cohort and every cohort now, live against the stand-in (${d
       await enqueueClusterChange(db, { tenantId, projectId: await projectIdOf(db, tenant, project), reason: "kueue on", at: NOW });
       await enqueueClusterChange(db, { tenantId, reason: "kueue on", at: NOW });
     }
-    for (let i = 0; i < 8; i++) await reconcileDue({ db, settings: kueueConfig.cluster, client, clock: () => NOW, workerId: "cohort-test" });
+    for (let i = 0; i < 8; i++) await reconcileDue({ db, settings: kueueConfig.cluster, client, clock: () => NOW, workerId: "cohort-test", baseBackoffMs: 0, maxBackoffMs: 0 });
     for (const name of [DETECTOR, `${DETECTOR}.burst`, SEGMENTATION, PRETRAINING]) expect(api.get(KUEUE, "ClusterQueue", undefined, name), name).toBeDefined();
     expect(api.get(KUEUE, "Cohort", undefined, "tenant-vision-lab")).toBeDefined();
 
     // Kueue's view: detector-training uses its 6 and borrows 3 more through its burst queue; segmentation-research uses 1 of its 4.
-    api.setStatus(KUEUE, "ClusterQueue", undefined, DETECTOR, { flavorsReservation: [gpu("6", "0"), cpu("vision-lab-default", "12", "0")], admittedWorkloads: 2 });
+    api.setStatus(KUEUE, "ClusterQueue", undefined, DETECTOR, { flavorsReservation: [gpu("6", "0"), cpu("default", "12", "0")], admittedWorkloads: 2 });
     api.setStatus(KUEUE, "ClusterQueue", undefined, `${DETECTOR}.burst`, { flavorsReservation: [gpu("3", "3")], admittedWorkloads: 1 });
-    api.setStatus(KUEUE, "ClusterQueue", undefined, SEGMENTATION, { flavorsReservation: [gpu("1", "0"), cpu("vision-lab-default", "2500m", "0")], admittedWorkloads: 1 });
-    api.setStatus(KUEUE, "ClusterQueue", undefined, PRETRAINING, { flavorsReservation: [cpu("language-models-default", "3", "0")], admittedWorkloads: 1 });
+    api.setStatus(KUEUE, "ClusterQueue", undefined, SEGMENTATION, { flavorsReservation: [gpu("1", "0"), cpu("default", "2500m", "0")], admittedWorkloads: 1 });
+    // language-models is a dedicated tenant: its queues name its own pool's flavours, not the platform's shared "default".
+    expect(flavorsNamedBy(PRETRAINING)).toContain(LANGUAGE_DEFAULT);
+    api.setStatus(KUEUE, "ClusterQueue", undefined, PRETRAINING, { flavorsReservation: [cpu(LANGUAGE_DEFAULT, "3", "0")], admittedWorkloads: 1 });
     api.setStatus(KUEUE, "Cohort", undefined, "tenant-vision-lab", { fairSharing: { weightedShare: 250 } });
   });
 

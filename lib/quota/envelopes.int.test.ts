@@ -92,7 +92,7 @@ describe(`quota envelopes and moves (${databaseLabel()})`, () => {
     ]);
 
     const client = kubeClientFromConfig(kubeConfigFor(api.url));
-    for (let i = 0; i < 5; i++) await reconcileDue({ db, settings: config().cluster, client, clock: () => NOW, workerId: "envelope-test" });
+    for (let i = 0; i < 5; i++) await reconcileDue({ db, settings: config().cluster, client, clock: () => NOW, workerId: "envelope-test", baseBackoffMs: 0, maxBackoffMs: 0 });
     expect(hard("vision-lab--detector-training")).toBe(String(before.detector - 2));
     expect(hard("vision-lab--segmentation-research")).toBe(String(before.segmentation + 2));
   });

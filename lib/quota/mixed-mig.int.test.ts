@@ -45,7 +45,7 @@ afterAll(async () => {
 const MIXED = ["nvidia.com/mig-1g.10gb", "nvidia.com/mig-3g.40gb", "nvidia.com/mig-7g.80gb"];
 const hardOf = (manifest: unknown) => (manifest as { spec: { hard: Record<string, string> } }).spec.hard;
 const run = async (c: ClusterClient | null) => {
-  for (let i = 0; i < 3; i++) await reconcileDue({ db, settings, client: c, clock: () => NOW, workerId: "mixed-mig" });
+  for (let i = 0; i < 3; i++) await reconcileDue({ db, settings, client: c, clock: () => NOW, workerId: "mixed-mig", baseBackoffMs: 0, maxBackoffMs: 0 });
 };
 
 describe(`a MIG mixed-strategy pool (${databaseLabel()})`, () => {

@@ -35,7 +35,7 @@ beforeAll(async () => {
   api = await startStandInApiServer({ permissions: CLUSTER_PERMISSIONS });
   const client = kubeClientFromConfig(kubeConfigFor(api.url), { timeoutMs: 1000 });
   live = { mode: "live", server: api.url, client };
-  for (let i = 0; i < 6; i++) await reconcileDue({ db, settings, client, clock: () => NOW, workerId: "quota-use-test" });
+  for (let i = 0; i < 6; i++) await reconcileDue({ db, settings, client, clock: () => NOW, workerId: "quota-use-test", baseBackoffMs: 0, maxBackoffMs: 0 });
   const [row] = await db.select({ id: projects.id, tenantId: projects.tenantId, namespace: projects.namespace }).from(projects).where(eq(projects.namespace, NAMESPACE));
   project = row!;
 });

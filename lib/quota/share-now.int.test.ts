@@ -48,11 +48,11 @@ afterEach(() => {
 
 const as = (key: Parameters<typeof contextOf>[1]): Promise<CommandContext> => contextOf(db, key, NOW);
 const reconcile = async () => {
-  for (let i = 0; i < 6; i++) await reconcileDue({ db, settings: kueueConfig.cluster, client, clock: () => NOW, workerId: "share-test" });
+  for (let i = 0; i < 6; i++) await reconcileDue({ db, settings: kueueConfig.cluster, client, clock: () => NOW, workerId: "share-test", baseBackoffMs: 0, maxBackoffMs: 0 });
 };
 type Queue = { spec: { resourceGroups: { flavors: { name: string; resources: { name: string; nominalQuota: string }[] }[] }[] } };
 const nominalH100 = (queue: string) =>
-  (api.get(KUEUE, "ClusterQueue", undefined, queue) as unknown as Queue | undefined)?.spec.resourceGroups.flatMap((g) => g.flavors).find((f) => f.name === "vision-lab-h100")?.resources[0]?.nominalQuota;
+  (api.get(KUEUE, "ClusterQueue", undefined, queue) as unknown as Queue | undefined)?.spec.resourceGroups.flatMap((g) => g.flavors).find((f) => f.name === "h100")?.resources[0]?.nominalQuota;
 const hardGpus = (namespace: string) => (api.get("v1", "ResourceQuota", namespace, "project-quota") as unknown as { spec: { hard: Record<string, string> } }).spec.hard["requests.nvidia.com/gpu"];
 
 const workload = (name: string, queueName: string, tier: string, conditions: object[]) => ({
@@ -62,7 +62,7 @@ const workload = (name: string, queueName: string, tier: string, conditions: obj
   spec: { queueName, priorityClassName: `vision-lab-${tier}`, priority: { serving: 1000, training: 500, preemptible: 100 }[tier] },
   status: { conditions },
 });
-const gpuUse = (total: string, borrowed: string) => [{ name: "vision-lab-h100", resources: [{ name: "nvidia.com/gpu", total, borrowed }] }];
+const gpuUse = (total: string, borrowed: string) => [{ name: "h100", resources: [{ name: "nvidia.com/gpu", total, borrowed }] }];
 
 describe(`seeing one's share, live against the stand-in (${databaseLabel()})`, () => {
   it("a tenant admin moves quota between two projects and both ClusterQueues and ResourceQuotas carry the new guarantees", async () => {
@@ -93,7 +93,7 @@ describe(`seeing one's share, live against the stand-in (${databaseLabel()})`, (
     api.setStatus(KUEUE, "ClusterQueue", undefined, DETECTOR, { flavorsReservation: gpuUse(String(guarantee), "0"), pendingWorkloads: 1, admittedWorkloads: 1 });
     api.setStatus(KUEUE, "ClusterQueue", undefined, `${DETECTOR}.burst`, { flavorsReservation: gpuUse("2", "2"), pendingWorkloads: 1, admittedWorkloads: 1 });
     api.setStatus(KUEUE, "ClusterQueue", undefined, SEGMENTATION, { flavorsReservation: gpuUse("1", "0"), pendingWorkloads: 0, admittedWorkloads: 1 });
-    const waiting = "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor vision-lab-h100, 4 more needed";
+    const waiting = "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor h100, 4 more needed";
     api.put(workload("sweep-a", "preemptible", "preemptible", [{ type: "QuotaReserved", status: "True", reason: "QuotaReserved" }, { type: "Admitted", status: "True", reason: "Admitted" }]));
     api.put(workload("sweep-b", "preemptible", "preemptible", [{ type: "QuotaReserved", status: "False", reason: "Pending", message: waiting }]));
     api.put(workload("sweep-c", "preemptible", "preemptible", [{ type: "QuotaReserved", status: "False", reason: "Pending", message: waiting }]));
@@ -102,7 +102,7 @@ describe(`seeing one's share, live against the stand-in (${databaseLabel()})`, (
     const share = await projectShareNow(await as("data-scientist"), "vision-lab", "detector-training", live);
     if (share.mode !== "live") throw new Error(`expected live, got ${share.mode}: ${"message" in share ? share.message : ""}`);
     expect(share.lines.find((l) => l.flavor === "H100")).toMatchObject({ guaranteed: guarantee, inUse: guarantee + 2, borrowed: 2, lent: 0 });
-    // Kueue's message, and the same in plain words naming the flavour as the project's quota does (H100, not vision-lab-h100).
+    // Kueue's message, and the same in plain words naming the flavour as the project's quota does (H100, not the ResourceFlavor h100).
     const explanation = { known: true, sentence: expect.stringMatching(/^It waits for 4 more GPUs of H100 to come free:/) as unknown as string };
     expect(share.pending).toEqual([
       { name: "sweep-b", tier: "preemptible", queue: "preemptible", reason: waiting, explanation, positionInQueue: 1, positionInClusterQueue: 1, evicted: false },

@@ -6,7 +6,8 @@ import { can } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { kueueChoiceFor } from "@/lib/cluster/kueue-discovery";
 import { QueueStatusError, queueStatusError, readQueueStatus, type ClusterQueueStatus, type CohortStatus, type QueueStatusProblem, type QueueStatusQuery, type QueueStatusRead } from "@/lib/cluster/queue-status";
-import { BURST_LOCAL_QUEUE, burstQueueName, GUARANTEED_LOCAL_QUEUE, guaranteedQueueName, resourceFlavorName, tenantCohortName, TIER_PRIORITIES } from "@/lib/cluster/render-tenant";
+import { dedicatedNodePool } from "@/lib/cluster/desired-from-db";
+import { BURST_LOCAL_QUEUE, burstQueueName, GUARANTEED_LOCAL_QUEUE, guaranteedQueueName, resourceFlavorName, tenantCohortName, TIER_PRIORITIES, type FlavorScope } from "@/lib/cluster/render-tenant";
 import { clusterRuntime, type ClusterRuntime } from "@/lib/cluster/runtime";
 import { AppError } from "@/lib/errors";
 import { tenantBySlug } from "@/lib/tenancy/lookup";
@@ -61,6 +62,11 @@ export interface PendingWorkload {
   evicted: boolean;
 }
 
+/** Whose ResourceFlavors a tenant's queues name: the platform's, or a dedicated tenant's own pool's (render-tenant.ts resourceFlavorName). */
+export function flavorScopeOf(tenant: { slug: string; isolationTier: "shared" | "dedicated" }): FlavorScope | null {
+  return tenant.isolationTier === "dedicated" ? { isolationTier: "dedicated", nodePool: dedicatedNodePool(config().cluster, tenant.slug) } : null;
+}
+
 /** A flavour's reserved quota in a set of queues: total and borrowed, summed. */
 function reservedIn(queues: readonly ClusterQueueStatus[], flavorName: string, resource: string): { total: number; borrowed: number } {
   let total = 0;
@@ -82,7 +88,7 @@ const tidy = (n: number) => Math.round(n * 1000) / 1000;
  * The live figures of a project's lines from its tenant's ClusterQueues. Pure.
  * `tenantQueues` are every ClusterQueue of the tenant (the project's own among them).
  */
-export function shareLinesOf(tenantSlug: string, namespace: string, lines: readonly QuotaLine[], tenantQueues: readonly ClusterQueueStatus[]): ShareLine[] {
+export function shareLinesOf(flavors: FlavorScope | null, namespace: string, lines: readonly QuotaLine[], tenantQueues: readonly ClusterQueueStatus[]): ShareLine[] {
   const ownNames = new Set([guaranteedQueueName({ namespace }), burstQueueName({ namespace })]);
   const own = tenantQueues.filter((q) => ownNames.has(q.name));
   const guaranteedQueue = own.filter((q) => q.name === guaranteedQueueName({ namespace }));
@@ -90,7 +96,7 @@ export function shareLinesOf(tenantSlug: string, namespace: string, lines: reado
   return lines
     .filter((l) => l.guarantee !== 0 || l.burst !== 0)
     .map((l) => {
-      const flavorName = resourceFlavorName({ slug: tenantSlug }, l.flavor);
+      const flavorName = resourceFlavorName(flavors, l.flavor);
       const mine = reservedIn(own, flavorName, l.resource);
       const inGuarantee = reservedIn(guaranteedQueue, flavorName, l.resource).total;
       const lendable = Math.max(0, Math.min(l.guarantee - inGuarantee, l.lendLimit ?? l.guarantee));
@@ -118,11 +124,11 @@ export function tierOf(tenantSlug: string, priorityClassName: string | null): st
 /**
  * The project's workloads that wait (pending, or holding quota while admission
  * checks run), first in line first. `flavors` are the quota lines' flavour
- * keys, so Kueue's messages name "H100" rather than "vision-lab-h100". Pure.
+ * keys, so Kueue's messages name "A100 1g.10gb" rather than "a100-1g-10gb". Pure.
  */
-export function pendingWorkloadsOf(tenantSlug: string, read: Pick<QueueStatusRead, "workloads" | "positions">, flavors: readonly string[] = []): PendingWorkload[] {
+export function pendingWorkloadsOf(tenantSlug: string, read: Pick<QueueStatusRead, "workloads" | "positions">, flavors: readonly string[] = [], scope: FlavorScope | null = null): PendingWorkload[] {
   const positions = new Map(read.positions.map((p) => [`${p.namespace}/${p.name}`, p]));
-  const labels = new Map(flavors.map((key) => [resourceFlavorName({ slug: tenantSlug }, key), key === DEFAULT_FLAVOR ? "any node" : key]));
+  const labels = new Map(flavors.map((key) => [resourceFlavorName(scope, key), key === DEFAULT_FLAVOR ? "any node" : key]));
   const flavorLabel = (name: string) => labels.get(name) ?? name;
   return read.workloads
     .filter((w) => w.state === "pending" || w.state === "reserved")
@@ -200,15 +206,17 @@ async function readLive(runtime: ClusterRuntime, now: Date, query: Omit<QueueSta
 export async function projectShareNow(ctx: CommandContext, tenantSlug: string, projectSlug: string, runtime: ClusterRuntime = clusterRuntime(config().cluster)): Promise<ShareNow> {
   const quota = await projectQuota(ctx, tenantSlug, projectSlug);
   const namespace = quota.namespace;
+  const scope = flavorScopeOf(await tenantBySlug(ctx.db, tenantSlug));
   const { live, read } = await readLive(runtime, ctx.now, { clusterQueueSelector: tenantSelector(tenantSlug), project: { namespace, localQueues: [GUARANTEED_LOCAL_QUEUE, BURST_LOCAL_QUEUE] } });
   if (live.mode !== "live" || !read) return { ...live, lines: planOnly(quota.lines) } as ShareNow;
   return {
     ...live,
-    lines: shareLinesOf(tenantSlug, namespace, quota.lines, read.clusterQueues),
+    lines: shareLinesOf(scope, namespace, quota.lines, read.clusterQueues),
     pending: pendingWorkloadsOf(
       tenantSlug,
       read,
       quota.lines.map((l) => l.flavor),
+      scope,
     ),
     positionsNote: read.positionsNote,
   };
@@ -264,13 +272,19 @@ export function cohortTotalsOf(projects: readonly { lines: readonly ShareLine[] 
  * them (shareLinesOf over the tenant's ClusterQueues), and their sums.
  * `queues` null: no live read, the plan only. Pure.
  */
-export function cohortShareOf(tenantSlug: string, members: readonly CohortQueueMember[], queues: readonly ClusterQueueStatus[] | null, cohort: CohortStatus | null): CohortShare {
+export function cohortShareOf(
+  tenantSlug: string,
+  members: readonly CohortQueueMember[],
+  queues: readonly ClusterQueueStatus[] | null,
+  cohort: CohortStatus | null,
+  scope: FlavorScope | null = null,
+): CohortShare {
   const projects = members
     .map((m) => ({
       slug: m.slug,
       name: m.name,
       namespace: m.namespace,
-      lines: (queues ? shareLinesOf(tenantSlug, m.namespace, m.lines, queues) : planOnly(m.lines)).filter((l) => l.resource !== "storage"),
+      lines: (queues ? shareLinesOf(scope, m.namespace, m.lines, queues) : planOnly(m.lines)).filter((l) => l.resource !== "storage"),
     }))
     .filter((p) => p.lines.length > 0);
   return { tenantSlug, cohort: cohort ? { name: cohort.name, weightedShare: cohort.weightedShare } : null, projects, totals: cohortTotalsOf(projects) };
@@ -290,7 +304,7 @@ export async function tenantShareNow(ctx: CommandContext, tenantSlug: string, ru
   const selector = tenantSelector(tenant.slug);
   const { live, read } = await readLive(runtime, ctx.now, { clusterQueueSelector: selector }, selector);
   const cohort = read?.cohorts.find((c) => c.name === tenantCohortName(tenant)) ?? null;
-  return { ...live, share: cohortShareOf(tenant.slug, members, read?.clusterQueues ?? null, cohort) };
+  return { ...live, share: cohortShareOf(tenant.slug, members, read?.clusterQueues ?? null, cohort, flavorScopeOf(tenant)) };
 }
 
 // ---------------------------------------------------------------- every tenant's cohort
@@ -314,7 +328,7 @@ export async function platformShareNow(ctx: CommandContext, runtime: ClusterRunt
   if (!can(ctx.actor, "platform.cohorts.view", { kind: "platform" }, ctx.now)) throw new AppError("forbidden");
   const settings = config().cluster;
   const [tenantRows, envelopes, members, { live, read }] = await Promise.all([
-    ctx.db.select({ id: tenants.id, slug: tenants.slug, name: tenants.name, status: tenants.status }).from(tenants).orderBy(asc(tenants.slug)),
+    ctx.db.select({ id: tenants.id, slug: tenants.slug, name: tenants.name, status: tenants.status, isolationTier: tenants.isolationTier }).from(tenants).orderBy(asc(tenants.slug)),
     ctx.db.select().from(tenantQuotaEnvelopes),
     cohortMembersByTenant(ctx.db, settings.defaultProjectQuota, ctx.now),
     readLive(runtime, ctx.now, { clusterQueueSelector: managedSelector() }, managedSelector()),
@@ -325,7 +339,7 @@ export async function platformShareNow(ctx: CommandContext, runtime: ClusterRunt
     cohorts: tenantRows.flatMap((t) => {
       const queues = read ? read.clusterQueues.filter((q) => q.labels[tenantLabel] === t.slug) : null;
       const cohort = read?.cohorts.find((c) => c.labels[tenantLabel] === t.slug && c.name === tenantCohortName(t)) ?? null;
-      const share = cohortShareOf(t.slug, members.get(t.id) ?? [], queues, cohort);
+      const share = cohortShareOf(t.slug, members.get(t.id) ?? [], queues, cohort, flavorScopeOf(t));
       const envelope = envelopes
         .filter((e) => e.tenantId === t.id)
         .map((e) => ({ flavor: e.flavor, resource: e.resource, guarantee: Number(e.guarantee), burst: Number(e.burst) }))

@@ -61,7 +61,7 @@ describe(`tenant requests (${databaseLabel()})`, () => {
     const [grant] = await db.select().from(quotaGrants).where(eq(quotaGrants.projectId, project!.id));
     expect(grant).toMatchObject({ gpuModel: "L4", gpuResource: "nvidia.com/gpu", gpuCount: 2, cpuCores: 16, endsAt: null });
 
-    await reconcileDue({ db, settings: parseConfig({}).cluster, client: null, clock: () => NOW, workerId: "onboarding-test" });
+    await reconcileDue({ db, settings: parseConfig({}).cluster, client: null, clock: () => NOW, workerId: "onboarding-test", baseBackoffMs: 0, maxBackoffMs: 0 });
     const changes = await db.select().from(clusterChanges).where(eq(clusterChanges.tenantId, tenant!.id));
     const objects = changes.find((c) => c.projectId === project!.id)!.objects!;
     const quota = objects.find((o) => o.kind === "ResourceQuota" && (o.metadata as { name: string }).name === "project-quota") as { spec: { hard: Record<string, string> } };

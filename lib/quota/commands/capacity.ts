@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { Database } from "@/db/client";
 import { instanceSettings, nodePools, rates, tenants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
-import { enqueueTenantChange } from "@/lib/cluster/outbox";
+import type { PoolFlavor } from "@/lib/cluster/desired-state";
+import { enqueuePlatformFlavorsChange, enqueueTenantChange, enqueueTenantQueuesChanges } from "@/lib/cluster/outbox";
 import { lockRatesForChange } from "@/lib/metering/ingest";
 import { recomputeDailyRollup } from "@/lib/metering/rollup";
 import { bumpSpendVersion } from "@/lib/metering/spend-generations";
@@ -18,6 +19,7 @@ import { uuidInput } from "@/lib/tenancy/inputs";
 import { GiB } from "../amounts";
 import type { QuotaPolicy } from "../policy";
 import { quotaPolicySchema } from "../policy-schema";
+import { loadPoolFlavors } from "../pool-flavors";
 import { MAX_GPU_SLICES, sharingFor, type GpuSharing } from "../pool-hardware";
 import { gpuSharingInput, nodeLabelsInput, nodeTaintsInput, tiersInput } from "../pool-hardware-inputs";
 import { endPoolSize, recordPoolSize } from "../pool-sizes";
@@ -259,6 +261,22 @@ async function followGpuResources(tx: Database, before: readonly string[], at: D
   for (const t of await tx.select({ id: tenants.id }).from(tenants)) await enqueueTenantChange(tx, { tenantId: t.id, reason, at }, { includeArchived: true });
 }
 
+/**
+ * The platform's Kueue ResourceFlavors are rendered from the pools' flavours
+ * (labels, taints, models, sharing, tiers): when a pool change alters them,
+ * the platform change is queued in its transaction. When a flavour goes away
+ * or its tiers change, every tenant's queues follow too (they stop naming it,
+ * or open or close a burst queue on it); the worker deletes the flavour only
+ * once no queue names it. Call with the flavours read before the change.
+ */
+async function followPoolFlavors(tx: Database, before: readonly PoolFlavor[], at: Date, reason: string) {
+  const after = await loadPoolFlavors(tx);
+  if (JSON.stringify(after) === JSON.stringify(before)) return;
+  await enqueuePlatformFlavorsChange(tx, { reason, at });
+  const offered = (flavors: readonly PoolFlavor[]) => flavors.map((f) => `${f.key}\u0000${(f.tiers ?? ["*"]).join()}`).join("\n");
+  if (offered(after) !== offered(before)) await enqueueTenantQueuesChanges(tx, { reason, at });
+}
+
 // ---------------------------------------------------------------- node pools
 
 /** The stored columns of a pool from the create and edit form (a pool without a GPU model has no GPUs). */
@@ -293,12 +311,14 @@ export const createNodePool = defineCommand({
         await assertModelConsistent(tx, input);
         const dedicated = await dedicatedTenantId(tx, input.dedicatedTenant);
         const resourcesBefore = await knownGpuResources(tx);
+        const flavorsBefore = await loadPoolFlavors(tx);
         const [pool] = await tx
           .insert(nodePools)
           .values({ ...poolColumns(input, dedicated), createdAt: ctx.now })
           .returning();
         await recordPoolSize(tx, pool!, ctx.now);
         await followGpuResources(tx, resourcesBefore, ctx.now, `node pool ${pool!.name} created`);
+        await followPoolFlavors(tx, flavorsBefore, ctx.now, `node pool ${pool!.name} created`);
         await recordAudit(tx, {
           actor: auditActorOf(ctx.actor),
           at: ctx.now,
@@ -330,6 +350,7 @@ export const updateNodePool = defineCommand({
         const dedicated = await dedicatedTenantId(tx, input.dedicatedTenant);
         const poolsBefore = await loadPools(tx);
         const resourcesBefore = await knownGpuResources(tx);
+        const flavorsBefore = await loadPoolFlavors(tx);
         const [after] = await tx
           .update(nodePools)
           .set({ ...poolColumns(input, dedicated), version: before.version + 1 })
@@ -339,6 +360,7 @@ export const updateNodePool = defineCommand({
         await assertGuaranteesFitMinimum(tx, poolsBefore, after, ctx.now);
         await recordPoolSize(tx, after, ctx.now);
         await followGpuResources(tx, resourcesBefore, ctx.now, `node pool ${after.name} changed`);
+        await followPoolFlavors(tx, flavorsBefore, ctx.now, `node pool ${after.name} changed`);
         await recordAudit(tx, {
           actor: auditActorOf(ctx.actor),
           at: ctx.now,
@@ -407,9 +429,11 @@ export const deleteNodePool = defineCommand({
         if (problem) throw new AppError("conflict", `Node pool ${before.name} cannot be deleted: deleting it ${problem}.`);
       }
       const resourcesBefore = await knownGpuResources(tx);
+      const flavorsBefore = await loadPoolFlavors(tx);
       await tx.delete(nodePools).where(eq(nodePools.id, input.id));
       await endPoolSize(tx, before.id, ctx.now);
       await followGpuResources(tx, resourcesBefore, ctx.now, `node pool ${before.name} deleted`);
+      await followPoolFlavors(tx, flavorsBefore, ctx.now, `node pool ${before.name} deleted`);
       await recordAudit(tx, {
         actor: auditActorOf(ctx.actor),
         at: ctx.now,
@@ -487,6 +511,7 @@ export const importNodePools = defineCommand({
         const created: string[] = [];
         const updated: string[] = [];
         const resourcesBefore = await knownGpuResources(tx);
+        const flavorsBefore = await loadPoolFlavors(tx);
         for (const [i, p] of input.pools.entries()) {
           await assertModelConsistentAmong(tx, p, input.pools, i);
           const [before] = await tx.select().from(nodePools).where(eq(nodePools.name, p.name)).for("update");
@@ -534,6 +559,7 @@ export const importNodePools = defineCommand({
           });
         }
         await followGpuResources(tx, resourcesBefore, ctx.now, "node pools imported");
+        await followPoolFlavors(tx, flavorsBefore, ctx.now, "node pools imported");
         return { created, updated };
       }),
     ),

@@ -9,7 +9,7 @@ import { findOrCreateUserByEmail } from "@/lib/auth/users";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { emailInput, nameInput } from "../inputs";
 import { tenantSlug } from "../slugs";
-import { enqueueTenantChange } from "@/lib/cluster/outbox";
+import { enqueuePlatformFlavorsChange, enqueueTenantChange } from "@/lib/cluster/outbox";
 
 /** "a@x.io, b@y.io" from a form, or an array from the API. */
 const emailList = z.preprocess(
@@ -44,6 +44,8 @@ export async function insertTenant(tx: Database, input: z.output<typeof createTe
     await recordAudit(tx, { actor, at: now, tenantId: tenant!.id, action: "membership.created", target: { type: "principal", id: principalId }, after: { email, role: "tenant_admin" } });
   }
   await enqueueTenantChange(tx, { tenantId: tenant!.id, reason: "tenant created", at: now });
+  // A dedicated tenant's nodes are a pool of their own: the platform renders its ResourceFlavors.
+  if (tenant!.isolationTier === "dedicated") await enqueuePlatformFlavorsChange(tx, { reason: `dedicated tenant ${tenant!.slug} created`, at: now });
   return tenant!;
 }
 

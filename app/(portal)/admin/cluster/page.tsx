@@ -80,7 +80,7 @@ export default async function ClusterPage({ searchParams }: { searchParams: Prom
             <DataTable caption="Drifted objects" columns={["Tenant", "Namespace", "Object", "What differs", ...(canManage ? ["Action"] : [])]}>
               {drifted.map((o) => (
                 <tr key={o.id}>
-                  <Cell className="whitespace-nowrap font-medium">{o.tenantSlug}</Cell>
+                  <Cell className="whitespace-nowrap font-medium">{o.tenantSlug ?? "platform"}</Cell>
                   <Cell className="font-mono text-xs">{o.namespace ? <Namespace name={o.namespace} /> : <span className="font-sans text-slate-500">cluster-scoped</span>}</Cell>
                   <Cell>
                     <span className="block">{o.kind}</span>
@@ -94,7 +94,7 @@ export default async function ClusterPage({ searchParams }: { searchParams: Prom
                     <Cell className="whitespace-nowrap text-right">
                       <ActionForm
                         action={reconcileTargetAction}
-                        fields={[{ kind: "hidden", name: "tenantId", value: o.tenantId }, ...(o.projectId ? [{ kind: "hidden", name: "projectId", value: o.projectId } satisfies FieldSpec] : [])]}
+                        fields={[...(o.tenantId ? [{ kind: "hidden", name: "tenantId", value: o.tenantId } satisfies FieldSpec] : []), ...(o.projectId ? [{ kind: "hidden", name: "projectId", value: o.projectId } satisfies FieldSpec] : [])]}
                         submitLabel="Reconcile now"
                         pendingLabel="Queueing…"
                       />
@@ -220,8 +220,17 @@ function Namespace({ name }: { name: string }) {
   );
 }
 
-/** "tenant / namespace" (the namespace links to the project), or "tenant / tenant-wide (Kueue)" for its cluster-scoped objects. */
+/** "tenant / namespace" (the namespace links to the project), "tenant / tenant-wide (Kueue)" for its cluster-scoped objects, or the platform's flavours. */
 function ChangeTarget({ change: c }: { change: ChangeListItem }) {
+  if (c.tenantSlug === null) {
+    return (
+      <>
+        <span className="block font-medium text-slate-900">platform</span>
+        <span className="sr-only"> / </span>
+        <span className="whitespace-nowrap text-xs text-slate-600">node pool flavours (Kueue)</span>
+      </>
+    );
+  }
   return (
     <>
       <span className="block font-medium text-slate-900">{c.tenantSlug}</span>
