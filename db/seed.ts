@@ -5,7 +5,7 @@ import { seedDemoPoolHistory } from "@/lib/demo/pools";
 import { namespaceFor } from "@/lib/tenancy/slugs";
 import type { Database } from "./client";
 import { instanceSettings, memberships, nodePools, platformAdmins, principals, projectGrants, projects, rates, tenants, users } from "./schema";
-import { enqueueTenantChange } from "@/lib/cluster/outbox";
+import { enqueuePlatformFlavorsChange, enqueueTenantChange } from "@/lib/cluster/outbox";
 
 const SEEDED_KEY = "demo_seeded_at";
 const SEED_LOCK_KEY = 7_418_003;
@@ -77,7 +77,9 @@ export async function seedDemoData(db: Database, now: Date): Promise<boolean> {
       },
     ]);
 
-    // The demo cluster follows the seeded state like any other change (record-only by default).
+    // The demo cluster follows the seeded state like any other change (record-only by default): the
+    // platform's ResourceFlavors first (with Kueue on), so the tenants' queues never wait for them.
+    await enqueuePlatformFlavorsChange(tx, { reason: "demo data seeded", at: now });
     for (const t of tenantRows) await enqueueTenantChange(tx, { tenantId: t.id, reason: "demo data seeded", at: now });
 
     // The demo cluster's node pools, their size history (lib/demo/pools.ts) and rate card (an older H100 price, so the history shows).

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, isNull, like, lt, lte, or, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { clusterChangeAttempts, clusterChanges, clusterObjects } from "@/db/schema";
 import type { Clock } from "@/lib/clock";
@@ -228,12 +228,27 @@ async function loadTarget(o: ReconcilerOptions, change: Change, now: Date): Prom
   return loaded ? targetOf(loaded, change.projectId) : null;
 }
 
-/** Do one claimed change: render, validate, then apply (live) or store the plan (record-only). */
+/** How a tenant change waiting for the platform's flavours begins its error (it is woken by that text). */
+const WAITING_FOR_FLAVORS = "Waiting for the platform's ResourceFlavors";
+
+/**
+ * Once the platform's flavours are applied, the tenant changes that waited for them are due at once
+ * rather than after their backoff: on a fresh cluster the tenants' queues follow their flavours in
+ * the same pass of the worker, not seconds later.
+ */
+async function wakeChangesWaitingForFlavors(db: Database, now: Date): Promise<void> {
+  await db
+    .update(clusterChanges)
+    .set({ nextAttemptAt: now })
+    .where(and(eq(clusterChanges.status, "pending"), gt(clusterChanges.nextAttemptAt, now), like(clusterChanges.lastError, `${WAITING_FOR_FLAVORS}%`)));
+}
+
 /** Applies (or records) one claimed change; every line logged meanwhile names it, and one line says how it ended. */
 export function processChange(o: ReconcilerOptions, change: Change, listing?: OwnedListing): Promise<Outcome> {
   return withLogContext({ changeId: change.id }, async () => {
     const startedAt = performance.now();
     const outcome = await applyOrRecord(o, change, listing);
+    if (outcome.status === "applied" && change.targetKey === PLATFORM_FLAVORS_TARGET) await wakeChangesWaitingForFlavors(o.db, o.clock());
     const fields = { target: change.targetKey, attempt: change.attempts, durationMs: Math.round(performance.now() - startedAt) };
     if (outcome.status === "applied" || outcome.status === "recorded") log().info(fields, `change ${outcome.status}`);
     else if (outcome.status === "retry") log().warn({ ...fields, reason: outcome.reason, error: outcome.error, retryInMs: outcome.delayMs }, "change not applied; trying again");
