@@ -1,46 +1,25 @@
 "use client";
 
 import * as Dialog from "@radix-ui/react-dialog";
-import { useActionState, useEffect, useRef, type RefObject } from "react";
+import { useActionState, useEffect, useRef } from "react";
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { Fields, Reveal, shownFieldNames, useSubmitKeepingInput, type Action, type ActionDialogBody, type FieldSpec } from "./action-form";
 import { buttonClass } from "./button-class";
 import { FormMessage, FormProblems, SubmitButton } from "./form";
+import { OnDemandDialog, type OnDemandDialogProps } from "./on-demand-dialog";
 
 /** ActionDialog's dialog (action-form.tsx), loaded when first reached for; on close focus goes back to its button. */
-export function ActionDialogContent({
-  open,
-  onOpenChange,
-  title,
-  description,
-  body,
-  returnFocusTo,
-}: {
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-  title: string;
-  description: string;
-  body: ActionDialogBody;
-  returnFocusTo: RefObject<HTMLButtonElement | null>;
-}) {
+export function ActionDialogContent({ title, description, body, ...dialog }: OnDemandDialogProps & { title: string; description: string; body: ActionDialogBody }) {
   return (
-    <Dialog.Root open={open} onOpenChange={onOpenChange}>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
-        <Dialog.Content
-          className="fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[min(34rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-6 shadow-xl"
-          onCloseAutoFocus={(e) => {
-            e.preventDefault();
-            returnFocusTo.current?.focus();
-          }}
-        >
-          <Dialog.Title className="text-lg font-semibold text-slate-900">{title}</Dialog.Title>
-          <Dialog.Description className="mt-1 text-sm text-slate-600">{description}</Dialog.Description>
-          {/* Mounted only while open: closing forgets the result, so a secret is shown once. */}
-          <DialogForm {...body} onSuccess={() => onOpenChange(false)} />
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+    <OnDemandDialog
+      {...dialog}
+      className="fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[min(34rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-6 shadow-xl"
+    >
+      <Dialog.Title className="text-lg font-semibold text-slate-900">{title}</Dialog.Title>
+      <Dialog.Description className="mt-1 text-sm text-slate-600">{description}</Dialog.Description>
+      {/* Mounted only while open: closing forgets the result, so a secret is shown once. */}
+      <DialogForm {...body} onSuccess={() => dialog.onOpenChange(false)} />
+    </OnDemandDialog>
   );
 }
 

@@ -4,7 +4,7 @@ import { startTransition, useActionState, useEffect, useRef, useState, type Form
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button-class";
 import { Field, FieldError, FormMessage, FormProblems, inputClass, SubmitButton } from "./form";
-import { useOnDemand } from "./on-demand";
+import { useOnDemandDialog } from "./on-demand";
 
 /**
  * Forms described as data, so server components can declare them: each field
@@ -162,30 +162,15 @@ export function ActionDialog({
   title: string;
   description: string;
 }) {
-  const [open, setOpen] = useState(false);
-  const content = useOnDemand(loadDialogContent);
-  const button = useRef<HTMLButtonElement>(null);
+  const { Dialog: Content, buttonProps, dialogProps } = useOnDemandDialog(loadDialogContent);
   const triggerClass =
     triggerKind === "link" ? `text-sm font-medium ${danger ? "text-red-700" : "text-brand-700"} hover:underline` : buttonClass(triggerKind);
-  const Content = content.loaded;
   return (
     <>
-      <button
-        ref={button}
-        type="button"
-        aria-haspopup="dialog"
-        aria-expanded={open}
-        className={triggerClass}
-        onPointerEnter={content.fetch}
-        onFocus={content.fetch}
-        onClick={() => {
-          content.fetch();
-          setOpen(true);
-        }}
-      >
+      <button {...buttonProps} className={triggerClass}>
         {triggerLabel}
       </button>
-      {Content && <Content open={open} onOpenChange={setOpen} title={title} description={description} body={body} returnFocusTo={button} />}
+      {Content && <Content {...dialogProps} title={title} description={description} body={body} />}
     </>
   );
 }

@@ -2,9 +2,10 @@
 
 import * as Dialog from "@radix-ui/react-dialog";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from "react";
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import type { PaletteItem, PaletteKind } from "@/lib/search/palette";
 import type { PaletteAnswer } from "./command-palette";
+import { OnDemandDialog, type OnDemandDialogProps } from "./on-demand-dialog";
 
 type State = { kind: "idle" } | { kind: "searching" } | { kind: "answered"; query: string; answer: PaletteAnswer } | { kind: "failed" };
 
@@ -21,34 +22,13 @@ const DEBOUNCE_MS = 200;
 /**
  * The palette's dialog, loaded when the person first reaches for it (command-palette.tsx): a
  * combobox over what the server finds for this person. Radix Dialog keeps focus inside; on close
- * focus goes back to the Search button (there is no Radix trigger to return it to).
+ * focus goes back to the Search button (OnDemandDialog).
  */
-export function CommandPaletteDialog({
-  open,
-  onOpenChange,
-  search,
-  returnFocusTo,
-}: {
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-  search: (query: string) => Promise<PaletteAnswer>;
-  returnFocusTo: RefObject<HTMLButtonElement | null>;
-}) {
+export function CommandPaletteDialog({ search, ...dialog }: OnDemandDialogProps & { search: (query: string) => Promise<PaletteAnswer> }) {
   return (
-    <Dialog.Root open={open} onOpenChange={onOpenChange}>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
-        <Dialog.Content
-          className="fixed left-1/2 top-[10vh] z-50 w-[min(40rem,calc(100vw-1.5rem))] -translate-x-1/2 rounded-lg bg-white shadow-xl focus:outline-none"
-          onCloseAutoFocus={(e) => {
-            e.preventDefault();
-            returnFocusTo.current?.focus();
-          }}
-        >
-          {open && <PaletteBody search={search} onOpen={() => onOpenChange(false)} />}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+    <OnDemandDialog {...dialog} className="fixed left-1/2 top-[10vh] z-50 w-[min(40rem,calc(100vw-1.5rem))] -translate-x-1/2 rounded-lg bg-white shadow-xl focus:outline-none">
+      {dialog.open && <PaletteBody search={search} onOpen={() => dialog.onOpenChange(false)} />}
+    </OnDemandDialog>
   );
 }
 

@@ -1,8 +1,8 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect } from "react";
 import type { PaletteItem } from "@/lib/search/palette";
-import { useOnDemand } from "./on-demand";
+import { useOnDemandDialog } from "./on-demand";
 
 export type PaletteAnswer = { items: PaletteItem[]; message: null } | { items: []; message: string };
 
@@ -20,10 +20,7 @@ const loadDialog = () => import("./command-palette-dialog").then((m) => m.Comman
  * button still opens the palette there.
  */
 export function CommandPalette({ search }: { search: (query: string) => Promise<PaletteAnswer> }) {
-  const [open, setOpen] = useState(false);
-  const dialog = useOnDemand(loadDialog);
-  const button = useRef<HTMLButtonElement>(null);
-  const { fetch } = dialog;
+  const { Dialog: PaletteDialog, buttonProps, dialogProps, fetch, setOpen } = useOnDemandDialog(loadDialog);
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k" && !document.querySelector("[data-owns-search-shortcut]")) {
@@ -34,22 +31,12 @@ export function CommandPalette({ search }: { search: (query: string) => Promise<
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [fetch]);
-  const PaletteDialog = dialog.loaded;
+  }, [fetch, setOpen]);
   return (
     <>
       <button
-        ref={button}
-        type="button"
-        aria-haspopup="dialog"
-        aria-expanded={open}
+        {...buttonProps}
         aria-keyshortcuts="Control+K Meta+K"
-        onPointerEnter={fetch}
-        onFocus={fetch}
-        onClick={() => {
-          fetch();
-          setOpen(true);
-        }}
         className="flex items-center gap-2 rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-slate-700 hover:bg-slate-50 sm:min-w-52"
       >
         <svg aria-hidden viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.6" className="h-4 w-4">
@@ -61,7 +48,7 @@ export function CommandPalette({ search }: { search: (query: string) => Promise<
           Ctrl K
         </kbd>
       </button>
-      {PaletteDialog && <PaletteDialog open={open} onOpenChange={setOpen} search={search} returnFocusTo={button} />}
+      {PaletteDialog && <PaletteDialog {...dialogProps} search={search} />}
     </>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 
 const loads = new WeakMap<() => Promise<unknown>, Promise<unknown>>();
 
@@ -28,4 +28,28 @@ export function useOnDemand<T>(load: () => Promise<T>): { loaded: T | null; fetc
     );
   }, [load]);
   return { loaded: loaded?.value ?? null, fetch };
+}
+
+/**
+ * A button that opens a dialog whose code arrives on first use: the button's props (an ordinary
+ * button that fetches on intent and opens on press), the dialog's props, and the dialog component
+ * once loaded (render it with `dialogProps`; it opens as soon as it arrives when already pressed).
+ */
+export function useOnDemandDialog<T>(load: () => Promise<T>) {
+  const [open, setOpen] = useState(false);
+  const { loaded, fetch } = useOnDemand(load);
+  const button = useRef<HTMLButtonElement>(null);
+  const buttonProps = {
+    ref: button,
+    type: "button" as const,
+    "aria-haspopup": "dialog" as const,
+    "aria-expanded": open,
+    onPointerEnter: fetch,
+    onFocus: fetch,
+    onClick: () => {
+      fetch();
+      setOpen(true);
+    },
+  };
+  return { Dialog: loaded, buttonProps, dialogProps: { open, onOpenChange: setOpen, returnFocusTo: button }, fetch, setOpen };
 }

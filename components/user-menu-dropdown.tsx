@@ -1,7 +1,6 @@
 "use client";
 
 import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
-import { useEffect, useRef } from "react";
 import { USER_MENU_BUTTON_CLASS, UserMenuButtonFace, type UserMenuProps } from "./user-menu";
 
 /**
@@ -10,15 +9,10 @@ import { USER_MENU_BUTTON_CLASS, UserMenuButtonFace, type UserMenuProps } from "
  * when it held the focus, so the swap is not felt.
  */
 export function UserMenuDropdown({ name, detail, signOutAction, openAtStart, focusAtStart }: UserMenuProps & { openAtStart: boolean; focusAtStart: boolean }) {
-  const trigger = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (focusAtStart) trigger.current?.focus();
-    // Only when it takes the plain button's place.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
   return (
     <DropdownMenu.Root defaultOpen={openAtStart}>
-      <DropdownMenu.Trigger ref={trigger} className={USER_MENU_BUTTON_CLASS}>
+      {/* Focused on mount when the plain button it replaces held the focus. */}
+      <DropdownMenu.Trigger autoFocus={focusAtStart} className={USER_MENU_BUTTON_CLASS}>
         <UserMenuButtonFace name={name} />
       </DropdownMenu.Trigger>
       <DropdownMenu.Portal>
