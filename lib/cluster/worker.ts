@@ -411,8 +411,9 @@ async function refuseNamedFlavors(client: ClusterClient, stale: readonly ObjectR
   const flavors = stale.filter((r) => r.kind === "ResourceFlavor");
   if (flavors.length === 0) return;
   const queues = await client.list(`kueue.x-k8s.io/${render.kueue.apiVersion}`, "ClusterQueue", { labelSelector: "" });
+  const named = queues.map((q) => ({ name: q.metadata?.name ?? "", flavors: flavorsNamedBy([{ ...q, kind: "ClusterQueue" }]) }));
   const held = flavors.flatMap((f) => {
-    const by = queues.filter((q) => flavorsNamedBy([{ ...q, kind: "ClusterQueue" }]).has(f.name)).map((q) => q.metadata?.name ?? "");
+    const by = named.filter((q) => q.flavors.has(f.name)).map((q) => q.name);
     return by.length > 0 ? [`${f.name} (named by ClusterQueue ${by.sort().join(", ")})`] : [];
   });
   if (held.length > 0) throw new ClusterApiError(`Not deleting ResourceFlavor ${held.join("; ")} while a queue names it; trying again`, { reason: "FlavorInUse", retryable: true });
