@@ -1,12 +1,12 @@
 "use client";
 
-import * as Dialog from "@radix-ui/react-dialog";
 import { useActionState, useEffect, useState, type ReactNode } from "react";
 import { useFormStatus } from "react-dom";
 import type { InstantLabel } from "@/lib/format";
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button-class";
 import { FormMessage } from "./form";
+import { useOnDemandDialog } from "./on-demand";
 import { TimeLabel } from "./time-label";
 
 /** One item as the page hands it over (dates as ISO strings: this crosses to the browser). */
@@ -115,7 +115,7 @@ function Status({ row }: { row: ReviewRow }) {
   );
 }
 
-function Hidden({ reviewId, ids, decision }: { reviewId: string; ids: string[]; decision: "keep" | "revoke" }) {
+export function Hidden({ reviewId, ids, decision }: { reviewId: string; ids: string[]; decision: "keep" | "revoke" }) {
   return (
     <>
       <input type="hidden" name="reviewId" value={reviewId} />
@@ -125,7 +125,7 @@ function Hidden({ reviewId, ids, decision }: { reviewId: string; ids: string[]; 
   );
 }
 
-function Submit({ label, accessibleLabel, danger, disabled }: { label: string; accessibleLabel?: string; danger?: boolean; disabled?: boolean }) {
+export function Submit({ label, accessibleLabel, danger, disabled }: { label: string; accessibleLabel?: string; danger?: boolean; disabled?: boolean }) {
   const { pending } = useFormStatus();
   const look = danger ? "inline-flex items-center justify-center rounded-md bg-red-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-red-700 disabled:opacity-60" : buttonClass();
   return (
@@ -144,27 +144,17 @@ function DecisionForm(p: { action: (data: FormData) => void; reviewId: string; i
   );
 }
 
+const loadRevokeDialog = () => import("./review-revoke-dialog").then((m) => m.ReviewRevokeDialog);
+
+/** "Revoke" asks first, in a dialog whose code (Radix) arrives on first intent: most visits decide nothing. */
 function ConfirmRevoke(p: { action: (data: FormData) => void; reviewId: string; ids: string[]; label: string; accessibleLabel?: string; disabled?: boolean; what: string }) {
-  const [open, setOpen] = useState(false);
+  const { Dialog, buttonProps, dialogProps } = useOnDemandDialog(loadRevokeDialog);
   return (
-    <Dialog.Root open={open} onOpenChange={setOpen}>
-      <Dialog.Trigger className={`${buttonClass()} text-red-700 disabled:opacity-60`} disabled={p.disabled} aria-label={p.accessibleLabel}>
+    <>
+      <button {...buttonProps} className={`${buttonClass()} text-red-700 disabled:opacity-60`} disabled={p.disabled} aria-label={p.accessibleLabel}>
         {p.label}
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
-        <Dialog.Content className="fixed left-1/2 top-1/2 z-50 w-[min(30rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 rounded-lg bg-white p-6 shadow-xl">
-          <Dialog.Title className="text-lg font-semibold text-slate-900">Revoke {p.what}?</Dialog.Title>
-          <Dialog.Description className="mt-1 text-sm text-slate-600">
-            The access ends now: a membership is removed with its project grants, a grant or a collaborator&apos;s access is removed, a service account&apos;s live tokens are revoked. The decision is recorded with your name.
-          </Dialog.Description>
-          <form action={(data) => { setOpen(false); p.action(data); }} className="mt-4 flex justify-end gap-2">
-            <Hidden reviewId={p.reviewId} ids={p.ids} decision="revoke" />
-            <Dialog.Close className={buttonClass()}>Cancel</Dialog.Close>
-            <Submit label="Revoke access" danger />
-          </form>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+      </button>
+      {Dialog && <Dialog {...dialogProps} action={p.action} reviewId={p.reviewId} ids={p.ids} what={p.what} />}
+    </>
   );
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decimalText, divideRounded, formatMoney, minorDigits, roundDecimal, roundMoney, scaleDecimal, shareOf, subtractMoney, sumMinor, sumMoney, toMajor, toMinor } from "./money";
+import { decimalText, divideRounded, formatMoney, formatUnitPrice, minorDigits, roundDecimal, roundMoney, scaleDecimal, shareOf, subtractMoney, sumMinor, sumMoney, toMajor, toMinor } from "./money";
 
 /** The money rule: one rounding per line, half away from zero, totals as sums of rounded lines in integers. */
 
@@ -121,5 +121,17 @@ describe("the cent rule over random reports", () => {
   it("refuses sums beyond the safe integer range instead of losing cents", () => {
     expect(() => sumMinor([2 ** 53 - 1, 1])).toThrow(RangeError);
     expect(() => sumMinor([0.5])).toThrow(RangeError);
+  });
+});
+
+describe("unit prices are written like money, with the rate card's precision", () => {
+  it("keeps the currency's symbol and minor digits and shows up to six decimals, never rounding a small price to zero", () => {
+    expect(formatUnitPrice(2.5, "USD")).toBe("$2.50");
+    expect(formatUnitPrice("0.004", "USD")).toBe("$0.004");
+    expect(formatUnitPrice("0.000001", "USD")).toBe("$0.000001");
+    expect(formatUnitPrice("1234.5", "EUR")).toBe("€1,234.50");
+    expect(formatUnitPrice("3", "JPY")).toBe("¥3");
+    // The same symbol formatMoney writes, so a price and a cost beside it read alike.
+    expect(formatUnitPrice(12, "CAD").charAt(0)).toBe(formatMoney(12, "CAD").charAt(0));
   });
 });

@@ -146,6 +146,26 @@ export function formatMoney(value: number, currency: string): string {
   return f.format(decimalText(toMinor(value, digits), digits) as unknown as number);
 }
 
+const priceFormatters = new Map<string, Intl.NumberFormat>();
+
+/** The decimals the rate card keeps (rates.unit_price is numeric(18, 6)). */
+export const UNIT_PRICE_DIGITS = 6;
+
+/**
+ * A unit price as people read it: "$0.004", "$2.50" (en-GB, narrow symbol, as
+ * formatMoney). At least the currency's minor digits and up to the six the
+ * rate card keeps, so a price of $0.0042 per GiB-hour never reads as $0.00.
+ * A decimal string is formatted exactly.
+ */
+export function formatUnitPrice(value: number | string, currency: string): string {
+  let f = priceFormatters.get(currency);
+  if (!f) {
+    f = new Intl.NumberFormat("en-GB", { style: "currency", currency, currencyDisplay: "narrowSymbol", minimumFractionDigits: minorDigits(currency), maximumFractionDigits: UNIT_PRICE_DIGITS });
+    priceFormatters.set(currency, f);
+  }
+  return f.format(decimalText(safe(scaleDecimal(String(value), UNIT_PRICE_DIGITS)), UNIT_PRICE_DIGITS) as unknown as number);
+}
+
 /** A quantity (not money) to a fixed number of decimals, half away from zero: exports carry QUANTITY_DECIMALS. */
 export const roundDecimal = (value: string | number, places: number): number => Number(decimalText(safe(scaleDecimal(String(value), places)), places));
 

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { projects } from "@/db/schema";
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
-import type { ClusterSettings } from "@/lib/config";
+import { config, type ClusterSettings } from "@/lib/config";
 import type { QuotaAmounts } from "./amounts";
 import { capacityPoolOf, clusterCapacity, tenantShares, type CapacityLine } from "./capacity";
 import { monthlyCost, ratesInForce, type CostEstimate } from "./cost";
@@ -90,6 +90,7 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
       allocated: allocation.total,
       policy,
       autoApproved,
+      currency: config().currency,
     },
     amounts,
   );

@@ -3,6 +3,7 @@ import type { CapacityLine } from "./capacity";
 import { monthlyCost, type CostEstimate } from "./cost";
 import { grantInForce, type GrantSpan } from "./effective";
 import type { QuotaPolicy } from "./policy-schema";
+import { formatMoney, minorDigits, roundMoney, sumMoney } from "@/lib/money";
 
 /** Automatic approvals in force may add up to this many times the per-request limits, unless the policy says otherwise. */
 export const DEFAULT_CUMULATIVE_FACTOR = 3;
@@ -73,6 +74,7 @@ export function autoApproval(
   estimate: CostEstimate,
   capacity: readonly Pick<CapacityLine, "exceeds" | "fit">[],
   policy: QuotaPolicy,
+  currency: string,
   held: AutoApprovedHoldings = NO_AUTO_APPROVED_HOLDINGS,
 ): AutoDecision {
   const rules = policy.autoApprove;
@@ -111,10 +113,12 @@ export function autoApproval(
 
   const under = rules.underMonthlyCost;
   if (under !== null && estimate.unpriced.length === 0 && estimate.monthly < under) {
-    if (n === null) return { auto: true, rule: `monthly estimate under ${under}` };
-    const total = Math.round((held.monthly + estimate.monthly) * 100) / 100;
-    if (total <= n * under) return { auto: true, rule: `monthly estimate under ${under}; automatically approved grants in force, this one included: ${num(total)} of ${num(n * under)} a month (${num(n)}× the limit)` };
-    blocked.push(`${holders} and this request come to ${num(total)} a month, more than ${num(n)}× the automatic limit (${num(n * under)})`);
+    const money = (amount: number) => formatMoney(amount, currency);
+    if (n === null) return { auto: true, rule: `monthly estimate under ${money(under)}` };
+    const total = sumMoney([held.monthly, estimate.monthly], minorDigits(currency));
+    const limit = roundMoney(n * under, minorDigits(currency));
+    if (total <= limit) return { auto: true, rule: `monthly estimate under ${money(under)}; automatically approved grants in force, this one included: ${money(total)} of ${money(limit)} a month (${num(n)}× the limit)` };
+    blocked.push(`${holders} and this request come to ${money(total)} a month, more than ${num(n)}× the automatic limit (${money(limit)})`);
   }
   if (blocked.length > 0) return { auto: false, reason: blocked.join("; and ") };
   return { auto: false, reason: "it is larger than the automatic approval rules allow" };

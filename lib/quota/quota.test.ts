@@ -249,26 +249,26 @@ describe("automatic approval", () => {
   const small = { gpuModel: null, gpuCount: 0, cpuCores: 8, memoryBytes: 32 * GiB, storageBytes: 200 * GiB };
 
   it("approves small CPU requests by rule, and cheap ones by cost", () => {
-    expect(autoApproval(small, estimate(2000), fits, policy)).toMatchObject({ auto: true });
-    expect(autoApproval({ ...small, gpuModel: "L4", gpuCount: 1 }, estimate(499), fits, policy)).toMatchObject({ auto: true, rule: "monthly estimate under 500" });
+    expect(autoApproval(small, estimate(2000), fits, policy, "USD")).toMatchObject({ auto: true });
+    expect(autoApproval({ ...small, gpuModel: "L4", gpuCount: 1 }, estimate(499), fits, policy, "USD")).toMatchObject({ auto: true, rule: "monthly estimate under $500.00" });
   });
 
   it("never when it adds GPUs beyond the cost rule, exceeds capacity, is unpriced, or the rules are off", () => {
-    expect(autoApproval({ ...small, gpuModel: "H100", gpuCount: 1 }, estimate(3000), fits, policy)).toMatchObject({ auto: false });
-    expect(autoApproval({ ...small, cpuCores: 8.001 }, estimate(600), fits, policy)).toMatchObject({ auto: false });
-    expect(autoApproval(small, estimate(1), [{ exceeds: true, fit: { kind: "does_not_fit", autoscales: true } }], policy)).toMatchObject({ auto: false, reason: "it would exceed the capacity of the cluster" });
-    expect(autoApproval(small, estimate(1), [{ exceeds: true, fit: { kind: "grows", pools: [{ pool: "cpu", nodes: 2, to: 3, max: 4 }] } }], policy)).toMatchObject({
+    expect(autoApproval({ ...small, gpuModel: "H100", gpuCount: 1 }, estimate(3000), fits, policy, "USD")).toMatchObject({ auto: false });
+    expect(autoApproval({ ...small, cpuCores: 8.001 }, estimate(600), fits, policy, "USD")).toMatchObject({ auto: false });
+    expect(autoApproval(small, estimate(1), [{ exceeds: true, fit: { kind: "does_not_fit", autoscales: true } }], policy, "USD")).toMatchObject({ auto: false, reason: "it would exceed the capacity of the cluster" });
+    expect(autoApproval(small, estimate(1), [{ exceeds: true, fit: { kind: "grows", pools: [{ pool: "cpu", nodes: 2, to: 3, max: 4 }] } }], policy, "USD")).toMatchObject({
       auto: false,
       reason: "it fits only when the autoscaler adds nodes",
     });
-    expect(autoApproval({ ...small, gpuModel: "X", gpuCount: 1 }, estimate(0, ["gpu:X"]), fits, policy)).toMatchObject({ auto: false });
-    expect(autoApproval(small, estimate(1), fits, { ...policy, autoApprove: { ...policy.autoApprove, enabled: false } })).toMatchObject({ auto: false });
+    expect(autoApproval({ ...small, gpuModel: "X", gpuCount: 1 }, estimate(0, ["gpu:X"]), fits, policy, "USD")).toMatchObject({ auto: false });
+    expect(autoApproval(small, estimate(1), fits, { ...policy, autoApprove: { ...policy.autoApprove, enabled: false } }, "USD")).toMatchObject({ auto: false });
   });
 
   it("leaves any burst to a person, naming what is borrowed", () => {
-    expect(autoApproval({ ...small, cpuBurst: 4 }, estimate(1), fits, policy)).toEqual({ auto: false, reason: "it asks for burst CPU, which a platform admin decides" });
-    expect(autoApproval({ ...small, gpuModel: "H100", gpuBurst: 2, memoryBurstBytes: GiB }, estimate(1), fits, policy)).toEqual({ auto: false, reason: "it asks for burst GPUs and memory, which a platform admin decides" });
-    expect(autoApproval({ ...small, gpuModel: "H100", gpuBurst: 2, cpuBurst: 1, memoryBurstBytes: GiB }, estimate(1), fits, policy)).toMatchObject({ reason: "it asks for burst GPUs, CPU and memory, which a platform admin decides" });
+    expect(autoApproval({ ...small, cpuBurst: 4 }, estimate(1), fits, policy, "USD")).toEqual({ auto: false, reason: "it asks for burst CPU, which a platform admin decides" });
+    expect(autoApproval({ ...small, gpuModel: "H100", gpuBurst: 2, memoryBurstBytes: GiB }, estimate(1), fits, policy, "USD")).toEqual({ auto: false, reason: "it asks for burst GPUs and memory, which a platform admin decides" });
+    expect(autoApproval({ ...small, gpuModel: "H100", gpuBurst: 2, cpuBurst: 1, memoryBurstBytes: GiB }, estimate(1), fits, policy, "USD")).toMatchObject({ reason: "it asks for burst GPUs, CPU and memory, which a platform admin decides" });
   });
 
   describe("the cumulative cap", () => {
@@ -278,44 +278,44 @@ describe("automatic approval", () => {
     const said = (d: AutoDecision) => (d.auto ? `approved: ${d.rule}` : `to a person: ${d.reason}`);
 
     it("approves while the project's automatic grants in force and the request stay within N× the limits, saying so in the rule", () => {
-      expect(autoApproval(four, estimate(2000), fits, capped, held(20, 80, 0))).toEqual({
+      expect(autoApproval(four, estimate(2000), fits, capped, "USD", held(20, 80, 0))).toEqual({
         auto: true,
         rule: "no GPUs and at most 8 cores, 32 GiB memory and 200 GiB storage; automatically approved grants in force, this one included: 24 of 24 cores, 96 of 96 GiB memory, 0 of 600 GiB storage (3× the limits)",
       });
       // With no holdings (the default), the request alone counts.
-      expect(said(autoApproval(four, estimate(2000), fits, capped))).toMatch(/^approved: .*4 of 24 cores, 16 of 96 GiB memory/);
+      expect(said(autoApproval(four, estimate(2000), fits, capped, "USD"))).toMatch(/^approved: .*4 of 24 cores, 16 of 96 GiB memory/);
     });
 
     it("sends a small request to a person once the cap would be passed on any amount, naming the figures", () => {
-      expect(autoApproval(four, estimate(2000), fits, capped, held(20.5, 0, 0))).toEqual({
+      expect(autoApproval(four, estimate(2000), fits, capped, "USD", held(20.5, 0, 0))).toEqual({
         auto: false,
         reason:
           "the project's 2 automatically approved grants in force and this request would hold 24.5 cores, 16 GiB memory and 0 GiB storage, more than 3× the automatic limits (24 cores, 96 GiB memory, 600 GiB storage)",
       });
-      expect(autoApproval(four, estimate(2000), fits, capped, held(0, 80.5, 0))).toMatchObject({ auto: false });
-      expect(said(autoApproval({ ...four, storageBytes: GiB }, estimate(2000), fits, capped, held(0, 0, 600, 0, 1)))).toMatch(
+      expect(autoApproval(four, estimate(2000), fits, capped, "USD", held(0, 80.5, 0))).toMatchObject({ auto: false });
+      expect(said(autoApproval({ ...four, storageBytes: GiB }, estimate(2000), fits, capped, "USD", held(0, 0, 600, 0, 1)))).toMatch(
         /^to a person: the project's 1 automatically approved grant in force and this request would hold 4 cores, 16 GiB memory and 601 GiB storage/,
       );
       // Judged alone (no cap), the same request passes.
-      expect(autoApproval(four, estimate(2000), fits, policy, held(1000, 1000, 1000))).toMatchObject({ auto: true });
+      expect(autoApproval(four, estimate(2000), fits, policy, "USD", held(1000, 1000, 1000))).toMatchObject({ auto: true });
     });
 
     it("caps the cost rule by the monthly estimates of the automatic grants in force", () => {
       const gpu = { gpuModel: "L4", gpuCount: 1, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
-      expect(autoApproval(gpu, estimate(400), fits, capped, held(0, 0, 0, 1100))).toEqual({
+      expect(autoApproval(gpu, estimate(400), fits, capped, "USD", held(0, 0, 0, 1100))).toEqual({
         auto: true,
-        rule: "monthly estimate under 500; automatically approved grants in force, this one included: 1,500 of 1,500 a month (3× the limit)",
+        rule: "monthly estimate under $500.00; automatically approved grants in force, this one included: $1,500.00 of $1,500.00 a month (3× the limit)",
       });
-      expect(autoApproval(gpu, estimate(400), fits, capped, held(0, 0, 0, 1100.01))).toEqual({
+      expect(autoApproval(gpu, estimate(400), fits, capped, "USD", held(0, 0, 0, 1100.01))).toEqual({
         auto: false,
-        reason: "the project's 2 automatically approved grants in force and this request come to 1,500.01 a month, more than 3× the automatic limit (1,500)",
+        reason: "the project's 2 automatically approved grants in force and this request come to $1,500.01 a month, more than 3× the automatic limit ($1,500.00)",
       });
     });
 
     it("a small request past its cap may still pass the cost rule within that rule's cap", () => {
-      expect(said(autoApproval(four, estimate(100), fits, capped, held(24, 0, 0, 200)))).toMatch(/^approved: monthly estimate under 500; .*300 of 1,500 a month/);
-      expect(said(autoApproval(four, estimate(100), fits, capped, held(24, 0, 0, 1450)))).toMatch(
-        /^to a person: .*more than 3× the automatic limits \(24 cores.*; and the project's 2 automatically approved grants in force and this request come to 1,550 a month/,
+      expect(said(autoApproval(four, estimate(100), fits, capped, "USD", held(24, 0, 0, 200)))).toMatch(/^approved: monthly estimate under \$500\.00; .*\$300\.00 of \$1,500\.00 a month/);
+      expect(said(autoApproval(four, estimate(100), fits, capped, "USD", held(24, 0, 0, 1450)))).toMatch(
+        /^to a person: .*more than 3× the automatic limits \(24 cores.*; and the project's 2 automatically approved grants in force and this request come to \$1,550\.00 a month/,
       );
     });
 
@@ -332,7 +332,7 @@ describe("automatic approval", () => {
           let h: AutoApprovedHoldings = { ...NO_AUTO_APPROVED_HOLDINGS };
           for (const r of requests) {
             const amounts = { gpuModel: null, gpuCount: 0, cpuCores: r.cpuCores, memoryBytes: r.memoryGiB * GiB, storageBytes: r.storageGiB * GiB };
-            const decision = autoApproval(amounts, estimate(r.monthly), fits, p, h);
+            const decision = autoApproval(amounts, estimate(r.monthly), fits, p, "USD", h);
             if (!decision.auto) continue;
             h = {
               grants: h.grants + 1,

@@ -46,7 +46,7 @@ export async function requestFormBasis(
     policy,
     autoApproved: autoApprovedHoldings(autoGrants.get(quota.projectId) ?? [], ctx.now, prices),
     budget: usage ? budgetBasisOf(usage.budget, usage.lastUsageDay !== null) : null,
-    currencyDigits: minorDigits(config().currency),
+    currency: config().currency,
   };
   return { models, basis, usage };
 }

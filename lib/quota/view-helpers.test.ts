@@ -23,6 +23,7 @@ const pools: PoolCapacityInput[] = [
 
 const basis: PreviewBasis = {
   current: { quota: { cpuCores: 4, memoryBytes: 16 * GiB, storageBytes: 100 * GiB, pvcCount: 10, gpus: { "nvidia.com/gpu": 2 } }, gpusByModel: { H100: 2 } },
+  currency: "USD",
   gpuResources: { H100: "nvidia.com/gpu" },
   prices: [
     ["gpu:H100", 4.1],

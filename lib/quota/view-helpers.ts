@@ -1,5 +1,5 @@
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
-import { formatMoney as formatAmount, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
+import { formatMoney as formatAmount, formatUnitPrice as formatPrice, minorDigits, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
 import { GiB, type QuotaAmounts } from "./amounts";
 import { schedulableGpusPerNode } from "./pool-hardware";
 import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine, type PoolCapacityInput } from "./capacity";
@@ -28,8 +28,8 @@ export interface PreviewBasis {
   autoApproved?: AutoApprovedHoldings;
   /** The project's month against its budget, when the person may see its spend; left out otherwise. */
   budget?: BudgetBasis | null;
-  /** Decimals of the currency's minor unit (lib/money minorDigits); 2 when left out. */
-  currencyDigits?: number;
+  /** The configured currency (ISO 4217): the rules' words name amounts in it, the budget check rounds to its minor unit. */
+  currency: string;
 }
 
 /** This month's spend of a project and its budget, as the budget check needs them (from lib/metering budgetStatus). */
@@ -142,8 +142,8 @@ export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Prev
     after: { quota: afterQuota, gpusByModel: afterGpus, burstByModel: afterBurst },
     estimate,
     capacity,
-    auto: autoApproval(amounts, estimate, capacity, basis.policy, basis.autoApproved ?? NO_AUTO_APPROVED_HOLDINGS),
-    budget: basis.budget ? checkBudget(basis.budget, estimate.monthly, basis.currencyDigits) : null,
+    auto: autoApproval(amounts, estimate, capacity, basis.policy, basis.currency, basis.autoApproved ?? NO_AUTO_APPROVED_HOLDINGS),
+    budget: basis.budget ? checkBudget(basis.budget, estimate.monthly, minorDigits(basis.currency)) : null,
   };
 }
 
@@ -207,10 +207,8 @@ export function formatBytes(bytes: number): string {
 /** Money in the configured currency ("$11,972.00"): the one rule of lib/money.ts. */
 export const formatMoney = (amount: number, currency: string): string => formatAmount(amount, currency);
 
-/** A unit price: up to 4 decimals, so $0.004 per GiB-hour does not read as $0.00. */
-export function formatUnitPrice(amount: number, currency: string): string {
-  return new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: 2, maximumFractionDigits: 4 }).format(amount);
-}
+/** A unit price ("$0.004"), as lib/money.ts writes every price of the rate card. */
+export const formatUnitPrice = (amount: number | string, currency: string): string => formatPrice(amount, currency);
 
 /** A rate key as a person reads it: "gpu:H100" -> "H100 GPUs", "cpu" -> "CPU". */
 export function resourceLabel(key: string): string {

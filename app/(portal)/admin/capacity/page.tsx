@@ -20,6 +20,7 @@ import { platformShareNow } from "@/lib/quota/share-now";
 import { addRateAction, createNodePoolAction, deleteNodePoolAction, setQuotaPolicyAction, updateNodePoolAction } from "./actions";
 import { Time } from "@/components/time";
 import { viewerTimeZone } from "@/lib/server/time-zone";
+import { formatMoney, formatUnitPrice } from "@/lib/money";
 
 export const metadata = { title: "Capacity and prices" };
 export const dynamic = "force-dynamic";
@@ -31,10 +32,6 @@ const fmtTotal = (n: number) => new Intl.NumberFormat("en-GB", { maximumFraction
 const fmtGiB = (bytes: number) => new Intl.NumberFormat("en-GB", { maximumFractionDigits: 1 }).format(bytes / GiB);
 const percent = (ratio: number) => `${new Intl.NumberFormat("en-GB", { maximumFractionDigits: ratio < 0.1 ? 1 : 0 }).format(ratio * 100)}%`;
 
-/** A price in the configured currency: at least 2 decimals, up to the 6 the rate card keeps. */
-function money(amount: string | number, currency: string): string {
-  return new Intl.NumberFormat("en-GB", { style: "currency", currency, currencyDisplay: "narrowSymbol", minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(Number(amount));
-}
 
 /** An amount of a capacity resource, for totals: cores to a tenth, GiB to a tenth, whole GPUs. */
 function amountOf(r: { key: string }, value: number): string {
@@ -473,7 +470,7 @@ async function RateCard({ data, currency, now }: { data: CapacityOverview; curre
               <Cell className="whitespace-nowrap tabular-nums">
                 {l.current ? (
                   <>
-                    {money(l.current.unitPrice, currency)} <span className="text-slate-500">per {l.unit}</span>
+                    {formatUnitPrice(l.current.unitPrice, currency)} <span className="text-slate-500">per {l.unit}</span>
                   </>
                 ) : (
                   <span className="inline-flex items-center gap-2">
@@ -486,7 +483,7 @@ async function RateCard({ data, currency, now }: { data: CapacityOverview; curre
               <Cell className="whitespace-nowrap text-slate-600">
                 {l.next ? (
                   <>
-                    {money(l.next.unitPrice, currency)} from <Time at={l.next.effectiveFrom} day />
+                    {formatUnitPrice(l.next.unitPrice, currency)} from <Time at={l.next.effectiveFrom} day />
                   </>
                 ) : (
                   "—"
@@ -505,7 +502,7 @@ async function RateCard({ data, currency, now }: { data: CapacityOverview; curre
                 <tr key={r.id}>
                   <Cell className="whitespace-nowrap"><Time at={r.effectiveFrom} /></Cell>
                   <Cell className="whitespace-nowrap">{rateLabel(r.resource)}</Cell>
-                  <Cell className="whitespace-nowrap tabular-nums">{money(r.unitPrice, currency)}</Cell>
+                  <Cell className="whitespace-nowrap tabular-nums">{formatUnitPrice(r.unitPrice, currency)}</Cell>
                   <Cell>
                     <RateState state={r.state} />
                   </Cell>
@@ -532,13 +529,13 @@ function RulesCard({ policy, currency }: { policy: QuotaPolicy; currency: string
       "Automatic approval",
       a.enabled
         ? `On: requests that add no GPUs and at most ${number.format(a.maxCpuCores)} cores, ${number.format(a.maxMemoryGiB)} GiB memory and ${number.format(a.maxStorageGiB)} GiB storage${
-            a.underMonthlyCost === null ? "" : `, or any request estimated under ${money(a.underMonthlyCost, currency)} a month`
+            a.underMonthlyCost === null ? "" : `, or any request estimated under ${formatMoney(a.underMonthlyCost, currency)} a month`
           }, when the cluster can hold them${
             a.cumulativeFactor === null ? "" : `, and while the project's automatically approved grants in force stay within ${number.format(a.cumulativeFactor)}× those limits`
           }.`
         : "Off: a platform admin decides every request.",
     ],
-    ["Second approval", policy.secondApprovalAboveMonthlyCost === null ? "Never needed." : `A second, different platform admin must approve requests estimated above ${money(policy.secondApprovalAboveMonthlyCost, currency)} a month.`],
+    ["Second approval", policy.secondApprovalAboveMonthlyCost === null ? "Never needed." : `A second, different platform admin must approve requests estimated above ${formatMoney(policy.secondApprovalAboveMonthlyCost, currency)} a month.`],
     ["Expiry warning", policy.expiryWarningHours === 0 ? "Tenant admins are not warned before a time-bound grant ends." : `Tenant admins are warned ${plural(policy.expiryWarningHours, "hour")} before a time-bound grant ends.`],
   ];
   return (
