@@ -3,12 +3,13 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { useActionState, useEffect, useRef } from "react";
 import { initialFormState, type FormState } from "@/lib/form-state";
-import { Fields, Reveal, shownFieldNames, useSubmitKeepingInput, type Action, type ActionDialogBody, type FieldSpec } from "./action-form";
+import type { ActionDialogBody } from "./action-dialog";
+import { Fields, Reveal, shownFieldNames, useSubmitKeepingInput, type Action, type FieldSpec } from "./action-form";
 import { buttonClass } from "./button-class";
 import { FormMessage, FormProblems, SubmitButton } from "./form";
 import { OnDemandDialog, type OnDemandDialogProps } from "./on-demand-dialog";
 
-/** ActionDialog's dialog (action-form.tsx), loaded when first reached for; on close focus goes back to its button. */
+/** ActionDialog's dialog (action-dialog.tsx), loaded when first reached for; on close focus goes back to its button. */
 export function ActionDialogContent({ title, description, body, ...dialog }: OnDemandDialogProps & { title: string; description: string; body: ActionDialogBody }) {
   return (
     <OnDemandDialog

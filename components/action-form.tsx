@@ -4,7 +4,6 @@ import { startTransition, useActionState, useEffect, useRef, useState, type Form
 import { initialFormState, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button-class";
 import { Field, FieldError, FormMessage, FormProblems, inputClass, SubmitButton } from "./form";
-import { useOnDemandDialog } from "./on-demand";
 
 /**
  * Forms described as data, so server components can declare them: each field
@@ -136,41 +135,5 @@ export function ActionForm({ action, fields, submitLabel, pendingLabel, classNam
       {state.status === "ok" && <FormMessage status="ok" message={state.message} />}
       {state.reveal && <Reveal reveal={state.reveal} />}
     </form>
-  );
-}
-
-const loadDialogContent = () => import("./action-dialog-content").then((m) => m.ActionDialogContent);
-
-export type ActionDialogBody = { submitLabel: string; pendingLabel?: string; action: Action; fields: FieldSpec[] };
-
-/**
- * A button that opens a dialog with the form; closes on success unless there is something to
- * reveal. The dialog's code (Radix, action-dialog-content.tsx) is fetched when the person first
- * points at, focuses or presses the button, so a page of such buttons does not load it up front.
- */
-export function ActionDialog({
-  triggerLabel,
-  triggerKind = "primary",
-  danger = false,
-  title,
-  description,
-  ...body
-}: ActionDialogBody & {
-  triggerLabel: string;
-  triggerKind?: "primary" | "secondary" | "link";
-  danger?: boolean;
-  title: string;
-  description: string;
-}) {
-  const { Dialog: Content, buttonProps, dialogProps } = useOnDemandDialog(loadDialogContent);
-  const triggerClass =
-    triggerKind === "link" ? `text-sm font-medium ${danger ? "text-red-700" : "text-brand-700"} hover:underline` : buttonClass(triggerKind);
-  return (
-    <>
-      <button {...buttonProps} className={triggerClass}>
-        {triggerLabel}
-      </button>
-      {Content && <Content {...dialogProps} title={title} description={description} body={body} />}
-    </>
   );
 }

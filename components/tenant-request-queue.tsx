@@ -2,7 +2,7 @@ import { approveTenantRequestAction, rejectTenantRequestAction } from "@/app/(po
 import { isEmpty } from "@/lib/quota/amounts";
 import type { TenantRequestRow } from "@/lib/quota/queries";
 import { describeAmounts } from "@/lib/quota/view-helpers";
-import { ActionDialog } from "./action-form";
+import { ActionDialog } from "./action-dialog";
 import { Cell, DataTable } from "./table";
 import { Card, EmptyState } from "./ui";
 import { Time } from "@/components/time";

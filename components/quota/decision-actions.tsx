@@ -1,4 +1,5 @@
-import { ActionDialog, type FieldSpec } from "../action-form";
+import { ActionDialog } from "../action-dialog";
+import type { FieldSpec } from "../action-form";
 import type { FormState } from "@/lib/form-state";
 import { formatDate, formatDateTime } from "@/lib/format";
 import { GiB, type QuotaAmounts } from "@/lib/quota/amounts";

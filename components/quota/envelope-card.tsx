@@ -1,4 +1,5 @@
-import { ActionDialog, type FieldSpec } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
+import { type FieldSpec } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
 import { Card, EmptyState } from "@/components/ui";
 import type { FormState } from "@/lib/form-state";

@@ -2,12 +2,11 @@
 
 import Link from "next/link";
 import type { FormState } from "@/lib/form-state";
-import type { QuotaAmounts } from "@/lib/quota/amounts";
-import { describeAmounts } from "@/lib/quota/view-helpers";
 import { useOnDemandDialog } from "../on-demand";
 
 export type ExtendAction = (state: FormState, formData: FormData) => Promise<FormState>;
-export type ExtendOffer = { grantId: string; amounts: QuotaAmounts; endsAt: string; monthly: number; pendingRequestId: string | null };
+/** What the page hands over (extension-offers.ts): label is the grant's amounts in words, endsAt an ISO instant. */
+export type ExtendOffer = { grantId: string; label: string; endsAt: string; monthly: number; pendingRequestId: string | null };
 
 const loadDialog = () => import("./extend-grant-dialog").then((m) => m.ExtendGrantDialog);
 
@@ -44,7 +43,7 @@ export function ExtendGrant({
       </Link>
     );
   }
-  const what = describeAmounts(offer.amounts);
+  const what = offer.label;
   return (
     <>
       <button {...buttonProps} className="text-sm font-medium text-brand-700 hover:underline" data-testid="extend-grant">

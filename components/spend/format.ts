@@ -1,5 +1,5 @@
 import { QUANTITY_UNIT, resourceKind, resourceLabel, type ResourceKind } from "@/lib/metering/units";
-import { formatMoney } from "@/lib/money";
+import { formatMoney, minorDigits, shareOf, subtractMoney } from "@/lib/money";
 
 /** How the spend pages write money, quantities, shares and periods (en-GB, UTC, like lib/format.ts). */
 
@@ -20,6 +20,20 @@ export function compactMoney(amount: number, currency: string): string {
 
 export function percent(ratio: number): string {
   return cached(`p:${ratio < 0.1 ? 1 : 0}`, () => new Intl.NumberFormat("en-GB", { style: "percent", maximumFractionDigits: ratio < 0.1 ? 1 : 0 })).format(ratio);
+}
+
+/**
+ * A figure against the same figure of the period before, to the cent: "+$120.00 (+12%)",
+ * "−$3.50 (−1%)", "no change", or "+$40.00 (new)" when there was nothing before. `delta` is the
+ * signed difference of the two rounded amounts (what the tile and the table colour by).
+ */
+export function changeAgainst(now: number, before: number, currency: string): { delta: number; text: string } {
+  const digits = minorDigits(currency);
+  const delta = subtractMoney(now, before, digits);
+  if (delta === 0) return { delta, text: "no change" };
+  const sign = delta > 0 ? "+" : "−";
+  const share = shareOf(Math.abs(delta), before, digits);
+  return { delta, text: `${sign}${money(Math.abs(delta), currency)} (${share === null ? "new" : `${sign}${percent(share)}`})` };
 }
 
 /** A consumed quantity with its unit: "1,234.5 GPU-hours" (units.ts: one spelling on every page). */

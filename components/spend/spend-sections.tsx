@@ -9,7 +9,7 @@ import { divideMoney, minorDigits, shareOf, subtractMoney, sumMoney } from "@/li
 import type { SpendData } from "@/lib/server/spend-json";
 import { BudgetPanel } from "./budget-panel";
 import { chargesIdle, IdleCostCard } from "./idle-cost";
-import { dayLong, money, percent, resourceLabel } from "./format";
+import { changeAgainst, dayLong, money, percent, resourceLabel } from "./format";
 import { PART_COLOURS } from "./palette";
 import { hasNoUsage, pivotSeries } from "./pivot";
 import { CostOverTimeChart, NamedCostBars, type BarSegment } from "./spend-charts";
@@ -46,12 +46,9 @@ function Tile({ label, value, detail, testId }: { label: string; value: ReactNod
 /** The window against the same length of time just before it: its spend and the change, to the cent. */
 function PreviousTile({ data }: { data: SpendData }) {
   const c = data.currency;
-  const digits = minorDigits(c);
   const before = data.previous;
-  const delta = subtractMoney(data.totalCost, before.totalCost, digits);
-  const share = shareOf(Math.abs(delta), before.totalCost, digits);
+  const { delta, text: change } = changeAgainst(data.totalCost, before.totalCost, c);
   const lastDay = new Date(Date.parse(before.to) - DAY_MS).toISOString().slice(0, 10);
-  const change = delta === 0 ? "no change" : `${delta > 0 ? "+" : "−"}${money(Math.abs(delta), c)}${share === null ? "" : ` (${delta > 0 ? "+" : "−"}${percent(share)})`}`;
   return (
     <Tile
       label="Previous period"

@@ -5,7 +5,7 @@ import { Badge } from "@/components/ui";
 import { pricingOf } from "@/lib/metering/units";
 import { minorDigits, shareOf, subtractMoney } from "@/lib/money";
 import type { SpendData } from "@/lib/server/spend-json";
-import { money, percent, periodLong, quantity, resourceLabel } from "./format";
+import { changeAgainst, money, percent, periodLong, quantity, resourceLabel } from "./format";
 import type { SeriesTable } from "./pivot";
 
 /** The numbers behind the spend charts, as real tables. */
@@ -74,12 +74,16 @@ export function CostOverTimeTable({ table, currency, caption, windowTotal, unpri
 
 /** Cost per resource over the window, most expensive first, with what was used and, for GPUs, how busy they were. */
 export function CostDriversTable({ data, caption }: { data: SpendData; caption: string }) {
-  const rows = data.byResource.filter((r) => r.cost > 0 || r.quantity > 0);
+  const used = data.byResource.filter((r) => r.cost > 0 || r.quantity > 0);
   const digits = minorDigits(data.currency);
+  const before = new Map(data.previous.byResource.map((p) => [p.resource, p.cost]));
+  // A resource that cost something in the period before but nothing now still gets its row: where spend stopped is a change too.
+  const stopped = data.previous.byResource.filter((p) => p.cost > 0 && !used.some((r) => r.resource === p.resource));
+  const rows: SpendData["byResource"] = [...used, ...stopped.map((p) => ({ resource: p.resource, quantity: 0, cost: 0, unpricedQuantity: 0, gpuUtilization: null }))];
   // Borrowed GPU use is shown only where some was borrowed: without burst every GPU-hour is within the guarantee.
   const anyBorrowed = rows.some((r) => (r.borrowed?.quantity ?? 0) > 0);
   return (
-    <DataTable caption={caption} columns={["Resource", "Used", "Cost", "Share", "GPU utilisation", ...(anyBorrowed ? ["Borrowed beyond guarantee"] : [])]}>
+    <DataTable caption={caption} columns={["Resource", "Used", "Cost", "Share", "Against previous period", "GPU utilisation", ...(anyBorrowed ? ["Borrowed beyond guarantee"] : [])]}>
       {rows.map((r) => (
         <tr key={r.resource}>
           <Cell className="whitespace-nowrap font-medium text-slate-900">
@@ -93,6 +97,7 @@ export function CostDriversTable({ data, caption }: { data: SpendData; caption: 
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">{quantity(r.quantity, r.resource)}</Cell>
           <Cell className="whitespace-nowrap tabular-nums">{pricingOf(r) === "unpriced" ? <Badge tone="amber">unpriced</Badge> : money(r.cost, data.currency)}</Cell>
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">{shareText(r.cost, data.totalCost, digits)}</Cell>
+          <PreviousCell now={r.cost} before={before.get(r.resource) ?? 0} currency={data.currency} />
           <Cell className="whitespace-nowrap tabular-nums text-slate-700">
             {r.resource.startsWith("gpu:") ? r.gpuUtilization === null ? <span className="text-slate-500">not measured</span> : <Utilisation ratio={r.gpuUtilization} /> : <span className="text-slate-500">—</span>}
           </Cell>
@@ -111,6 +116,19 @@ export function CostDriversTable({ data, caption }: { data: SpendData; caption: 
         </tr>
       ))}
     </DataTable>
+  );
+}
+
+/** A resource's cost against the period before: the change, and what it was then. */
+function PreviousCell({ now, before, currency }: { now: number; before: number; currency: string }) {
+  const { delta, text } = changeAgainst(now, before, currency);
+  return (
+    <Cell className="whitespace-nowrap tabular-nums">
+      <span className={delta > 0 ? "font-medium text-amber-800" : delta < 0 ? "font-medium text-green-800" : "text-slate-600"} data-testid="resource-previous-delta" data-delta={delta}>
+        {text}
+      </span>
+      <span className="block text-xs text-slate-500">was {money(before, currency)}</span>
+    </Cell>
   );
 }
 

@@ -6,11 +6,14 @@ import { can } from "@/lib/auth/policy";
 import type { QuotaAmounts } from "./amounts";
 import { monthlyCost, ratesInForce } from "./cost";
 import { loadRates } from "./store";
+import { describeAmounts } from "./view-helpers";
 
 /** A time-bound grant the actor may extend now, with what the Extend dialog shows. */
 export interface ExtensionOffer {
   grantId: string;
   amounts: QuotaAmounts;
+  /** The amounts in one line ("2 × H100"), written here so the page's Extend button needs no formatting code in the browser. */
+  label: string;
   endsAt: Date;
   /** The grant's amounts at the rate card now, a month: the dialog prices the added days with it. */
   monthly: number;
@@ -52,6 +55,7 @@ export async function extensionOffers(
     out.set(g.id, {
       grantId: g.id,
       amounts: g.amounts,
+      label: describeAmounts(g.amounts),
       endsAt: g.endsAt!,
       monthly: monthlyCost(g.amounts, prices).monthly,
       pendingRequestId: waiting.find((w) => w.grantId === g.id)?.id ?? null,

@@ -96,17 +96,12 @@ export function frameworkJs(nextDir: string): number {
  */
 const REQUEST_FORM = "the request form parses amounts as they are typed with the zod schemas the server parses with (lib/quota/amount-inputs.ts), for its live preview";
 const SPEND = "the spend charts and their refresh (@tanstack/react-query)";
-const PROJECT = "the Extend dialog of a time-bound grant (components/quota/extend-grant.tsx) is loaded with the page";
 export const ROUTE_CEILINGS: Record<string, { bytes: number; why: string }> = {
   "/tenants/[tenant]/projects/[project]/quota/new": { bytes: 192_000, why: REQUEST_FORM },
   "/tenants/[tenant]/projects/[project]/quota/requests/[id]/edit": { bytes: 192_000, why: REQUEST_FORM },
   "/admin/spend": { bytes: 173_000, why: SPEND },
   "/tenants/[tenant]/spend": { bytes: 173_000, why: SPEND },
   "/tenants/[tenant]/projects/[project]/spend": { bytes: 173_000, why: SPEND },
-  "/tenants/[tenant]/projects/[project]": { bytes: 171_000, why: PROJECT },
-  "/tenants/[tenant]/projects/[project]/quota": { bytes: 171_000, why: PROJECT },
-  "/tenants/[tenant]/projects/[project]/quota/requests/[id]": { bytes: 171_000, why: PROJECT },
-  "/reviews/[id]": { bytes: 167_000, why: "the revoke confirmation of an access review group (components/review-group.tsx) is loaded with the page" },
 };
 
 export function budgetOf(route: string): { bytes: number; why: string | null } {

@@ -1,5 +1,6 @@
 import { redirect } from "next/navigation";
-import { ActionDialog, ActionForm } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
+import { ActionForm } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { db } from "@/db/client";

@@ -1,7 +1,7 @@
 import { notFound, redirect } from "next/navigation";
 import { ReviewGroup, type ReviewRow } from "@/components/review-group";
 import { RULE_WORDS, reviewState } from "@/components/review-list";
-import { ActionDialog } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
 import { Card, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { KIND_LABELS } from "@/lib/reviews/assign";

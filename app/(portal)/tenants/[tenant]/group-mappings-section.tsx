@@ -1,4 +1,4 @@
-import { ActionDialog } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState } from "@/components/ui";
 import type { GroupMappingRow } from "@/lib/groups/queries";

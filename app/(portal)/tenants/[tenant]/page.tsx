@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { ActionDialog } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
 import { TenantCohortCard } from "@/components/quota/cohort-now-card";
 import { EnvelopeCard } from "@/components/quota/envelope-card";
 import { EnvelopePanel } from "@/components/home/envelope-panel";

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { ActionDialog } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";

@@ -1,5 +1,5 @@
 import { notFound, redirect } from "next/navigation";
-import { ActionDialog } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
 import { openReviewFields, ReviewList } from "@/components/review-list";
 import { Card } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";

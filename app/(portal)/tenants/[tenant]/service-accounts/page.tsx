@@ -1,5 +1,6 @@
 import { notFound, redirect } from "next/navigation";
-import { ActionDialog, type FieldSpec } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
+import { type FieldSpec } from "@/components/action-form";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { ActionDialog, type FieldSpec } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
+import { type FieldSpec } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
 import { ClusterObjects, LatestChange } from "@/components/cluster-objects";
 import { GlancePanel } from "@/components/home/glance-panel";

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { buttonClass } from "@/components/button-class";
-import { ActionDialog } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
 import { quotaKeyLabel } from "@/components/quota/envelope-card";
 import { FlavourQuotaTable } from "@/components/quota/flavour-table";
 import { keyOfLine } from "@/lib/quota/envelope";

@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { ActionDialog, ActionForm } from "@/components/action-form";
+import { ActionDialog } from "@/components/action-dialog";
+import { ActionForm } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
 import { DecisionActions } from "@/components/quota/decision-actions";
 import { DecisionPicture } from "@/components/quota/decision-picture";
