@@ -3,7 +3,6 @@ import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { projectUsageSummaries, type ProjectUsageSummary } from "@/lib/metering/project-summaries";
-import { minorDigits } from "@/lib/money";
 import { capacityPoolOf } from "./capacity";
 import { requestableGpuModels } from "./commands/requests";
 import { ratesInForce } from "./cost";
