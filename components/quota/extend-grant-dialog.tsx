@@ -5,7 +5,7 @@ import { startTransition, useActionState, useState, type FormEvent } from "react
 import { buttonClass } from "../button-class";
 import { Field, FormProblems, inputClass, SubmitButton } from "../form";
 import { OnDemandDialog, type OnDemandDialogProps } from "../on-demand-dialog";
-import { formatDateTime } from "@/lib/format";
+import { TimeLabel } from "../time-label";
 import { initialFormState } from "@/lib/form-state";
 import { costOverPeriod, describePeriod } from "@/lib/quota/cost";
 import { formatMoney } from "@/lib/quota/view-helpers";
@@ -23,7 +23,7 @@ export function ExtendGrantDialog({ what, action, tenant, project, offer, curren
     >
       <Dialog.Title className="text-lg font-semibold text-slate-900">Extend this grant</Dialog.Title>
       <Dialog.Description className="mt-1 text-sm text-slate-600">
-        {what}, now ending {formatDateTime(new Date(offer.endsAt))}. A platform admin decides; until then the grant ends as it does now.
+        {what}, now ending <TimeLabel label={offer.ends} />. A platform admin decides; until then the grant ends as it does now.
       </Dialog.Description>
       <ExtendForm action={action} tenant={tenant} project={project} offer={offer} currency={currency} />
     </OnDemandDialog>

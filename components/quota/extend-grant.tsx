@@ -2,11 +2,12 @@
 
 import Link from "next/link";
 import type { FormState } from "@/lib/form-state";
+import type { ExtendOfferProps } from "@/lib/quota/extension-offers";
 import { useOnDemandDialog } from "../on-demand";
 
 export type ExtendAction = (state: FormState, formData: FormData) => Promise<FormState>;
-/** What the page hands over (extension-offers.ts): label is the grant's amounts in words, endsAt an ISO instant. */
-export type ExtendOffer = { grantId: string; label: string; endsAt: string; monthly: number; pendingRequestId: string | null };
+/** What the page hands over: extendOfferProps (lib/quota/extension-offers.ts). */
+export type ExtendOffer = ExtendOfferProps;
 
 const loadDialog = () => import("./extend-grant-dialog").then((m) => m.ExtendGrantDialog);
 

@@ -5,6 +5,7 @@ import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import type { QuotaAmounts } from "./amounts";
 import { monthlyCost, ratesInForce } from "./cost";
+import { labelInstant, type InstantLabel } from "@/lib/format";
 import { loadRates } from "./store";
 import { describeAmounts } from "./view-helpers";
 
@@ -62,4 +63,18 @@ export async function extensionOffers(
     });
   }
   return out;
+}
+
+/** What the Extend button and dialog receive (components/quota/extend-grant.tsx): serialisable, the end labelled in the viewer's zone with UTC on hover. */
+export interface ExtendOfferProps {
+  grantId: string;
+  label: string;
+  endsAt: string;
+  ends: InstantLabel;
+  monthly: number;
+  pendingRequestId: string | null;
+}
+
+export function extendOfferProps(offer: ExtensionOffer, zone: string): ExtendOfferProps {
+  return { grantId: offer.grantId, label: offer.label, endsAt: offer.endsAt.toISOString(), ends: labelInstant(offer.endsAt, zone), monthly: offer.monthly, pendingRequestId: offer.pendingRequestId };
 }

@@ -9,12 +9,13 @@ import { MonthSpendPanel } from "@/components/home/month-spend-panel";
 import { EndingGrantsPanel } from "@/components/home/ending-grants-panel";
 import { OpenRequestsPanel } from "@/components/home/open-requests-panel";
 import { ExtendGrant } from "@/components/quota/extend-grant";
-import { extensionOffers } from "@/lib/quota/extension-offers";
+import { extendOfferProps, extensionOffers } from "@/lib/quota/extension-offers";
 import { QuotaUsePanel } from "@/components/home/quota-use-panel";
 import { ShareNowCard } from "@/components/quota/share-now-card";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, PageHeader, tenantCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { projectClusterChanges, projectClusterObjects } from "@/lib/cluster/queries";
 import { clusterRuntime } from "@/lib/cluster/runtime";
@@ -85,6 +86,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
   const canRequest = !archived && tenant.status === "active" && can(ctx.actor, "project.quota.request", resource, ctx.now);
   // Time-bound grants still ahead of their end, with Extend for those who may ask (the quota page lists every grant).
   const ending = (quota?.grants ?? []).flatMap((g) => (g.endsAt && g.endsAt.getTime() > ctx.now.getTime() ? [{ ...g, endsAt: g.endsAt }] : []));
+  const zone = await viewerTimeZone();
   const offers = await extensionOffers(ctx, { tenantId: tenant.id, projectId: project.id, open: !archived && tenant.status === "active" }, ending);
 
   return (
@@ -162,7 +164,7 @@ export default async function ProjectPage({ params }: { params: Params }) {
             href={`${base}/quota`}
             actionOf={(id) => {
               const offer = offers.get(id);
-              return offer ? <ExtendGrant action={requestQuotaExtensionAction} tenant={tenant.slug} project={project.slug} offer={{ ...offer, endsAt: offer.endsAt.toISOString() }} currency={config().currency} requestHref={`${base}/quota/requests`} /> : null;
+              return offer ? <ExtendGrant action={requestQuotaExtensionAction} tenant={tenant.slug} project={project.slug} offer={extendOfferProps(offer, zone)} currency={config().currency} requestHref={`${base}/quota/requests`} /> : null;
             }}
           />
         )}

@@ -7,13 +7,14 @@ import { FlavourQuotaTable } from "@/components/quota/flavour-table";
 import { keyOfLine } from "@/lib/quota/envelope";
 import { requestQuotaExtensionAction, setProjectSharingAction } from "./actions";
 import { ExtendGrant } from "@/components/quota/extend-grant";
-import { extensionOffers } from "@/lib/quota/extension-offers";
+import { extendOfferProps, extensionOffers } from "@/lib/quota/extension-offers";
 import { QuotaComparison } from "@/components/quota/quota-tables";
 import { RequestTable } from "@/components/quota/request-table";
 import { UsageSummary } from "@/components/quota/usage-summary";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, PageHeader, projectCrumbs } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
+import { viewerTimeZone } from "@/lib/server/time-zone";
 import { can, isCollaboratorOn } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { projectUsageSummaries } from "@/lib/metering/project-summaries";
@@ -59,6 +60,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
   const kueue = config().cluster.render.kueue.enabled;
   const canShare = open && kueue && can(ctx.actor, "project.sharing.manage", resource, ctx.now);
   const lendKeys = quota.lines.filter((l) => l.guarantee > 0 && l.resource !== "storage").map(keyOfLine);
+  const zone = await viewerTimeZone();
   const offers = await extensionOffers(ctx, { tenantId: tenant.id, projectId: project.id, open }, quota.grants);
 
   return (
@@ -201,7 +203,7 @@ export default async function ProjectQuotaPage({ params }: { params: Params }) {
                   <Cell>
                     <Badge tone={state === "in force" ? "green" : "slate"}>{state}</Badge>
                   </Cell>
-                  {offers.size > 0 && <Cell>{offer ? <ExtendGrant action={requestQuotaExtensionAction} tenant={tenant.slug} project={project.slug} offer={{ ...offer, endsAt: offer.endsAt.toISOString() }} currency={currency} requestHref={`${base}/quota/requests`} /> : none}</Cell>}
+                  {offers.size > 0 && <Cell>{offer ? <ExtendGrant action={requestQuotaExtensionAction} tenant={tenant.slug} project={project.slug} offer={extendOfferProps(offer, zone)} currency={currency} requestHref={`${base}/quota/requests`} /> : none}</Cell>}
                 </tr>
               );
             })}

@@ -18,7 +18,7 @@ import { isCollaboratorOn } from "@/lib/auth/policy";
 import { clusterRuntime } from "@/lib/cluster/runtime";
 import { config } from "@/lib/config";
 import type { QuotaAmounts } from "@/lib/quota/amounts";
-import { extensionOffers } from "@/lib/quota/extension-offers";
+import { extendOfferProps, extensionOffers } from "@/lib/quota/extension-offers";
 import { projectQuota, requestDetail, type RequestDetail } from "@/lib/quota/queries";
 import { addedPeriodCostPhrase, describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
@@ -52,6 +52,7 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
   const quota = await projectQuota(ctx, r.tenantSlug, r.projectSlug);
   const grantId = r.extension?.grantId ?? quota.grants.find((g) => g.requestId === r.id)?.id;
   const open = project.project.archivedAt === null && project.tenant.status === "active";
+  const zone = await viewerTimeZone();
   const offer = grantId && GRANTED_STATUSES.has(r.status) ? (await extensionOffers(ctx, { tenantId: r.tenantId, projectId: r.projectId, open }, quota.grants.filter((g) => g.id === grantId))).get(grantId) : undefined;
   const recordOnly = clusterRuntime(config().cluster).mode !== "live";
   const firstApprovalByMe = r.firstApprovedBy !== null && r.firstApprovedBy === ctx.actor.principalId;
@@ -75,7 +76,7 @@ export default async function QuotaRequestPage({ params, searchParams }: { param
                   action={requestQuotaExtensionAction}
                   tenant={r.tenantSlug}
                   project={r.projectSlug}
-                  offer={{ ...offer, endsAt: offer.endsAt.toISOString() }}
+                  offer={extendOfferProps(offer, zone)}
                   currency={currency}
                   requestHref={`${base}/quota/requests`}
                 />
