@@ -6,8 +6,17 @@
  * a cost column must stay a number for the tools that read the export.
  */
 export function toCsv<Row>(rows: readonly Row[], columns: readonly { header: string; value: (row: Row) => unknown }[]): string {
-  const line = (cells: unknown[]) => cells.map(csvCell).join(",");
-  return [line(columns.map((c) => c.header)), ...rows.map((r) => line(columns.map((c) => c.value(r))))].join("\r\n") + "\r\n";
+  return csvLine(columns.map((c) => c.header)) + csvLines(rows, columns);
+}
+
+/** One CSV record with its CRLF ending: what toCsv writes per row (and for the header). */
+export const csvLine = (cells: readonly unknown[]): string => `${cells.map(csvCell).join(",")}\r\n`;
+
+/** The records of some rows, no header: a streamed file is its header's csvLine, then these part by part. */
+export function csvLines<Row>(rows: readonly Row[], columns: readonly { value: (row: Row) => unknown }[]): string {
+  let out = "";
+  for (const r of rows) out += csvLine(columns.map((c) => c.value(r)));
+  return out;
 }
 
 const PLAIN_NUMBER = /^-\d+(\.\d+)?$/;

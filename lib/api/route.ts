@@ -37,7 +37,8 @@ export type ApiRouteSpec<Params extends z.ZodType, Query extends z.ZodType, Resp
 
 export type AnyApiRoute = ApiRouteSpec<z.ZodType, z.ZodType, z.ZodType>;
 
-export type CsvResult = { csv: string; filename: string };
+/** A CSV answer: text, or a stream of it (a FOCUS export is written part by part). */
+export type CsvResult = { csv: string | ReadableStream<Uint8Array>; filename: string };
 export function isCsvResult(value: unknown): value is CsvResult {
   return typeof value === "object" && value !== null && "csv" in value && "filename" in value;
 }

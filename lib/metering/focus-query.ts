@@ -13,7 +13,8 @@ import { capacityCost } from "./idle";
 import { hourStart } from "./units";
 import type { CommandContext } from "@/lib/auth/context";
 import { config } from "@/lib/config";
-import { focusCsv, focusRows, type FocusRow, type FocusSourceRow } from "./focus";
+import { csvLine, csvLines } from "@/lib/csv";
+import { focusCsvColumns, focusRows, type FocusRow, type FocusSourceRow } from "./focus";
 import { lineCostSql, moneyDigits, moneyFromSql } from "./money-sql";
 import { pricingDivisorSql } from "./rollup";
 import type { SpendScope } from "./spend";
@@ -72,8 +73,12 @@ function whereScope(scope: SpendScope, alias: SQL): SQL {
   return sql`true`;
 }
 
-/** Source rows of a scope and window, ordered by period, tenant, project and resource. */
-export async function focusSourceRows(db: Database, scope: SpendScope, window: ResolvedWindow): Promise<FocusSourceRow[]> {
+/**
+ * Source rows of a scope and window, ordered by period, tenant, project and resource. `part`
+ * narrows what is read to a stretch of the window made of whole periods (a streamed export
+ * reads it part by part); periods are still those of the whole window (a month clipped to it).
+ */
+export async function focusSourceRows(db: Database, scope: SpendScope, window: ResolvedWindow, part: { from: Date; to: Date } = window): Promise<FocusSourceRow[]> {
   const names = sql`t.id as tenant_id, t.slug as tenant_slug, t.name as tenant_name, t.cost_centre, p.id as project_id, p.slug as project_slug, p.name as project_name`;
   const digits = moneyDigits();
   let rows: Raw[];
@@ -93,7 +98,7 @@ export async function focusSourceRows(db: Database, scope: SpendScope, window: R
           select unit_price from rates where rates.resource = u.resource and rates.effective_from <= u.hour
           order by rates.effective_from desc limit 1
         ) r on true
-        where ${whereScope(scope, sql`u`)} and u.hour >= ${window.from.toISOString()}::timestamptz and u.hour < ${window.to.toISOString()}::timestamptz
+        where ${whereScope(scope, sql`u`)} and u.hour >= ${part.from.toISOString()}::timestamptz and u.hour < ${part.to.toISOString()}::timestamptz
         group by u.hour, t.id, t.slug, t.name, t.cost_centre, p.id, p.slug, p.name, u.resource
         order by u.hour, t.slug, p.slug, p.id, u.resource`,
     );
@@ -107,7 +112,7 @@ export async function focusSourceRows(db: Database, scope: SpendScope, window: R
         from usage_daily d
         join projects p on p.id = d.project_id
         join tenants t on t.id = p.tenant_id
-        where ${whereScope(scope, sql`d`)} and d.day >= ${dayOf(window.from)}::date and d.day < ${dayOf(window.to)}::date
+        where ${whereScope(scope, sql`d`)} and d.day >= ${dayOf(part.from)}::date and d.day < ${dayOf(part.to)}::date
         group by 1, t.id, t.slug, t.name, t.cost_centre, p.id, p.slug, p.name, d.resource
         order by 1, t.slug, p.slug, p.id, d.resource`,
     );
@@ -190,7 +195,7 @@ export async function idleDays(db: Database, window: ResolvedWindow, now: Date):
  */
 export async function focusExport(ctx: CommandContext, scope: FocusExportScope, window: ResolvedWindow): Promise<FocusExport> {
   const { scope: resolved, query: spendScope } = await spendScopeFor(ctx, scope);
-  const label = resolved.kind === "project" ? `${resolved.tenantSlug}-${resolved.projectSlug}` : resolved.kind === "tenant" ? resolved.tenantSlug : "platform";
+  const label = exportLabel(resolved);
   const currency = config().currency;
   const digits = moneyDigits();
   const [source, idle] = await Promise.all([focusSourceRows(ctx.db, spendScope, window), idleDays(ctx.db, window, ctx.now)]);
@@ -198,10 +203,67 @@ export async function focusExport(ctx: CommandContext, scope: FocusExportScope, 
   return { currency, window, rows, filename: filenameOf(label, window) };
 }
 
-/** The export as a CSV file (the spend API's ?format=csv and the portal's downloads). */
-export async function focusCsvFile(ctx: CommandContext, scope: FocusExportScope, window: ResolvedWindow): Promise<{ csv: string; filename: string }> {
-  const exported = await focusExport(ctx, scope, window);
-  return { csv: focusCsv(exported.rows, moneyDigits()), filename: exported.filename };
+/**
+ * The stretches a streamed export reads one at a time: each UTC day of the window (hours and
+ * days), or each calendar month clipped to it (months). Rows are ordered by period first, so
+ * the parts' rows one after the other are the whole export's, in its order.
+ */
+export function exportParts(window: Pick<ResolvedWindow, "from" | "to" | "granularity">): { from: Date; to: Date }[] {
+  if (window.granularity !== "month") return daysOf(window.from, window.to).map((d) => ({ from: d.from, to: d.to }));
+  const parts: { from: Date; to: Date }[] = [];
+  for (let at = window.from; at < window.to; ) {
+    const next = new Date(Math.min(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1), window.to.getTime()));
+    parts.push({ from: at, to: next });
+    at = next;
+  }
+  return parts;
+}
+
+/**
+ * The export as a CSV file (the spend API's ?format=csv and the portal's downloads), streamed:
+ * access is decided and the idle lines (one per day at most) computed before the first byte,
+ * then the usage rows are read and written one part of the window at a time (exportParts), so
+ * a year of a platform's rows is never held in memory at once. The bytes are those of focusCsv
+ * over focusExport's rows (focus-stream.int.test.ts). A part that fails to read ends the
+ * download with an error, never with a file that looks complete.
+ */
+export async function focusCsvFile(ctx: CommandContext, scope: FocusExportScope, window: ResolvedWindow): Promise<{ csv: ReadableStream<Uint8Array>; filename: string }> {
+  const { scope: resolved, query: spendScope } = await spendScopeFor(ctx, scope);
+  const currency = config().currency;
+  const digits = moneyDigits();
+  const idle = await idleDays(ctx.db, window, ctx.now);
+  const idleRows = idleFocusRows(idle.days, idle.projects, spendScope, window.granularity, window, currency, digits);
+  const columns = focusCsvColumns(digits);
+  const parts = exportParts(window);
+  const encoder = new TextEncoder();
+  let next = 0;
+  let idleAt = 0;
+  const csv = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(csvLine(columns.map((c) => c.header))));
+    },
+    async pull(controller) {
+      // Parts with no rows write nothing: read on until one does, or the window ends.
+      while (next < parts.length) {
+        const part = parts[next++]!;
+        const source = await focusSourceRows(ctx.db, spendScope, window, part);
+        const idleOfPart: FocusRow[] = [];
+        while (idleAt < idleRows.length && Date.parse(idleRows[idleAt]!.ChargePeriodStart) < part.to.getTime()) idleOfPart.push(idleRows[idleAt++]!);
+        const rows = mergeIdleRows(focusRows(source, currency, digits), idleOfPart);
+        if (rows.length > 0) {
+          controller.enqueue(encoder.encode(csvLines(rows, columns)));
+          return;
+        }
+      }
+      if (idleAt < idleRows.length) controller.enqueue(encoder.encode(csvLines(idleRows.slice(idleAt), columns)));
+      controller.close();
+    },
+  });
+  return { csv, filename: filenameOf(exportLabel(resolved), window) };
+}
+
+function exportLabel(resolved: Awaited<ReturnType<typeof spendScopeFor>>["scope"]): string {
+  return resolved.kind === "project" ? `${resolved.tenantSlug}-${resolved.projectSlug}` : resolved.kind === "tenant" ? resolved.tenantSlug : "platform";
 }
 
 /** A portal download's answer to a window it cannot read: 400 with the problems by field, as text. */

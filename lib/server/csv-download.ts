@@ -7,7 +7,7 @@ import { AppError, reportUnexpectedError } from "@/lib/errors";
  * A CSV download for the signed-in person (portal pages link to these). The
  * query inside decides access, exactly as for the page; out of reach is 404.
  */
-export async function csvDownload(produce: (ctx: CommandContext) => Promise<{ csv: string; filename: string } | null>): Promise<Response> {
+export async function csvDownload(produce: (ctx: CommandContext) => Promise<{ csv: string | ReadableStream<Uint8Array>; filename: string } | null>): Promise<Response> {
   const ctx = await currentContext();
   if (!ctx) return new Response("Sign in first.", { status: 401 });
   try {
