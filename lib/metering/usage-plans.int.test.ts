@@ -1,0 +1,84 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import type { Database } from "@/db/client";
+import { rowsOf } from "@/db/rows";
+import { databaseLabel } from "@/test/database";
+import { recordStatements, type RecordedStatement } from "@/test/sql-statements";
+import { projectIdOf, seededDatabase } from "@/test/tenancy";
+import { borrowedByResource } from "./borrowed";
+import { focusSourceRows } from "./focus-query";
+import { dailyCosts, spendByResource, spendSeries, windowHasDemoData } from "./spend";
+import { resolveWindow, spendQueryInput } from "./window";
+
+/**
+ * The usage tables grow by a row per project, resource and hour: a project's
+ * query must reach its rows through an index, never by reading the whole table.
+ * Each usage query a project's spend page, API answer and export send is
+ * recorded and planned again with sequential scans switched off: a plan that
+ * still scans usage_hourly or usage_daily in full has no index to use (the
+ * planner picks a sequential scan on small tables anyway, so "off" is what
+ * makes the test about indexes, not about this data's size).
+ */
+const NOW = new Date("2026-05-06T12:00:00Z");
+const seeded = seededDatabase(new Date("2026-04-01T00:00:00Z"));
+
+/** A statement's text with its parameters as literals, for EXPLAIN (which cannot take bound parameters here). */
+function inlined(s: RecordedStatement): string {
+  return s.text.replace(/\$(\d+)/g, (_, n: string) => {
+    const v = s.params[Number(n) - 1];
+    if (v === null || v === undefined) return "null";
+    if (typeof v === "number" || typeof v === "bigint") return String(v);
+    const text = v instanceof Date ? v.toISOString() : String(v);
+    return `'${text.replace(/'/g, "''")}'`;
+  });
+}
+
+type PlanNode = { "Node Type": string; "Relation Name"?: string; Plans?: PlanNode[] };
+const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodesOf)];
+
+async function fullScansOf(db: Database, statement: RecordedStatement): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local enable_seqscan = off`);
+    const [row] = await rowsOf<{ "QUERY PLAN": unknown }>(tx as unknown as Database, sql.raw(`explain (format json) ${inlined(statement)}`));
+    const raw = row!["QUERY PLAN"];
+    const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+    return nodesOf(plan[0]!.Plan)
+      .filter((n) => n["Node Type"] === "Seq Scan" && (n["Relation Name"] === "usage_hourly" || n["Relation Name"] === "usage_daily"))
+      .map((n) => n["Relation Name"]!);
+  });
+}
+
+function windowOf(granularity: "hour" | "day" | "month") {
+  const r = resolveWindow(spendQueryInput.parse({ range: "custom", from: "2026-04-20", to: "2026-05-05", granularity }), NOW);
+  if (!("window" in r)) throw new Error("the days resolve");
+  return r.window;
+}
+
+describe(`a project's usage queries go through an index (${databaseLabel()})`, () => {
+  it("every statement on usage_hourly or usage_daily of the project's series, drivers, borrowing, daily costs and export", async () => {
+    const db = seeded.db;
+    const scope = { projectId: await projectIdOf(db, "vision-lab", "detector-training") };
+    const { statements } = await recordStatements(async () => {
+      for (const granularity of ["hour", "day", "month"] as const) {
+        const window = windowOf(granularity);
+        await spendSeries(db, scope, window, granularity);
+        await focusSourceRows(db, scope, window);
+      }
+      const window = windowOf("day");
+      await spendByResource(db, scope, window);
+      await borrowedByResource(db, scope, window);
+      await dailyCosts(db, scope, window);
+      await windowHasDemoData(db, scope, window);
+    });
+    const usage = statements.filter((s) => /\busage_(hourly|daily)\b/.test(s.text));
+    // Both tables are read: hours by the hourly series, borrowing and export, days by the rest.
+    expect(usage.some((s) => s.text.includes("usage_hourly"))).toBe(true);
+    expect(usage.some((s) => s.text.includes("usage_daily"))).toBe(true);
+    for (const s of usage) expect(await fullScansOf(db, s), s.text.slice(0, 200)).toEqual([]);
+  });
+
+  it("would catch a query with no index to use", async () => {
+    // Quantity has no index: filtering the hourly table by it alone must show as a full scan.
+    expect(await fullScansOf(seeded.db, { text: "select count(*) from usage_hourly where quantity = $1", params: ["3"], wave: 0 })).toEqual(["usage_hourly"]);
+  });
+});
