@@ -28,7 +28,7 @@ function inlined(s: RecordedStatement): string {
     const v = s.params[Number(n) - 1];
     if (v === null || v === undefined) return "null";
     if (typeof v === "number" || typeof v === "bigint") return String(v);
-    const text = v instanceof Date ? v.toISOString() : String(v);
+    const text = v instanceof Date ? v.toISOString() : typeof v === "string" ? v : JSON.stringify(v);
     return `'${text.replace(/'/g, "''")}'`;
   });
 }
@@ -39,7 +39,7 @@ const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(node
 async function fullScansOf(db: Database, statement: RecordedStatement): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`set local enable_seqscan = off`);
-    const [row] = await rowsOf<{ "QUERY PLAN": unknown }>(tx as unknown as Database, sql.raw(`explain (format json) ${inlined(statement)}`));
+    const [row] = await rowsOf<{ "QUERY PLAN": unknown }>(tx, sql.raw(`explain (format json) ${inlined(statement)}`));
     const raw = row!["QUERY PLAN"];
     const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
     return nodesOf(plan[0]!.Plan)
