@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fieldErrorsOf } from "@/lib/auth/command";
 import { RESOURCE_KEY_PATTERN, resourceKind } from "./units";
 import { resolveWindow, spendQueryInput, type ResolvedWindow } from "./window";
+import { parseInput } from "@/lib/input/messages";
 
 /**
  * Inputs of the usage push API (POST /api/v1/usage) and of the spend
@@ -214,7 +215,7 @@ export function spendWindowOf(search: URLSearchParams, now: Date): { window: Res
     const value = search.get(name);
     if (value) query[name] = value;
   }
-  const parsed = spendQueryInput.safeParse(query);
+  const parsed = parseInput(spendQueryInput, query);
   if (!parsed.success) return { errors: fieldErrorsOf(parsed.error) };
   return resolveWindow(parsed.data, now);
 }
