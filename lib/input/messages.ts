@@ -12,6 +12,13 @@ import type { z } from "zod";
  */
 
 export const FILL_IN = "Fill in this field.";
+export const EMAIL_ADDRESS = "Enter an email address, such as ada@example.com.";
+/** An id the page put in the form (a hidden field): a person only sees it after tampering or a stale page. */
+export const VALID_ID = "Enter a valid id: reload the page and try again.";
+export const DATE_EXAMPLE = "Enter a date such as 2027-01-31.";
+export const FUTURE_DATE = "Enter a date in the future.";
+export const NO_POOL_OFFERS = "Choose a GPU model a node pool offers.";
+export const TELL_REQUESTER_WHY = "Tell the requester why, in at least 5 characters.";
 
 /** "Enter at most 80 characters." */
 export function atMostChars(max: number): string {
@@ -34,9 +41,7 @@ export function oneOf(values: readonly unknown[]): string {
 }
 
 /** The name rule of slugs and account names, said once. */
-export function slugRule(what = "Use"): string {
-  return `${what} lower-case letters, digits and hyphens, starting with a letter and ending with a letter or digit.`;
-}
+export const SLUG_RULE = "Use lower-case letters, digits and hyphens, starting with a letter and ending with a letter or digit.";
 
 const TYPE_NAMES: Record<string, string> = {
   string: "text",
@@ -49,12 +54,12 @@ const TYPE_NAMES: Record<string, string> = {
 };
 
 const FORMAT_SENTENCES: Record<string, string> = {
-  email: "Enter an email address, such as ada@example.com.",
-  uuid: "Enter a valid id.",
-  guid: "Enter a valid id.",
+  email: EMAIL_ADDRESS,
+  uuid: VALID_ID,
+  guid: VALID_ID,
   url: "Enter a URL, such as https://example.com.",
   datetime: "Enter a date-time such as 2027-01-31T12:00:00Z.",
-  date: "Enter a date such as 2027-01-31.",
+  date: DATE_EXAMPLE,
 };
 
 type Issue = z.core.$ZodRawIssue;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { fieldErrorsOf } from "@/lib/auth/command";
 import { RESOURCE_KEY_PATTERN, resourceKind } from "./units";
 import { resolveWindow, spendQueryInput, type ResolvedWindow } from "./window";
-import { parseInput } from "@/lib/input/messages";
+import { FILL_IN, parseInput } from "@/lib/input/messages";
 
 /**
  * Inputs of the usage push API (POST /api/v1/usage) and of the spend
@@ -53,10 +53,10 @@ const amount = z
  */
 export const usageSampleInput = z
   .looseObject({
-    tenant: z.string({ message: "is required" }).max(64, MESSAGES.slug).meta({ pattern: SLUG_REF.source, description: "Tenant slug" }),
-    project: z.string({ message: "is required" }).max(64, MESSAGES.slug).meta({ pattern: SLUG_REF.source, description: "Project slug" }),
+    tenant: z.string({ message: FILL_IN }).max(64, MESSAGES.slug).meta({ pattern: SLUG_REF.source, description: "Tenant slug" }),
+    project: z.string({ message: FILL_IN }).max(64, MESSAGES.slug).meta({ pattern: SLUG_REF.source, description: "Project slug" }),
     resource: z
-      .string({ message: "is required" })
+      .string({ message: FILL_IN })
       .max(70, MESSAGES.resource)
       .meta({
         pattern: RESOURCE_KEY_PATTERN.source,
@@ -141,7 +141,7 @@ function checkedSamples(samples: readonly RawSample[], ctx: z.RefinementCtx): Pu
     else if (ms % HOUR_MS !== 0) issue(i, "hour", MESSAGES.onTheHour);
     if (resourceOk) {
       if (s.quantity === undefined) {
-        if (!FROM_REQUEST_AND_USE.has(s.resource)) issue(i, "quantity", "is required");
+        if (!FROM_REQUEST_AND_USE.has(s.resource)) issue(i, "quantity", FILL_IN);
         else if (s.requested == null && s.used == null) issue(i, "quantity", "is required, or give requested and/or used (quantity = the larger)");
       }
       if (s.gpuUtilization != null && resourceKind(s.resource) !== "gpu") issue(i, "gpuUtilization", "is for GPU resources (gpu:<model>) only");

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { quantity, wholeNumber } from "@/lib/input/numbers";
 import { burstFields, GiB, MAX, type QuotaAmounts } from "./amounts";
+import { atMostChars } from "@/lib/input/messages";
 
 /**
  * The amount fields of the request form and the API, as zod schemas: the commands parse with
@@ -23,7 +24,7 @@ export const amountFields = {
   gpuModel: z
     .string()
     .trim()
-    .max(100, "must be at most 100 characters")
+    .max(100, atMostChars(100))
     .optional()
     .transform((v) => (v ? v : null)),
   gpuCount: gpuCountInput,

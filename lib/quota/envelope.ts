@@ -2,6 +2,7 @@ import { z } from "zod";
 import { GiB, MAX } from "./amounts";
 import { DEFAULT_FLAVOR, sumLines, type QuotaLine } from "./lines";
 import { quantity, wholeNumber } from "@/lib/input/numbers";
+import { FILL_IN, atMostChars } from "@/lib/input/messages";
 
 /**
  * A tenant's envelope: per (flavour, resource), the guarantee and burst the
@@ -26,9 +27,9 @@ export interface EnvelopeLine {
 export type QuotaKey = "cpu" | "memory" | `gpu:${string}`;
 
 export const quotaKeyInput = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
-  .max(110, "must be at most 110 characters")
+  .max(110, atMostChars(110))
   // A pattern, not a refinement, so the OpenAPI document states it.
   .regex(/^(?:cpu|memory|gpu:\S(?:.*\S)?)$/, 'must be "cpu", "memory" or "gpu:" and a GPU model, such as gpu:H100')
   .transform((v) => v as QuotaKey);
@@ -52,7 +53,7 @@ export function lineOfKey(key: QuotaKey, gpuResources: Readonly<Record<string, s
 export const amountText = z.union([
   z
     .string()
-    .max(32, "must be at most 32 characters")
+    .max(32, atMostChars(32))
     .regex(/^(?:\d+(?:\.\d+)?|\.\d+)(?:m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/, "must be a plain number or a Kubernetes quantity such as 4, 500m or 64Gi"),
   z.number().min(0, "must be 0 or more").max(Number.MAX_SAFE_INTEGER, "is too large"),
 ]);

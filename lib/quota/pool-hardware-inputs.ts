@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { checkLabels, checkTaints, GPU_SHARING, LABEL_VALUE, MAX_NODE_TAINTS, parseNodeLabels, parseNodeTaints, TAINT_EFFECTS, WORKLOAD_TIERS, type GpuSharing, type Parsed, type WorkloadTier } from "./pool-hardware";
+import { atMostChars } from "@/lib/input/messages";
 
 /**
  * The pool hardware fields of the capacity form (text) and the API (JSON), as zod schemas over the
@@ -16,7 +17,7 @@ function fromParsed<T>(parsed: Parsed<T>, ctx: z.RefinementCtx): T {
 /** Node labels: key=value lines (form), or an object of strings (API). Absent or empty: none. */
 export const nodeLabelsInput = z
   .union([
-    z.string().max(20_000, "must be at most 20000 characters").describe("key=value lines"),
+    z.string().max(20_000, atMostChars(20000)).describe("key=value lines"),
     // An object whose values state their grammar (the keys' is checked below: JSON Schema here cannot say it).
     z
       .object({})
@@ -39,7 +40,7 @@ const taintObject = z.object({
 
 /** Node taints: key=value:Effect lines (form), or a list of {key, value?, effect} (API). Absent or empty: none. */
 export const nodeTaintsInput = z
-  .union([z.string().max(20_000, "must be at most 20000 characters").describe("key=value:Effect lines"), z.array(taintObject).max(MAX_NODE_TAINTS), z.null()])
+  .union([z.string().max(20_000, atMostChars(20000)).describe("key=value:Effect lines"), z.array(taintObject).max(MAX_NODE_TAINTS), z.null()])
   .optional()
   .transform((raw, ctx) => {
     if (raw == null) return [];

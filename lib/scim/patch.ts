@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { badRequest } from "./errors";
 import { matchesFilter, normalizePath, parseFilter, type Filter } from "./filter";
+import { FILL_IN } from "@/lib/input/messages";
 
 /**
  * PATCH (RFC 7644 3.5.2) applied to a resource's JSON representation; the
@@ -18,7 +19,7 @@ export const patchRequest = z.object({
     .array(
       z.object({
         op: z
-          .string({ message: "is required" })
+          .string({ message: FILL_IN })
           .transform((s) => s.toLowerCase())
           .pipe(z.enum(["add", "replace", "remove"], { message: "must be add, replace or remove" })),
         path: z.string().optional(),

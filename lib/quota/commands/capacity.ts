@@ -27,6 +27,7 @@ import { lockGuaranteeSum, tenantLineHoldings } from "../envelope-store";
 import { isGpuExtendedResource } from "../import-pools";
 import { poolMinimumProblem } from "../sharing-arithmetic";
 import { knownGpuResources, loadPools, loadQuotaPolicy, QUOTA_POLICY_KEY } from "../store";
+import { FILL_IN, atMostChars } from "@/lib/input/messages";
 
 /**
  * Platform admins describe what the cluster can hold and what it costs: node
@@ -45,10 +46,10 @@ type PoolRow = typeof nodePools.$inferSelect;
 /** A pool name as clouds and node labels spell them (a label value). */
 export const POOL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const poolName = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
-  .min(1, "is required")
-  .max(63, "must be at most 63 characters")
+  .min(1, FILL_IN)
+  .max(63, atMostChars(63))
   .regex(POOL_NAME, "must be letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
 
 /** An extended resource name: a DNS domain outside kubernetes.io, a slash, a name ("nvidia.com/gpu", "nvidia.com/mig-1g.10gb"). */
@@ -612,9 +613,9 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
  * be priced, so no pushed usage is left without a way to cost it.
  */
 export const rateResourceInput = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
-  .min(1, "is required")
+  .min(1, FILL_IN)
   .refine(
     (v) => ["cpu", "memory", "storage", "inference"].includes(v) || /^gpu:[A-Za-z0-9][A-Za-z0-9 ._()+-]{0,59}$/.test(v) || RESOURCE_KEY_PATTERN.test(v),
     "must be cpu, memory, storage, inference, gpu:<model> (e.g. gpu:H100) or a custom meter key (lower case letters, digits and . _ -, e.g. acc.widgets)",
@@ -624,7 +625,7 @@ export const rateResourceInput = z
 const rateUnitInput = z
   .string()
   .trim()
-  .max(40, "must be at most 40 characters")
+  .max(40, atMostChars(40))
   .regex(/^[\p{L}\p{N} ,.()/_-]*$/u, "must be letters, digits, spaces and , . ( ) / _ - only")
   .optional()
   .transform((v) => (v === undefined || v === "" ? null : v));
@@ -640,7 +641,7 @@ export const unitPriceInput = z
     // Plain decimal text only, as everywhere a person types a number (lib/input/numbers.ts): no spaces, sign or exponent.
     const text = String(raw);
     if (text === "") {
-      ctx.addIssue({ code: "custom", message: "is required" });
+      ctx.addIssue({ code: "custom", message: FILL_IN });
       return z.NEVER;
     }
     if (/^-/.test(text)) {

@@ -30,6 +30,7 @@ import { loadPools } from "../store";
 
 import { addEvent, announceDecision, insertPendingRequest, justificationInput, lockPending, markApproved, optionalEnd, requestById, type RequestRow } from "./request-parts";
 import { approveExtension } from "./extensions";
+import { FILL_IN, FUTURE_DATE, NO_POOL_OFFERS, TELL_REQUESTER_WHY, atMostChars } from "@/lib/input/messages";
 
 export { requestPath };
 export { addEvent, justificationInput, optionalEnd, requestById };
@@ -62,7 +63,7 @@ export const createQuotaRequest = defineCommand({
     const amounts = amountsOf(input);
     const problems = amountProblems(amounts, { burstAllowed: config().cluster.render.kueue.enabled });
     if (problems) throw new AppError("validation", undefined, problems);
-    if (input.endsAt && input.endsAt.getTime() <= ctx.now.getTime()) throw new AppError("validation", undefined, { endsAt: ["must be in the future"] });
+    if (input.endsAt && input.endsAt.getTime() <= ctx.now.getTime()) throw new AppError("validation", undefined, { endsAt: [FUTURE_DATE] });
     const settings = config().cluster;
     return ctx.db.transaction(async (tx) => {
       const { tenant, project } = await projectBySlugs(tx, input.tenant, input.project);
@@ -76,7 +77,7 @@ export const createQuotaRequest = defineCommand({
       try {
         assessment = await assessRequest(tx, settings, projectId, amounts, ctx.now);
       } catch (error) {
-        if (error instanceof UnknownGpuModelError) throw new AppError("validation", undefined, { gpuModel: ["no node pool offers this GPU model"] });
+        if (error instanceof UnknownGpuModelError) throw new AppError("validation", undefined, { gpuModel: [NO_POOL_OFFERS] });
         throw error;
       }
       const actor = auditActorOf(ctx.actor);
@@ -139,7 +140,7 @@ export const approveQuotaRequest = defineCommand({
     memoryBurst: changedAmount(memoryBurstInput),
     storage: changedAmount(amountFields.storage),
     endsAt: optionalEnd,
-    note: z.string().trim().max(2000, "must be at most 2000 characters").optional(),
+    note: z.string().trim().max(2000, atMostChars(2000)).optional(),
   }),
   target: decisionTarget,
   async run(ctx, input) {
@@ -234,7 +235,7 @@ export const rejectQuotaRequest = defineCommand({
   input: z.object({
     requestId: uuidInput,
     version: versionInput,
-    reason: z.string({ message: "is required" }).trim().min(5, "tell the requester why (at least 5 characters)").max(2000, "must be at most 2000 characters"),
+    reason: z.string({ message: FILL_IN }).trim().min(5, TELL_REQUESTER_WHY).max(2000, atMostChars(2000)),
   }),
   target: decisionTarget,
   async run(ctx, input) {
