@@ -16,6 +16,8 @@ export const EMAIL_ADDRESS = "Enter an email address, such as ada@example.com.";
 /** An id the page put in the form (a hidden field): a person only sees it after tampering or a stale page. */
 export const VALID_ID = "Enter a valid id: reload the page and try again.";
 export const DATE_EXAMPLE = "Enter a date such as 2027-01-31.";
+export const MORE_THAN_ZERO = "Enter an amount more than 0.";
+export const NOT_NEGATIVE = "Enter 0 or more.";
 export const FUTURE_DATE = "Enter a date in the future.";
 export const NO_POOL_OFFERS = "Choose a GPU model a node pool offers.";
 export const TELL_REQUESTER_WHY = "Tell the requester why, in at least 5 characters.";
