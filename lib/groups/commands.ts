@@ -77,7 +77,7 @@ export const mapGroup = defineCommand({
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new AppError("conflict", `The group ${input.group} already has a role ${input.project === null ? "in this tenant" : "on this project"}; remove that mapping first to change it.`, {
-          group: ["is already mapped here"],
+          group: ["Choose another group: this one is already mapped here."],
         });
       }
       throw error;

@@ -33,7 +33,7 @@ export const groupNameInput = z
   .trim()
   .min(1, FILL_IN)
   .max(256, atMostChars(256))
-  .refine((name) => !hasControlCharacter(name), "must not contain control characters");
+  .refine((name) => !hasControlCharacter(name), "Enter the group name without control characters.");
 
 /** C0 controls and DEL: no IdP names a group with them, and they would hide in a table. */
 export function hasControlCharacter(text: string): boolean {

@@ -195,8 +195,8 @@ export function sampleTimeProblems(samples: readonly { hour: Date }[], now: Date
   let problems: Record<string, string[]> | null = null;
   for (let i = 0; i < samples.length; i++) {
     const t = samples[i]!.hour.getTime();
-    if (t > latest) (problems ??= {})[`samples.${i}.hour`] = ["must not be in the future"];
-    else if (t < earliest) (problems ??= {})[`samples.${i}.hour`] = [`must be within the last ${MAX_SAMPLE_AGE_DAYS} days`];
+    if (t > latest) (problems ??= {})[`samples.${i}.hour`] = ["Enter an hour that is not in the future."];
+    else if (t < earliest) (problems ??= {})[`samples.${i}.hour`] = [`Enter an hour within the last ${MAX_SAMPLE_AGE_DAYS} days.`];
   }
   return problems;
 }

@@ -400,7 +400,7 @@ async function assertGuaranteesFitMinimum(tx: Database, poolsBefore: (typeof nod
   );
   if (!problem) return;
   const changed = (["minNodes", "nodeCount", "gpusPerNode", "gpuModel", "gpuSlices"] as const).find((f) => before[f] !== after[f]) ?? "minNodes";
-  throw new AppError("validation", undefined, { [changed]: [problem] });
+  throw new AppError("validation", undefined, { [changed]: [`This ${problem}.`] });
 }
 
 /**
@@ -578,7 +578,7 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
   const clash = all.find((o) => o.gpuModel === pool.gpuModel && o.gpuResource !== pool.gpuResource);
   if (clash) {
     throw new AppError("validation", undefined, {
-      [`pools.${index}.gpuResource`]: [`must be the same for every pool of ${pool.gpuModel}: ${clash.name} has ${clash.gpuResource}, ${pool.name} has ${pool.gpuResource}`],
+      [`pools.${index}.gpuResource`]: [`Use the same GPU resource for every pool of ${pool.gpuModel}: ${clash.name} has ${clash.gpuResource}, ${pool.name} has ${pool.gpuResource}.`],
     });
   }
   const importing = new Set(all.map((p) => p.name));
@@ -589,14 +589,14 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
   const other = stored.find((s) => !importing.has(s.name));
   if (other) {
     throw new AppError("validation", undefined, {
-      [`pools.${index}.gpuResource`]: [`must be ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource}`],
+      [`pools.${index}.gpuResource`]: [`Enter ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource}.`],
     });
   }
   const sharing = (p: z.output<typeof importPoolInput>) => `${sharingFor(p.gpuSharing, p.gpuResource)} ×${p.gpuSlices}`;
   const unlike = all.find((o) => o.gpuModel === pool.gpuModel && sharing(o) !== sharing(pool));
   if (unlike) {
     throw new AppError("validation", undefined, {
-      [`pools.${index}.gpuSlices`]: [`must be the same for every pool of ${pool.gpuModel}: ${unlike.name} shares its GPUs ${sharing(unlike)}, ${pool.name} ${sharing(pool)}`],
+      [`pools.${index}.gpuSlices`]: [`Share the GPUs the same way in every pool of ${pool.gpuModel}: ${unlike.name} shares its GPUs ${sharing(unlike)}, ${pool.name} ${sharing(pool)}.`],
     });
   }
   const storedUnlike = await tx
@@ -606,7 +606,7 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
   const otherUnlike = storedUnlike.find((s) => !importing.has(s.name));
   if (otherUnlike) {
     throw new AppError("validation", undefined, {
-      [`pools.${index}.gpuSlices`]: [`must match pool ${otherUnlike.name}, which serves ${pool.gpuModel} as ${otherUnlike.gpuSharing} ×${otherUnlike.gpuSlices}`],
+      [`pools.${index}.gpuSlices`]: [`Match pool ${otherUnlike.name}, which serves ${pool.gpuModel} as ${otherUnlike.gpuSharing} ×${otherUnlike.gpuSlices}.`],
     });
   }
 }

@@ -72,7 +72,7 @@ export const setTenantEnvelope = defineCommand({
         const total = await guaranteedAcrossTenants(tx, line, ctx.now, { tenantId, guarantee });
         if (total > atMin) {
           throw new AppError("validation", undefined, {
-            guarantee: [`would guarantee ${total} ${line.flavor} across all tenants, more than the pools hold at their autoscaler minimum (${atMin})`],
+            guarantee: [`Enter a smaller guarantee: this would guarantee ${total} ${line.flavor} across all tenants, more than the pools hold at their autoscaler minimum (${atMin}).`],
           });
         }
       }
@@ -124,7 +124,7 @@ export const moveQuota = defineCommand({
       const holdingOf = (slug: string | undefined, field: "from" | "to") => {
         if (slug === undefined) return null;
         const h = holdings.find((x) => x.slug === slug);
-        if (!h) throw new AppError("validation", undefined, { [field]: ["is not an open project of this tenant"] });
+        if (!h) throw new AppError("validation", undefined, { [field]: ["Choose an open project of this tenant."] });
         return h;
       };
       const from = holdingOf(input.from, "from");

@@ -156,7 +156,7 @@ export const approveQuotaRequest = defineCommand({
       const pick = (given: number | undefined, max: number, field: string, errors: Record<string, string[]>, fallback = max) => {
         // An empty field arrives as undefined (changedAmount) and grants what was asked; 0 grants none.
         if (given === undefined) return fallback;
-        if (given > max) errors[field] = ["can only be less than or equal to what was asked"];
+        if (given > max) errors[field] = ["Enter at most what was asked for."];
         return given;
       };
       const errors: Record<string, string[]> = {};
@@ -175,8 +175,8 @@ export const approveQuotaRequest = defineCommand({
         }),
       };
       const endsAt = input.endsAt ?? (proposed ? (proposed.endsAt ? new Date(proposed.endsAt) : null) : r.endsAt);
-      if (input.endsAt && r.endsAt && input.endsAt > r.endsAt) errors.endsAt = ["can only be earlier than or equal to the end that was asked"];
-      if (endsAt && endsAt.getTime() <= ctx.now.getTime()) errors.endsAt = ["must be in the future"];
+      if (input.endsAt && r.endsAt && input.endsAt > r.endsAt) errors.endsAt = ["Enter an end no later than the one asked for."];
+      if (endsAt && endsAt.getTime() <= ctx.now.getTime()) errors.endsAt = [FUTURE_DATE];
       if (isEmpty(granted)) errors.cpuCores = ["grant at least one resource, or reject the request"];
       if (Object.keys(errors).length > 0) throw new AppError("validation", undefined, errors);
       const changed = !sameAmounts(granted, asked) || (endsAt?.getTime() ?? null) !== (r.endsAt?.getTime() ?? null);
@@ -193,7 +193,7 @@ export const approveQuotaRequest = defineCommand({
       }
       // Guarantees across all tenants stay within what the pools hold at their autoscaler minimum, as setTenantEnvelope keeps them.
       const beyondMinimum = minimumProblem(assessment.sharing);
-      if (beyondMinimum) throw new AppError("validation", undefined, { gpuCount: [beyondMinimum] });
+      if (beyondMinimum) throw new AppError("validation", undefined, { gpuCount: [`This ${beyondMinimum}.`] });
       // Above the cost limit the first approval only records itself; a different admin completes it.
       if (assessment.secondApproval && !r.firstApprovedBy) {
         const [row] = await tx

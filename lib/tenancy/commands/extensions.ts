@@ -18,7 +18,7 @@ import { uuidInput } from "../inputs";
 import { collaboratorExpiryProblem } from "../invitation-rules";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
 import { onProject, projectAddress } from "../targets";
-import { FILL_IN, atMostChars } from "@/lib/input/messages";
+import { DATE_EXAMPLE, FILL_IN, atMostChars } from "@/lib/input/messages";
 
 /**
  * Extensions of a time-bound project grant (an external collaborator's, or a
@@ -29,7 +29,7 @@ import { FILL_IN, atMostChars } from "@/lib/input/messages";
  * other side in the portal and as the webhook event "access.extension".
  */
 
-const untilInput = instantInput("must be a date, e.g. 2027-01-31");
+const untilInput = instantInput(DATE_EXAMPLE);
 const reasonInput = z
   .string({ message: FILL_IN })
   .trim()

@@ -49,7 +49,7 @@ const runtimeClassInput = z
   .string()
   .trim()
   .max(253, atMostChars(253))
-  .refine((v) => v === "" || /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(v), "must be a RuntimeClass name (lower-case letters, digits, - and .)");
+  .refine((v) => v === "" || /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(v), "Enter a RuntimeClass name (lower-case letters, digits, - and .).");
 
 /** Platform admins set how a tenant's namespaces run: a sandbox RuntimeClass and workload identity for its service accounts. */
 export const setTenantClusterSettings = defineCommand({
