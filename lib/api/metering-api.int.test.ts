@@ -432,7 +432,7 @@ describe(`a bad batch is refused whole (${databaseLabel()})`, () => {
     const before = await fingerprint(db, TABLES);
     const error = expectError(await push(token.meter, [valid(0), valid(1), sample("segmentation-research", "cpu", at(2), { used: 1 }), valid(3)]), 404, "not_found");
     expect(error.message).toMatch(/^Sample 2: /);
-    expect(error.fields).toEqual({ "samples.2.project": [expect.stringMatching(/not found, or you may not push usage for it/) as unknown] });
+    expect(error.fields).toEqual({ "samples.2.project": [expect.stringMatching(/Name a project you may push usage for/) as unknown] });
     expect(await fingerprint(db, TABLES)).toEqual(before);
   });
 

@@ -373,7 +373,7 @@ describe(`node pools (${databaseLabel()})`, () => {
     const pairing = expectError(await post("/api/v1/node-pools", token.platform, { name: unique("p"), gpuModel: "H200", nodeCount: 1, cpuPerNode: 8, memoryPerNode: 8 }), 400, "validation");
     expect(Object.keys(pairing.fields!)).toEqual(["gpuResource"]);
     const taken = expectError(await post("/api/v1/node-pools", token.platform, { name: "cpu-general", nodeCount: 1, cpuPerNode: 8, memoryPerNode: 8 }), 409, "conflict");
-    expect(taken.fields).toEqual({ name: ["is already used by another pool"] });
+    expect(taken.fields).toEqual({ name: ["Choose another name: another pool has this one."] });
     expect(await fingerprint(db, QUOTA_TABLES)).toEqual(before);
   });
 
@@ -386,7 +386,7 @@ describe(`node pools (${databaseLabel()})`, () => {
     expectError(await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { nodeCount: 4, version: 1 } }), 409, "conflict");
     expect(expectError(await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { nodeCount: 4 } }), 400, "validation").fields).toHaveProperty("version");
     expect(expectError(await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { nodeCount: 9, version: 2 } }), 400, "validation").fields).toEqual({
-      nodeCount: ["must be at most the maximum nodes (5)"],
+      nodeCount: ["Enter at most the maximum nodes (5)."],
     });
     expectError(await callApi("PATCH", "/api/v1/node-pools/no-such-pool", { token: token.platform, body: { nodeCount: 4, version: 1 } }), 404, "not_found");
   });

@@ -12,7 +12,7 @@ describe("node labels", () => {
 
   it("names each line that breaks Kubernetes label syntax", () => {
     // Lines that are not key=value are named first (and alone).
-    expect(parseNodeLabels("no-equals\nk=has space")).toEqual({ ok: false, problems: ["“no-equals” must be key=value"] });
+    expect(parseNodeLabels("no-equals\nk=has space")).toEqual({ ok: false, problems: ["Write “no-equals” as key=value."] });
     const r2 = parseNodeLabels("Nvidia.com/gpu=x\nok/-bad=x\nk=has space\nk2=" + "v".repeat(64));
     expect(r2.ok ? [] : r2.problems).toEqual([
       expect.stringMatching(/^key “Nvidia.com\/gpu” has a prefix that is not a DNS subdomain/),
@@ -20,7 +20,7 @@ describe("node labels", () => {
       expect.stringMatching(/^value “has space” of k must be at most 63/),
       expect.stringMatching(/^value “v{64}” of k2/),
     ]);
-    expect(parseNodeLabels("a=1\na=2")).toEqual({ ok: false, problems: ["key “a” is given twice"] });
+    expect(parseNodeLabels("a=1\na=2")).toEqual({ ok: false, problems: ["Give key “a” once only."] });
   });
 
   it("checks keys as Kubernetes does: prefix a DNS subdomain, name at most 63", () => {
@@ -59,7 +59,7 @@ describe("node taints", () => {
   it("refuses an effect outside the three, a missing effect, bad syntax, and the same key and effect twice", () => {
     const r = parseNodeTaints("a=b:NoWay\nplain\n");
     expect(r).toEqual({ ok: false, problems: [expect.stringMatching(/^“plain” must be key=value:Effect/)] });
-    expect(parseNodeTaints("a=b:NoWay")).toEqual({ ok: false, problems: ["effect “NoWay” of a must be one of NoSchedule, PreferNoSchedule, NoExecute"] });
+    expect(parseNodeTaints("a=b:NoWay")).toEqual({ ok: false, problems: ["Give a an effect that is one of NoSchedule, PreferNoSchedule, NoExecute, not “NoWay”."] });
     expect(parseNodeTaints("a=x:NoSchedule\na=y:NoSchedule")).toEqual({ ok: false, problems: ["a is given twice with effect NoSchedule"] });
     expect(parseNodeTaints("a=x:NoSchedule\na=y:NoExecute").ok).toBe(true);
     expect(parseNodeTaints("bad key:NoSchedule").ok).toBe(false);
@@ -87,7 +87,7 @@ describe("GPU sharing and tiers", () => {
     expect(tiersInput.parse(["preemptible"])).toEqual(["preemptible"]);
     expect(tiersInput.parse("")).toBeNull();
     expect(tiersInput.parse(null)).toBeNull();
-    expect(messages(tiersInput.safeParse("serving, batch"))).toEqual(["must be tiers from serving, training, preemptible"]);
+    expect(messages(tiersInput.safeParse("serving, batch"))).toEqual(["Enter tiers from serving, training, preemptible."]);
     expect(tiersInput.safeParse([]).success).toBe(false);
   });
 });

@@ -177,7 +177,7 @@ export const approveQuotaRequest = defineCommand({
       const endsAt = input.endsAt ?? (proposed ? (proposed.endsAt ? new Date(proposed.endsAt) : null) : r.endsAt);
       if (input.endsAt && r.endsAt && input.endsAt > r.endsAt) errors.endsAt = ["Enter an end no later than the one asked for."];
       if (endsAt && endsAt.getTime() <= ctx.now.getTime()) errors.endsAt = [FUTURE_DATE];
-      if (isEmpty(granted)) errors.cpuCores = ["grant at least one resource, or reject the request"];
+      if (isEmpty(granted)) errors._form = ["Grant at least one resource, or reject the request."];
       if (Object.keys(errors).length > 0) throw new AppError("validation", undefined, errors);
       const changed = !sameAmounts(granted, asked) || (endsAt?.getTime() ?? null) !== (r.endsAt?.getTime() ?? null);
       const actor = auditActorOf(ctx.actor);
