@@ -68,8 +68,8 @@ export function resolveWindow(q: SpendQuery, now: Date): { window: ResolvedWindo
     to = tomorrow;
   }
   const days = (to - from) / DAY_MS;
-  if (days > MAX_DAYS) return { errors: { from: [`the window may span at most ${MAX_DAYS} days`] } };
-  if (q.granularity === "hour" && days * 24 > MAX_HOURS) return { errors: { granularity: [`hour granularity covers at most ${MAX_HOURS / 24} days; pick day or month`] } };
+  if (days > MAX_DAYS) return { errors: { from: [`Choose a window of at most ${MAX_DAYS} days.`] } };
+  if (q.granularity === "hour" && days * 24 > MAX_HOURS) return { errors: { granularity: [`Pick day or month: hour granularity covers at most ${MAX_HOURS / 24} days.`] } };
   return {
     window: { from: new Date(from), to: new Date(to), range, granularity: q.granularity, lastDay: new Date(to - DAY_MS).toISOString().slice(0, 10) },
   };
