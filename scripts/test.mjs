@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every check, in order, stopping at the first failure:
-//   type check, lint, unit tests, integration tests on PGlite, integration tests
-//   on PostgreSQL (when DATABASE_URL is set), production build, its first-load
+//   type check, lint, unit tests, integration tests on PGlite with the operator CLI's,
+//   integration tests on PostgreSQL (when DATABASE_URL is set), production build, its first-load
 //   JavaScript budgets, the replica test
 //   (portal processes of that build on one PostgreSQL; when DATABASE_URL is set), Playwright, and the
 //   container image: built with buildah and run as a container would (where buildah
@@ -60,8 +60,9 @@ function step(ok) {
   if (!ok) finish(false);
 }
 
-function vitest(label, project, outFile, env) {
-  const ok = run(label, bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`], env);
+function vitest(label, projects, outFile, env) {
+  const projectArgs = [projects].flat().flatMap((project) => ["--project", project]);
+  const ok = run(label, bin("vitest"), ["run", ...projectArgs, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`], env);
   if (fs.existsSync(outFile)) countVitest(outFile);
   step(ok);
 }
@@ -69,7 +70,9 @@ function vitest(label, project, outFile, env) {
 step(run("Type check", bin("tsc"), ["--noEmit"]));
 step(run("Lint", bin("eslint"), ["--max-warnings", "0", "."]));
 vitest("Unit tests", "unit", path.join(resultsDir, "unit.json"), {});
-vitest("Integration tests (PGlite)", "integration", path.join(resultsDir, "integration-pglite.json"), { DATABASE_URL: "" });
+// The operator CLI's test (project cli) runs its processes on embedded databases of their own whatever
+// DATABASE_URL says, so it runs once, here, and not again on PostgreSQL.
+vitest("Integration tests (PGlite) and the operator CLI", ["integration", "cli"], path.join(resultsDir, "integration-pglite.json"), { DATABASE_URL: "" });
 if (process.env.DATABASE_URL) {
   vitest("Integration tests (PostgreSQL)", "integration", path.join(resultsDir, "integration-postgres.json"), {});
 } else {

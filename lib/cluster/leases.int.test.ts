@@ -119,4 +119,14 @@ describe(`claim leases (${databaseLabel()})`, () => {
     expect(await reconcileDue(worker("stopped", { signal: stop.signal }))).toBe(0);
     expect(await reconcileDue(worker("other"))).toBe(1);
   });
+
+  it("a batch comes back in the order its changes were queued, however the rows lie on disk", async () => {
+    const ids = await queueChanges(4);
+    // Rewriting the first two moves their row versions behind the others: UPDATE … RETURNING then gives them last.
+    await db.update(clusterChanges).set({ updatedAt: NOW }).where(inArray(clusterChanges.id, ids.slice(0, 2)));
+    const claimed = await claimDueChanges(worker("in-order"));
+    expect(claimed.map((c) => c.id)).toEqual(ids);
+    await releaseClaims(worker("in-order"), claimed.map((c) => c.id));
+    await reconcileDue(worker("in-order"));
+  });
 });

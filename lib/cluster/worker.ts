@@ -124,9 +124,9 @@ export async function claimDueChanges(o: ReconcilerOptions): Promise<Change[]> {
     if (superseded.length > 0) {
       await tx.update(clusterChanges).set({ status: "superseded", claimedBy: null, claimedUntil: null, finishedAt: now, updatedAt: now }).where(inArray(clusterChanges.id, superseded));
     }
-    const chosen = [...newestPerTarget.values()].slice(0, limit);
+    const chosen = [...newestPerTarget.values()].sort((a, b) => a.id - b.id).slice(0, limit);
     if (chosen.length === 0) return [];
-    return tx
+    const claimed = await tx
       .update(clusterChanges)
       .set({
         status: "applying",
@@ -143,6 +143,9 @@ export async function claimDueChanges(o: ReconcilerOptions): Promise<Change[]> {
         ),
       )
       .returning();
+    // In the order they were queued: UPDATE … RETURNING gives rows in whatever order PostgreSQL
+    // updated them, and a tenant's change queued after the platform's flavours must see them applied.
+    return claimed.sort((a, b) => a.id - b.id);
   });
 }
 
