@@ -52,7 +52,8 @@ export default defineConfig({
       },
       {
         resolve: { alias },
-        test: { name: "cli", include: ["cli/**/*.int.test.ts"], environment: "node", testTimeout: 30_000, hookTimeout: 60_000 },
+        // The same workers as integration: vitest runs projects together only when they agree on it.
+        test: { name: "cli", include: ["cli/**/*.int.test.ts"], environment: "node", maxWorkers: INTEGRATION_WORKERS, testTimeout: 30_000, hookTimeout: 60_000 },
       },
       {
         resolve: { alias },
