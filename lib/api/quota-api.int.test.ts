@@ -590,7 +590,8 @@ describe(`asking for quota (${databaseLabel()})`, () => {
     ["several bad fields at once", { gpuCount: "x", memory: "-4Gi", storage: "1Ei" }, ["gpuCount", "memory", "storage"]],
     ["GPUs without a model", { gpuCount: 2 }, ["gpuModel"]],
     ["a GPU model no pool offers", { gpuModel: "TPUv9", gpuCount: 1 }, ["gpuModel"]],
-    ["nothing at all", {}, ["cpuCores"]],
+    // Nothing asked for is a problem of the request as a whole, not of its first field.
+    ["nothing at all", {}, ["_form"]],
     ["an end in the past", { cpuCores: 1, endsAt: "2020-01-01" }, ["endsAt"]],
     ["an end that is not a date", { cpuCores: 1, endsAt: "soon" }, ["endsAt"]],
     ["no justification", { cpuCores: 1, justification: undefined }, ["justification"]],

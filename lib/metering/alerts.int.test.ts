@@ -134,7 +134,7 @@ describe(`project budgets (${databaseLabel()})`, () => {
       ["abc", /Enter an amount/],
       ["1e3", /Enter an amount/],
       ["1,000", /Enter an amount/],
-      ["1000000000000.01", /at most 1,000,000,000,000/],
+      ["1000000000000.01", /^Enter an amount no larger than 1,000,000,000,000/],
       [{ amount: 5 }, /Enter an amount/],
     ];
     for (const [monthlyAmount, message] of cases) {

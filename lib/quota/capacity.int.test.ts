@@ -187,7 +187,7 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
         ...change,
       });
       const refused = await expectRefused(() => executeCommand(updateNodePool, admin, edit({ minNodes: "2" })), "validation", ["minNodes"]);
-      expect(refused.fields!.minNodes).toEqual(["would leave the pools holding 16 G300 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (8 short; guaranteed to Vision Lab 24): keep the minimum higher, or lower the guarantees first"]);
+      expect(refused.fields!.minNodes).toEqual(["This would leave the pools holding 16 G300 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (8 short; guaranteed to Vision Lab 24): keep the minimum higher, or lower the guarantees first."]);
       await expectRefused(() => executeCommand(updateNodePool, admin, edit({ gpusPerNode: "4" })), "validation", ["gpusPerNode"]);
       // Three nodes hold exactly the 24 guaranteed.
       const kept = await executeCommand(updateNodePool, admin, edit({ minNodes: "3" }));
@@ -377,7 +377,7 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
 
     it("refuses a second price for the same resource and instant, on the effective-from field", async () => {
       const error = await expectRefused(() => executeCommand(addRate, admin, { resource: "gpu:H100", unitPrice: "1", effectiveFrom: "2026-01-01T00:00:00Z" }), "validation", ["effectiveFrom"]);
-      expect(error.fields!.effectiveFrom![0]).toMatch(/already has a price for gpu:H100/);
+      expect(error.fields!.effectiveFrom![0]).toMatch(/^Choose another instant: gpu:H100 already has a price from /);
     });
 
     it.each([
@@ -688,7 +688,7 @@ describe(`importing node pools from the cluster (${databaseLabel()})`, () => {
     expect((await expectImportRefused("not json", "validation")).fields).toEqual({ pools: ["Enter a list of pools."] });
     expect(Object.keys((await expectImportRefused(JSON.stringify([{ ...pool, cpuPerNode: -1 }]), "validation")).fields!)).toEqual(["pools.0.cpuPerNode"]);
     expect(Object.keys((await expectImportRefused(JSON.stringify([{ ...pool, gpuModel: "X" }]), "validation")).fields!)).toEqual(["pools.0.gpuResource"]);
-    expect((await expectImportRefused(JSON.stringify([pool, pool]), "validation")).fields).toEqual({ pools: ["name new-pool more than once"] });
+    expect((await expectImportRefused(JSON.stringify([pool, pool]), "validation")).fields).toEqual({ pools: ["Name new-pool once only."] });
     const mig = { ...pool, gpuModel: "H100", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 7 };
     expect(Object.keys((await expectImportRefused(JSON.stringify([mig]), "validation")).fields!)).toEqual(["pools.0.gpuResource"]);
     // Slices only when time-sliced, labels in Kubernetes syntax, and one model shared one way.
