@@ -39,7 +39,7 @@ export function Fields({ fields, state }: { fields: FieldSpec[]; state: FormStat
                   {f.hint}
                 </p>
               )}
-              <FieldError id={`${id}-error`} label={f.label} errors={errors} />
+              <FieldError id={`${id}-error`} errors={errors} />
             </div>
           );
         }

@@ -2,7 +2,7 @@
 
 import type { ReactNode } from "react";
 import { useFormStatus } from "react-dom";
-import { fieldMessage, formLevelProblems, type FormState } from "@/lib/form-state";
+import { formLevelProblems, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button-class";
 
 /** Form pieces that name the failing field beside it (STYLE.md habit 7). */
@@ -33,17 +33,17 @@ export function Field({
           {hint}
         </p>
       )}
-      <FieldError id={`${id}-error`} label={label} errors={errors} />
+      <FieldError id={`${id}-error`} errors={errors} />
     </div>
   );
 }
 
 /** A field's problems, apart from its label (which stays the field's name): sentences that say what to enter. */
-export function FieldError({ id, label, errors }: { id: string; label: string; errors?: string[] }) {
+export function FieldError({ id, errors }: { id: string; errors?: string[] }) {
   if (!errors?.length) return null;
   return (
     <p id={id} role="alert" className="text-xs font-medium text-red-700">
-      {errors.map((e) => fieldMessage(label, e)).join(" ")}
+      {errors.join(" ")}
     </p>
   );
 }

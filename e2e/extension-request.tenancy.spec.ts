@@ -37,7 +37,7 @@ test.describe.serial("Cleo asks for more time on Chat evaluation and Bo grants i
     await page.until.fill(untilDay);
     await page.reason.fill("short");
     await page.submit.click();
-    await expect(page.fieldError("Why you need it")).toHaveText("Why you need it must say why, in at least 10 characters");
+    await expect(page.fieldError("Why you need it")).toHaveText("Say why, in at least 10 characters.");
     await page.reason.fill("The evaluation of the new checkpoints runs until the end of the quarter.");
     await saveScreenshot(cleo, "extension-request");
     await page.submit.click();

@@ -25,7 +25,7 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await dialog.field("Email").fill("ines-at-idp.example");
     await dialog.field("Role").selectOption("viewer");
     await dialog.submit("Create invitation");
-    await expect(dialog.fieldError("Email")).toHaveText("Email must be an email address");
+    await expect(dialog.fieldError("Email")).toHaveText("Enter an email address, such as ada@example.com.");
     await expect(dialog.field("Email")).toHaveAttribute("aria-invalid", "true");
     await expect(dialog.reveal).toHaveCount(0);
 

@@ -23,9 +23,9 @@ test.describe("Priya, platform admin", () => {
     await dialog.submit("Create tenant");
 
     const slugError = dialog.fieldError("Slug");
-    await expect(slugError).toHaveText(/^Slug must be lower-case letters, digits and hyphens/);
+    await expect(slugError).toHaveText(/^Use lower-case letters, digits and hyphens/);
     await expect(dialog.field("Slug")).toHaveAttribute("aria-invalid", "true");
-    await expect(dialog.field("Slug")).toHaveAccessibleDescription(/Slug must be lower-case letters/);
+    await expect(dialog.field("Slug")).toHaveAccessibleDescription(/Use lower-case letters/);
     // Only the slug is wrong: the other fields keep what was typed and carry no error.
     await expect(dialog.fieldError("Name")).toHaveCount(0);
     await expect(dialog.field("Name")).toHaveValue("Speech Lab");
@@ -74,7 +74,7 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await again.field("Name").fill("Detector training two");
     await again.field("Slug").fill("detector-training");
     await again.submit("Create project");
-    await expect(again.fieldError("Slug")).toHaveText("Slug is already taken");
+    await expect(again.fieldError("Slug")).toHaveText("Choose another slug: this one is taken.");
     await expect(again.field("Slug")).toHaveAttribute("aria-invalid", "true");
     await expect(again.field("Name")).toHaveValue("Detector training two");
     await expect(page).toHaveURL("/tenants/vision-lab");

@@ -131,7 +131,7 @@ test("a data scientist asks for 4 H100s for 14 days, a platform admin grants 2, 
   await expect(dialog.field("Grant ends")).toHaveValue(endsOn);
   await dialog.field("H100 GPUs").fill("5");
   await dialog.submit("Approve with changes");
-  await expect(dialog.fieldError("H100 GPUs")).toHaveText("H100 GPUs can only be less than or equal to what was asked");
+  await expect(dialog.fieldError("H100 GPUs")).toHaveText("Enter at most what was asked for.");
   await dialog.field("H100 GPUs").fill("2");
   await dialog.field("Note to the requester").fill("Two now; ask again when the H100 pool grows.");
   await dialog.submit("Approve with changes");

@@ -147,7 +147,7 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     await page.getByLabel("To", { exact: true }).fill("2026-03-01");
     await page.getByRole("button", { name: "Apply", exact: true }).click();
     await expect(spend.error).toContainText("Could not load spend for this range.");
-    await expect(page.getByText("To must not be before from", { exact: true })).toBeVisible();
+    await expect(page.getByText("Enter a last day on or after the first.", { exact: true })).toBeVisible();
     await expect(spend.chart).toBeVisible();
     await saveScreenshot(page, "spend-project-error", testInfo);
 

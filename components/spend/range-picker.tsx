@@ -100,7 +100,7 @@ function DateField({ name, label, defaultValue, errors }: { name: string; label:
         aria-invalid={Boolean(errors?.length)}
         aria-describedby={errors?.length ? `${id}-error` : undefined}
       />
-      <FieldError id={`${id}-error`} label={label} errors={errors} />
+      <FieldError id={`${id}-error`} errors={errors} />
     </div>
   );
 }

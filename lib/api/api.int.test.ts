@@ -134,7 +134,7 @@ describe(`a platform-scoped service account (${databaseLabel()})`, () => {
     expect(jsonOf(await get(`/api/v1/tenants/${slug}`, token.platform))).toMatchObject({ slug, roles: ["platform_admin"] });
 
     const again = await post("/api/v1/tenants", token.platform, { name: "Perception", slug });
-    expect(expectError(again, 409, "conflict").fields).toEqual({ slug: ["is already taken"] });
+    expect(expectError(again, 409, "conflict").fields).toEqual({ slug: ["Choose another slug: this one is taken."] });
   });
 
   it("answers invalid input with 400 naming each field, and a body that is not JSON with 400", async () => {
@@ -166,7 +166,7 @@ describe(`a platform-scoped service account (${databaseLabel()})`, () => {
     expect(stored).toEqual([{ tenant: "vision-lab" }]);
 
     const again = await post("/api/v1/tenants/vision-lab/projects", token.platform, { name: "Again", slug });
-    expect(expectError(again, 409, "conflict").fields).toEqual({ slug: ["is already taken"] });
+    expect(expectError(again, 409, "conflict").fields).toEqual({ slug: ["Choose another slug: this one is taken."] });
   });
 
   it("makes a service account and mints its token, shown once; listings show prefixes only", async () => {

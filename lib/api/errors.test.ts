@@ -4,10 +4,10 @@ import { API_ERROR_CODES, errorToResponse, STATUS_OF } from "./errors";
 
 describe("errorToResponse, the one way an error becomes a JSON answer", () => {
   it.each(Object.keys(ERROR_MESSAGES) as ErrorCode[])("answers an AppError %s with its status and the envelope", async (code) => {
-    const response = errorToResponse(new AppError(code, "why", code === "validation" ? { name: ["is required"] } : undefined), "test");
+    const response = errorToResponse(new AppError(code, "why", code === "validation" ? { name: ["Fill in this field."] } : undefined), "test");
     expect(response.status).toBe(STATUS_OF[code]);
     expect(response.headers.get("content-type")).toContain("application/json");
-    expect(await response.json()).toEqual({ error: { code, message: "why", ...(code === "validation" ? { fields: { name: ["is required"] } } : {}) } });
+    expect(await response.json()).toEqual({ error: { code, message: "why", ...(code === "validation" ? { fields: { name: ["Fill in this field."] } } : {}) } });
   });
 
   it("maps a conflict to 409, not 400", () => {

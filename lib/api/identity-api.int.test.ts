@@ -91,7 +91,7 @@ describe(`group mappings over REST (${databaseLabel()})`, () => {
     ]);
 
     const duplicate = await callApi("POST", MAPPINGS, { token: token.platform, body: { group: "ML-Researchers", role: "viewer" } });
-    expect(expectError(duplicate, 409, "conflict").fields).toEqual({ group: ["is already mapped here"] });
+    expect(expectError(duplicate, 409, "conflict").fields).toEqual({ group: ["Choose another group: this one is already mapped here."] });
 
     const id = (tenantWide.json as Mapping).id;
     const removed = await callApi("DELETE", `${MAPPINGS}/${id}`, { token: token.platform });

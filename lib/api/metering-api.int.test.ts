@@ -398,16 +398,16 @@ describe(`a bad batch is refused whole (${databaseLabel()})`, () => {
     ["a day that does not exist", { ...valid(3), hour: "2026-02-30T10:00:00Z" }, "samples.3.hour", /ISO 8601/],
     ["a date that is not an instant", { ...valid(3), hour: "yesterday" }, "samples.3.hour", /ISO 8601/],
     ["the same project, resource and hour as sample 0", { ...valid(0) }, "samples.3.hour", /repeats sample 0/],
-    ["a negative quantity", sample("detector-training", "gpu:H100", at(3), { quantity: -1 }), "samples.3.quantity", /negative/],
+    ["a negative quantity", sample("detector-training", "gpu:H100", at(3), { quantity: -1 }), "samples.3.quantity", /^Enter 0 or more\.$/],
     ["an absurd quantity", sample("detector-training", "gpu:H100", at(3), { quantity: 1e13 }), "samples.3.quantity", /below/],
     ["a quantity that is text", { ...sample("detector-training", "gpu:H100", at(3)), quantity: "4" }, "samples.3.quantity", /number/],
-    ["no quantity on a GPU sample", sample("detector-training", "gpu:H100", at(3)), "samples.3.quantity", /required/],
+    ["no quantity on a GPU sample", sample("detector-training", "gpu:H100", at(3)), "samples.3.quantity", /^Fill in this field\.$/],
     ["no quantity, requested or used on a cpu sample", sample("detector-training", "cpu", at(3)), "samples.3.quantity", /requested/],
     ["a utilisation on a cpu sample", { ...valid(3), gpuUtilization: 0.5 }, "samples.3.gpuUtilization", /GPU/],
-    ["a utilisation above 1", sample("detector-training", "gpu:H100", at(3), { quantity: 1, gpuUtilization: 1.5 }), "samples.3.gpuUtilization", /between 0 and 1/],
+    ["a utilisation above 1", sample("detector-training", "gpu:H100", at(3), { quantity: 1, gpuUtilization: 1.5 }), "samples.3.gpuUtilization", /^Enter a number from 0 to 1\.$/],
     ["a resource key that is not one", sample("detector-training", "GPU H100!", at(3), { quantity: 1 }), "samples.3.resource", /gpu:<model>/],
     ["a tenant that is not a slug", { ...valid(3), tenant: "Vision Lab" }, "samples.3.tenant", /slug/],
-    ["a missing project", { tenant: "vision-lab", resource: "cpu", hour: at(3), used: 1 }, "samples.3.project", /required/],
+    ["a missing project", { tenant: "vision-lab", resource: "cpu", hour: at(3), used: 1 }, "samples.3.project", /^Fill in this field\.$/],
     ["a field that does not exist", { ...valid(3), gpu_utilization: 0.5 }, "samples.3.gpu_utilization", /not a sample field/],
   ] as const)("refuses %s with 400 naming %s, and writes nothing", async (_label, bad, field, message) => {
     const before = await fingerprint(db, TABLES);
@@ -432,7 +432,7 @@ describe(`a bad batch is refused whole (${databaseLabel()})`, () => {
     const before = await fingerprint(db, TABLES);
     const error = expectError(await push(token.meter, [valid(0), valid(1), sample("segmentation-research", "cpu", at(2), { used: 1 }), valid(3)]), 404, "not_found");
     expect(error.message).toMatch(/^Sample 2: /);
-    expect(error.fields).toEqual({ "samples.2.project": [expect.stringMatching(/not found, or you may not push usage for it/) as unknown] });
+    expect(error.fields).toEqual({ "samples.2.project": [expect.stringMatching(/Name a project you may push usage for/) as unknown] });
     expect(await fingerprint(db, TABLES)).toEqual(before);
   });
 

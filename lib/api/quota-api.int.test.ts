@@ -373,7 +373,7 @@ describe(`node pools (${databaseLabel()})`, () => {
     const pairing = expectError(await post("/api/v1/node-pools", token.platform, { name: unique("p"), gpuModel: "H200", nodeCount: 1, cpuPerNode: 8, memoryPerNode: 8 }), 400, "validation");
     expect(Object.keys(pairing.fields!)).toEqual(["gpuResource"]);
     const taken = expectError(await post("/api/v1/node-pools", token.platform, { name: "cpu-general", nodeCount: 1, cpuPerNode: 8, memoryPerNode: 8 }), 409, "conflict");
-    expect(taken.fields).toEqual({ name: ["is already used by another pool"] });
+    expect(taken.fields).toEqual({ name: ["Choose another name: another pool has this one."] });
     expect(await fingerprint(db, QUOTA_TABLES)).toEqual(before);
   });
 
@@ -386,7 +386,7 @@ describe(`node pools (${databaseLabel()})`, () => {
     expectError(await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { nodeCount: 4, version: 1 } }), 409, "conflict");
     expect(expectError(await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { nodeCount: 4 } }), 400, "validation").fields).toHaveProperty("version");
     expect(expectError(await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { nodeCount: 9, version: 2 } }), 400, "validation").fields).toEqual({
-      nodeCount: ["must be at most the maximum nodes (5)"],
+      nodeCount: ["Enter at most the maximum nodes (5)."],
     });
     expectError(await callApi("PATCH", "/api/v1/node-pools/no-such-pool", { token: token.platform, body: { nodeCount: 4, version: 1 } }), 404, "not_found");
   });
@@ -590,7 +590,8 @@ describe(`asking for quota (${databaseLabel()})`, () => {
     ["several bad fields at once", { gpuCount: "x", memory: "-4Gi", storage: "1Ei" }, ["gpuCount", "memory", "storage"]],
     ["GPUs without a model", { gpuCount: 2 }, ["gpuModel"]],
     ["a GPU model no pool offers", { gpuModel: "TPUv9", gpuCount: 1 }, ["gpuModel"]],
-    ["nothing at all", {}, ["cpuCores"]],
+    // Nothing asked for is a problem of the request as a whole, not of its first field.
+    ["nothing at all", {}, ["_form"]],
     ["an end in the past", { cpuCores: 1, endsAt: "2020-01-01" }, ["endsAt"]],
     ["an end that is not a date", { cpuCores: 1, endsAt: "soon" }, ["endsAt"]],
     ["no justification", { cpuCores: 1, justification: undefined }, ["justification"]],

@@ -10,6 +10,7 @@ import { fieldErrorsOf } from "@/lib/auth/command";
 import { refuseUnsafeText } from "@/lib/input/refuse";
 import { errorResponse, errorToResponse } from "./errors";
 import { addressRetryAfter, clientAddress, prefixRetryAfter, recordAuthFailure } from "./rate-limit";
+import { parseInput } from "@/lib/input/messages";
 
 /**
  * One REST endpoint: its documentation (for /api/v1/openapi.json) and its
@@ -104,7 +105,7 @@ async function readBody(request: Request): Promise<Record<string, unknown>> {
 }
 
 function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
-  const result = schema.safeParse(value);
+  const result = parseInput(schema, value);
   if (!result.success) throw new AppError("validation", `Invalid ${where}.`, fieldErrorsOf(result.error));
   return result.data;
 }

@@ -226,7 +226,7 @@ export const rateCardLineOut = z.object({
 });
 
 export const quotaRequestStatusOut = z.enum(["pending", "approved", "auto_approved", "rejected", "cancelled", "expired", "applied", "apply_failed"], {
-  message: "must be pending, approved, auto_approved, rejected, cancelled, expired, applied or apply_failed",
+  message: "Choose one of: pending, approved, auto_approved, rejected, cancelled, expired, applied, apply_failed.",
 });
 
 export const quotaAmountsOut = z.object({

@@ -7,14 +7,15 @@ import { auditEvents, tenants } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import { AppError } from "@/lib/errors";
+import { DATE_EXAMPLE } from "@/lib/input/messages";
 
 export const auditFilterInput = z.object({
   tenant: z.string().trim().max(40).optional(),
   actor: z.string().trim().max(200).optional(),
   action: z.string().trim().max(100).optional(),
   target: z.string().trim().max(200).optional(),
-  from: instantInput("must be a date").optional(),
-  to: instantInput("must be a date").optional(),
+  from: instantInput(DATE_EXAMPLE).optional(),
+  to: instantInput(DATE_EXAMPLE).optional(),
   // Sequence numbers live in a bigint column, so any safe integer can name one.
   before: wholeNumber("before", { min: 1, max: Number.MAX_SAFE_INTEGER, empty: undefined }),
   limit: wholeNumber("limit", { min: 1, max: 5000, empty: 100 }),

@@ -5,6 +5,7 @@ import { inSpan } from "@/lib/observability/tracing";
 import type { Resource } from "./actor";
 import type { CommandContext } from "./context";
 import { can, decide, type Action } from "./policy";
+import { parseInput } from "@/lib/input/messages";
 
 /**
  * A command is the one implementation of something a principal can do. Server
@@ -26,7 +27,7 @@ export function defineCommand<Schema extends z.ZodType, Target extends Resource,
   return command;
 }
 
-/** Turn a zod error into messages per field ("slug" -> ["must be ..."]). */
+/** Turn a zod error into messages per field ("slug" -> ["Enter at most 63 characters."]); problems of the whole input are "_form". */
 export function fieldErrorsOf(error: z.ZodError): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
   for (const issue of error.issues) {
@@ -60,7 +61,7 @@ export async function executeCommand<Schema extends z.ZodType, Target extends Re
 }
 
 async function runCommand<Schema extends z.ZodType, Target extends Resource, Result>(command: Command<Schema, Target, Result>, ctx: CommandContext, rawInput: unknown): Promise<Result> {
-  const parsed = command.input.safeParse(rawInput);
+  const parsed = parseInput(command.input, rawInput);
   if (!parsed.success) throw new AppError("validation", undefined, fieldErrorsOf(parsed.error));
   const { action, resource } = await command.target(ctx, parsed.data);
   if (!decide(ctx.actor, action, resource, ctx.now).allowed) {

@@ -6,8 +6,9 @@ import { platformAdmins } from "@/db/schema";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { findOrCreateUserByEmail } from "./users";
+import { EMAIL_ADDRESS } from "@/lib/input/messages";
 
-export const adminEmail = z.string().trim().toLowerCase().pipe(z.email({ message: "must be an email address" }));
+export const adminEmail = z.string().trim().toLowerCase().pipe(z.email({ message: EMAIL_ADDRESS }));
 
 /**
  * Make the user with this email a platform admin, creating the user if it has

@@ -13,6 +13,7 @@ import { checkDrift } from "./drift-check";
 import { enqueueClusterChange, enqueuePlatformFlavorsChange, enqueueTenantChange } from "./outbox";
 import { PLATFORM_FLAVORS_TARGET } from "./target-keys";
 import { clusterRuntime } from "./runtime";
+import { VALID_ID } from "@/lib/input/messages";
 
 const onCluster = () => Promise.resolve({ action: "cluster.manage" as const, resource: { kind: "platform" as const } });
 // Change ids live in a bigint column, so any safe integer can name one.
@@ -62,8 +63,8 @@ export const retryClusterChange = defineCommand({
 export const reconcileTarget = defineCommand({
   name: "reconcileTarget",
   input: z
-    .object({ tenantId: z.uuid("must be a tenant id").optional(), projectId: z.uuid("must be a project id").optional() })
-    .refine((v) => v.tenantId !== undefined || v.projectId === undefined, { path: ["tenantId"], message: "is required with a project" }),
+    .object({ tenantId: z.uuid(VALID_ID).optional(), projectId: z.uuid(VALID_ID).optional() })
+    .refine((v) => v.tenantId !== undefined || v.projectId === undefined, { path: ["tenantId"], message: "Choose the tenant of the project." }),
   target: onCluster,
   async run(ctx, input) {
     return ctx.db.transaction(async (tx) => {

@@ -275,8 +275,8 @@ describe(`outbox and worker, record-only (${databaseLabel()})`, () => {
       executeCommand(setTenantClusterSettings, admin, { tenant: "vision-lab", runtimeClass: "gVisor!", workloadIdentity: "role={account}", version: tenant!.version }),
     );
     expect(refused.fields).toEqual({
-      runtimeClass: ["must be a RuntimeClass name (lower-case letters, digits, - and .)"],
-      workloadIdentity: ["line 1: unknown placeholder {account}; use {tenant}, {project}, {namespace} or {serviceAccount}"],
+      runtimeClass: ["Enter a RuntimeClass name (lower-case letters, digits, - and .)."],
+      workloadIdentity: ["Use {tenant}, {project}, {namespace} or {serviceAccount} on line 1: {account} is not a placeholder."],
     });
     await executeCommand(setTenantClusterSettings, admin, {
       tenant: "vision-lab",

@@ -44,7 +44,7 @@ export const createTrust = defineCommand({
         .values(values)
         .returning()
         .catch((error: unknown) => {
-          if (isUniqueViolation(error)) throw new AppError("conflict", "This service account already has a trust with this name.", { name: ["is already taken"] });
+          if (isUniqueViolation(error)) throw new AppError("conflict", "This service account already has a trust with this name.", { name: ["Choose another name: this one is taken."] });
           throw error;
         });
       const { createdAt: _c, createdBy: _b, serviceAccountId: _s, ...recorded } = values;
@@ -92,7 +92,7 @@ export const createTrustFromForm = defineCommand({
   input: accountTarget
     .extend({
       ...trustInput.shape,
-      issuerPreset: z.enum([...ISSUER_PRESETS.map((p) => p.value), "other"], { message: "pick an issuer, or other" }),
+      issuerPreset: z.enum([...ISSUER_PRESETS.map((p) => p.value), "other"], { message: "Pick an issuer, or other." }),
       issuer: z.string().default(""),
       claimConditions: z.string().default("").transform(conditionsFromText).pipe(claimConditionsInput),
     })

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { wholeNumber } from "@/lib/input/numbers";
 import type { ClaimConditions } from "./conditions";
+import { FILL_IN, SLUG_RULE, atLeastChars, atMostChars } from "@/lib/input/messages";
 
 /**
  * What a tenant admin types to trust an issuer. Shared by the portal form and
@@ -9,29 +10,29 @@ import type { ClaimConditions } from "./conditions";
  */
 
 export const trustName = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
-  .min(2, "must be at least 2 characters")
-  .max(40, "must be at most 40 characters")
-  .regex(/^[a-z][a-z0-9-]*[a-z0-9]$/, "must be lower-case letters, digits and hyphens, starting with a letter");
+  .min(2, atLeastChars(2))
+  .max(40, atMostChars(40))
+  .regex(/^[a-z][a-z0-9-]*[a-z0-9]$/, SLUG_RULE);
 
-export const issuerInput = z.string({ message: "is required" }).trim().min(1, "is required").max(300, "must be at most 300 characters");
+export const issuerInput = z.string({ message: FILL_IN }).trim().min(1, FILL_IN).max(300, atMostChars(300));
 
 /** Claims checked by the trust's own fields or by every exchange: a condition on them would be misleading. */
 const RESERVED_CLAIMS = ["iss", "aud", "sub", "exp", "nbf", "iat", "jti"];
 const MAX_CONDITIONS = 10;
 
-const conditionValue = z.union([z.string().max(300, "must be at most 300 characters"), z.number(), z.boolean()], {
-  message: "must be a string, number or boolean",
+const conditionValue = z.union([z.string().max(300, atMostChars(300)), z.number(), z.boolean()], {
+  message: "Give each claim a string, number or boolean value.",
 });
 
 /** Claim name -> the value it must equal; empty means none. The portal's form sends it as JSON text (see `conditionsFromText`). */
 export const claimConditionsInput = z
-  .object({}, { message: 'must be a JSON object such as {"repository_owner": "acme"}' })
+  .object({}, { message: 'Enter a JSON object such as {"repository_owner": "acme"}.' })
   .catchall(conditionValue)
-  .refine((c) => Object.keys(c).length <= MAX_CONDITIONS, `must have at most ${MAX_CONDITIONS} conditions`)
-  .refine((c) => Object.keys(c).every((k) => k.length >= 1 && k.length <= 100), "must name each claim in 1 to 100 characters")
-  .refine((c) => !Object.keys(c).some((k) => RESERVED_CLAIMS.includes(k)), "must not name iss, aud, sub, exp, nbf, iat or jti (they have their own checks)")
+  .refine((c) => Object.keys(c).length <= MAX_CONDITIONS, `Enter at most ${MAX_CONDITIONS} conditions.`)
+  .refine((c) => Object.keys(c).every((k) => k.length >= 1 && k.length <= 100), "Name each claim in 1 to 100 characters.")
+  .refine((c) => !Object.keys(c).some((k) => RESERVED_CLAIMS.includes(k)), "Leave out iss, aud, sub, exp, nbf, iat and jti: they have their own checks.")
   .default({})
   .transform((c): ClaimConditions => c);
 
@@ -48,13 +49,13 @@ export function conditionsFromText(text: string): unknown {
 export const trustInput = z.object({
   name: trustName,
   issuer: issuerInput,
-  audience: z.string({ message: "is required" }).trim().min(1, "is required").max(300, "must be at most 300 characters"),
+  audience: z.string({ message: FILL_IN }).trim().min(1, FILL_IN).max(300, atMostChars(300)),
   subjectPattern: z
-    .string({ message: "is required" })
+    .string({ message: FILL_IN })
     .trim()
-    .min(1, "is required")
-    .max(300, "must be at most 300 characters")
-    .refine((p) => p.replace(/\*/g, "").length > 0, "must contain more than `*`: name the subject, or the part that must match"),
+    .min(1, FILL_IN)
+    .max(300, atMostChars(300))
+    .refine((p) => p.replace(/\*/g, "").length > 0, "Enter more than `*`: name the subject, or the part that must match."),
   claimConditions: claimConditionsInput,
   expiresInDays: wholeNumber("Expires in (days)", { min: 1, max: 365, empty: undefined }),
 });
@@ -72,10 +73,10 @@ export function issuerProblem(issuer: string, httpLoopback: boolean): string | n
   try {
     url = new URL(issuer);
   } catch {
-    return "must be a URL such as https://token.actions.githubusercontent.com";
+    return "Enter a URL such as https://token.actions.githubusercontent.com.";
   }
-  if (url.search || url.hash || url.username || url.password) return "must not have a query, fragment or credentials";
+  if (url.search || url.hash || url.username || url.password) return "Enter the URL without a query, fragment or credentials.";
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && httpLoopback && LOOPBACK_HOSTS.has(url.hostname)) return null;
-  return httpLoopback ? "must be an https:// URL (http:// only on a loopback address)" : "must be an https:// URL";
+  return httpLoopback ? "Enter an https:// URL (http:// only on a loopback address)." : "Enter an https:// URL.";
 }

@@ -38,7 +38,7 @@ const mappingInput = tenantAddress
   .superRefine((input, issue) => {
     // A project role is member or viewer; administering is the tenant's role, given in the whole tenant.
     if (input.project !== null && input.role === "tenant_admin") {
-      issue.addIssue({ code: "custom", path: ["role"], message: "on a project must be member or viewer; tenant admin applies to the whole tenant" });
+      issue.addIssue({ code: "custom", path: ["role"], message: "Choose member or viewer for a project: tenant admin applies to the whole tenant." });
     }
   });
 
@@ -54,7 +54,7 @@ export const mapGroup = defineCommand({
         if (input.project !== null) {
           // The project is looked up inside the tenant acted on: another tenant's slug is simply not found here.
           const [project] = await tx.select().from(projects).where(and(eq(projects.tenantId, tenantId), eq(projects.slug, input.project)));
-          if (!project) throw new AppError("validation", undefined, { project: ["is not a project of this tenant"] });
+          if (!project) throw new AppError("validation", undefined, { project: ["Choose a project of this tenant."] });
           assertProjectOpen(project);
           projectId = project.id;
         }
@@ -77,7 +77,7 @@ export const mapGroup = defineCommand({
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new AppError("conflict", `The group ${input.group} already has a role ${input.project === null ? "in this tenant" : "on this project"}; remove that mapping first to change it.`, {
-          group: ["is already mapped here"],
+          group: ["Choose another group: this one is already mapped here."],
         });
       }
       throw error;

@@ -13,9 +13,9 @@ describe("group matching key", () => {
 
   it("takes a group as typed, naming what is wrong", () => {
     expect(groupNameInput.parse("  vision-admins ")).toBe("vision-admins");
-    expect(groupNameInput.safeParse("   ").error?.issues[0]?.message).toBe("is required");
-    expect(groupNameInput.safeParse("a".repeat(257)).error?.issues[0]?.message).toBe("must be at most 256 characters");
-    expect(groupNameInput.safeParse("a\u0000b").error?.issues[0]?.message).toBe("must not contain control characters");
+    expect(groupNameInput.safeParse("   ").error?.issues[0]?.message).toBe("Fill in this field.");
+    expect(groupNameInput.safeParse("a".repeat(257)).error?.issues[0]?.message).toBe("Enter at most 256 characters.");
+    expect(groupNameInput.safeParse("a\u0000b").error?.issues[0]?.message).toBe("Enter the group name without control characters.");
   });
 });
 

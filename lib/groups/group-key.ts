@@ -1,5 +1,6 @@
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { z } from "zod";
+import { FILL_IN, atMostChars } from "@/lib/input/messages";
 
 /**
  * The one matching rule between a group mapping and the groups a person is
@@ -28,11 +29,11 @@ export function groupKeySql(column: SQLWrapper): SQL<string> {
  * which SCIM carries as externalId).
  */
 export const groupNameInput = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
-  .min(1, "is required")
-  .max(256, "must be at most 256 characters")
-  .refine((name) => !hasControlCharacter(name), "must not contain control characters");
+  .min(1, FILL_IN)
+  .max(256, atMostChars(256))
+  .refine((name) => !hasControlCharacter(name), "Enter the group name without control characters.");
 
 /** C0 controls and DEL: no IdP names a group with them, and they would hide in a table. */
 export function hasControlCharacter(text: string): boolean {

@@ -113,11 +113,11 @@ describe(`group mappings under the policy (${databaseLabel()})`, () => {
         return (error as { fields?: Record<string, string[]> }).fields;
       }
     };
-    expect(await fieldsOf({ group: "x", project: "detector-training", role: "tenant_admin" })).toEqual({ role: [expect.stringMatching(/on a project must be member or viewer/)] });
-    expect(await fieldsOf({ group: "x", project: "chat-eval", role: "member" })).toEqual({ project: ["is not a project of this tenant"] });
-    expect(await fieldsOf({ group: " ", project: "", role: "member" })).toEqual({ group: ["is required"] });
-    expect(await fieldsOf({ group: "x", project: "", role: "owner" })).toEqual({ role: ["must be tenant_admin, member or viewer"] });
-    expect(await fieldsOf({ group: "VISION-READERS", project: "", role: "member" })).toEqual({ group: ["is already mapped here"] });
+    expect(await fieldsOf({ group: "x", project: "detector-training", role: "tenant_admin" })).toEqual({ role: [expect.stringMatching(/Choose member or viewer for a project/)] });
+    expect(await fieldsOf({ group: "x", project: "chat-eval", role: "member" })).toEqual({ project: ["Choose a project of this tenant."] });
+    expect(await fieldsOf({ group: " ", project: "", role: "member" })).toEqual({ group: ["Fill in this field."] });
+    expect(await fieldsOf({ group: "x", project: "", role: "owner" })).toEqual({ role: ["Choose one of: tenant_admin, member, viewer."] });
+    expect(await fieldsOf({ group: "VISION-READERS", project: "", role: "member" })).toEqual({ group: ["Choose another group: this one is already mapped here."] });
   });
 
   it("lets a platform admin map in any tenant and a tenant admin remove, audited", async () => {

@@ -67,12 +67,12 @@ describe(`custom meters on the rate card (${databaseLabel()})`, () => {
 
   it("prices the meter per its own unit, from a past instant, and the same usage is costed", async () => {
     const error = await appErrorOf(executeCommand(addRate, admin, { resource: "acc.widgets", unitPrice: "0.125", effectiveFrom: "2026-05-01" }));
-    expect(error.fields!.unit![0]).toMatch(/is required for a custom meter/);
+    expect(error.fields!.unit![0]).toMatch(/Enter the unit of a custom meter/);
 
     const row = await executeCommand(addRate, admin, { resource: "acc.widgets", unit: "widget", unitPrice: "0.125", effectiveFrom: "2026-05-01" });
     expect(row).toMatchObject({ resource: "acc.widgets", unit: "widget", unitPrice: "0.125000" });
     const other = await appErrorOf(executeCommand(addRate, admin, { resource: "acc.widgets", unit: "gadget", unitPrice: "0.2", effectiveFrom: "2026-06-01" }));
-    expect(other.fields!.unit![0]).toMatch(/must be widget/);
+    expect(other.fields!.unit![0]).toMatch(/Enter widget/);
 
     const report = await projectSpendReport(admin, "vision-lab", "detector-training", windowOf());
     const widgets = report.byResource.find((r) => r.resource === "acc.widgets")!;

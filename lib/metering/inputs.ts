@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fieldErrorsOf } from "@/lib/auth/command";
 import { RESOURCE_KEY_PATTERN, resourceKind } from "./units";
 import { resolveWindow, spendQueryInput, type ResolvedWindow } from "./window";
+import { FILL_IN, NOT_NEGATIVE, parseInput } from "@/lib/input/messages";
 
 /**
  * Inputs of the usage push API (POST /api/v1/usage) and of the spend
@@ -33,16 +34,16 @@ const SAMPLE_FIELDS = new Set(["tenant", "project", "resource", "hour", "quantit
 const FROM_REQUEST_AND_USE = new Set(["cpu", "memory"]);
 
 const MESSAGES = {
-  slug: "must be a slug (lower-case letters, digits and hyphens)",
-  resource: 'must be "gpu:<model>", "cpu", "memory", "storage", "inference" or a custom meter key (lower-case letters, digits, _ . -)',
-  hourFormat: "must be an ISO 8601 instant with a time zone, e.g. 2026-03-02T10:00:00Z",
-  onTheHour: "must be on the hour (the start of the hour the sample covers)",
+  slug: "Enter a slug (lower-case letters, digits and hyphens).",
+  resource: 'Enter "gpu:<model>", "cpu", "memory", "storage", "inference" or a custom meter key (lower-case letters, digits, _ . -).',
+  hourFormat: "Enter an ISO 8601 instant with a time zone, e.g. 2026-03-02T10:00:00Z.",
+  onTheHour: "Enter an instant on the hour (the start of the hour the sample covers).",
 } as const;
 
 const amount = z
-  .number({ message: "must be a number" })
-  .min(0, "must not be negative")
-  .lt(MAX_QUANTITY, "must be below 1e12");
+  .number({ message: "Enter a number." })
+  .min(0, NOT_NEGATIVE)
+  .lt(MAX_QUANTITY, "Enter a number below 1e12.");
 
 /**
  * One sample as documented. The object and its fields are checked by zod's
@@ -52,17 +53,17 @@ const amount = z
  */
 export const usageSampleInput = z
   .looseObject({
-    tenant: z.string({ message: "is required" }).max(64, MESSAGES.slug).meta({ pattern: SLUG_REF.source, description: "Tenant slug" }),
-    project: z.string({ message: "is required" }).max(64, MESSAGES.slug).meta({ pattern: SLUG_REF.source, description: "Project slug" }),
+    tenant: z.string({ message: FILL_IN }).max(64, MESSAGES.slug).meta({ pattern: SLUG_REF.source, description: "Tenant slug" }),
+    project: z.string({ message: FILL_IN }).max(64, MESSAGES.slug).meta({ pattern: SLUG_REF.source, description: "Project slug" }),
     resource: z
-      .string({ message: "is required" })
+      .string({ message: FILL_IN })
       .max(70, MESSAGES.resource)
       .meta({
         pattern: RESOURCE_KEY_PATTERN.source,
         description: 'Rate card key: "gpu:<model>" (e.g. gpu:H100, gpu:A100 1g.10gb), "cpu", "memory", "storage", "inference", or a custom meter key',
       }),
     hour: z
-      .string({ message: "is required (an ISO 8601 instant on the hour, e.g. 2026-03-02T10:00:00Z)" })
+      .string({ message: "Enter the hour: an ISO 8601 instant on the hour, e.g. 2026-03-02T10:00:00Z." })
       .max(40, MESSAGES.hourFormat)
       .meta({
         format: "date-time",
@@ -76,9 +77,9 @@ export const usageSampleInput = z
     requested: amount.nullish().describe("cpu and memory: what the workloads requested over the hour (core-hours, GiB-hours)"),
     used: amount.nullish().describe("cpu and memory: what they used over the hour"),
     gpuUtilization: z
-      .number({ message: "must be a number" })
-      .min(0, "must be between 0 and 1")
-      .max(1, "must be between 0 and 1")
+      .number({ message: "Enter a number from 0 to 1." })
+      .min(0, "Enter a number from 0 to 1.")
+      .max(1, "Enter a number from 0 to 1.")
       .nullish()
       .describe("GPU resources only: the average busy fraction (0–1) of the allocated GPUs over the hour, e.g. from DCGM"),
   })
@@ -130,7 +131,7 @@ function checkedSamples(samples: readonly RawSample[], ctx: z.RefinementCtx): Pu
   const out = new Array<PushedSample>(samples.length);
   for (let i = 0; i < samples.length; i++) {
     const s = samples[i]!;
-    for (const key in s) if (!SAMPLE_FIELDS.has(key)) issue(i, key, "is not a sample field");
+    for (const key in s) if (!SAMPLE_FIELDS.has(key)) issue(i, key, "Leave this out: it is not a sample field.");
     if (!SLUG_REF.test(s.tenant)) issue(i, "tenant", MESSAGES.slug);
     if (!SLUG_REF.test(s.project)) issue(i, "project", MESSAGES.slug);
     const resourceOk = RESOURCE_KEY_PATTERN.test(s.resource);
@@ -140,17 +141,17 @@ function checkedSamples(samples: readonly RawSample[], ctx: z.RefinementCtx): Pu
     else if (ms % HOUR_MS !== 0) issue(i, "hour", MESSAGES.onTheHour);
     if (resourceOk) {
       if (s.quantity === undefined) {
-        if (!FROM_REQUEST_AND_USE.has(s.resource)) issue(i, "quantity", "is required");
-        else if (s.requested == null && s.used == null) issue(i, "quantity", "is required, or give requested and/or used (quantity = the larger)");
+        if (!FROM_REQUEST_AND_USE.has(s.resource)) issue(i, "quantity", FILL_IN);
+        else if (s.requested == null && s.used == null) issue(i, "quantity", "Enter the quantity, or requested and/or used (quantity = the larger).");
       }
-      if (s.gpuUtilization != null && resourceKind(s.resource) !== "gpu") issue(i, "gpuUtilization", "is for GPU resources (gpu:<model>) only");
+      if (s.gpuUtilization != null && resourceKind(s.resource) !== "gpu") issue(i, "gpuUtilization", "Leave this out: it is for GPU resources (gpu:<model>) only.");
     }
     // Which of two figures for the same hour counts would be arbitrary: name both.
     if (!Number.isNaN(ms)) {
       const hours = inner(inner(inner(seen, s.tenant), s.project), s.resource);
       const first = hours.get(ms);
       if (first === undefined) hours.set(ms, i);
-      else issue(i, "hour", `repeats sample ${first} (the same tenant, project, resource and hour)`);
+      else issue(i, "hour", `Send each hour once: this repeats sample ${first} (the same tenant, project, resource and hour).`);
     }
     if (ok) {
       out[i] = {
@@ -171,9 +172,9 @@ function checkedSamples(samples: readonly RawSample[], ctx: z.RefinementCtx): Pu
 export const pushUsageInput = z
   .strictObject({
     samples: z
-      .array(usageSampleInput, { message: "must be a list of samples" })
-      .min(1, "must hold at least one sample")
-      .max(MAX_SAMPLES_PER_BATCH, `must hold at most ${MAX_SAMPLES_PER_BATCH.toLocaleString("en")} samples; send more batches`)
+      .array(usageSampleInput, { message: "Send a list of samples." })
+      .min(1, "Send at least one sample.")
+      .max(MAX_SAMPLES_PER_BATCH, `Send at most ${MAX_SAMPLES_PER_BATCH.toLocaleString("en")} samples at once, in more batches.`)
       .describe(`Up to ${MAX_SAMPLES_PER_BATCH.toLocaleString("en")} hourly samples; each (tenant, project, resource, hour) at most once`),
   })
   .transform((input, ctx) => {
@@ -194,8 +195,8 @@ export function sampleTimeProblems(samples: readonly { hour: Date }[], now: Date
   let problems: Record<string, string[]> | null = null;
   for (let i = 0; i < samples.length; i++) {
     const t = samples[i]!.hour.getTime();
-    if (t > latest) (problems ??= {})[`samples.${i}.hour`] = ["must not be in the future"];
-    else if (t < earliest) (problems ??= {})[`samples.${i}.hour`] = [`must be within the last ${MAX_SAMPLE_AGE_DAYS} days`];
+    if (t > latest) (problems ??= {})[`samples.${i}.hour`] = ["Enter an hour that is not in the future."];
+    else if (t < earliest) (problems ??= {})[`samples.${i}.hour`] = [`Enter an hour within the last ${MAX_SAMPLE_AGE_DAYS} days.`];
   }
   return problems;
 }
@@ -214,7 +215,7 @@ export function spendWindowOf(search: URLSearchParams, now: Date): { window: Res
     const value = search.get(name);
     if (value) query[name] = value;
   }
-  const parsed = spendQueryInput.safeParse(query);
+  const parsed = parseInput(spendQueryInput, query);
   if (!parsed.success) return { errors: fieldErrorsOf(parsed.error) };
   return resolveWindow(parsed.data, now);
 }

@@ -22,16 +22,16 @@ describe("spend windows", () => {
   });
 
   it("names the field of a bad window", () => {
-    expect(resolve({ range: "custom", from: "2026-01-01" })).toEqual({ issues: ["to: is required for a custom range"] });
-    expect(resolve({ from: "2026-02-01", to: "2026-01-01" })).toEqual({ issues: ["to: must not be before from"] });
+    expect(resolve({ range: "custom", from: "2026-01-01" })).toEqual({ issues: ["to: Enter the last day of a custom range."] });
+    expect(resolve({ from: "2026-02-01", to: "2026-01-01" })).toEqual({ issues: ["to: Enter a last day on or after the first."] });
     const firstIssue = (raw: Record<string, string>) => {
       const r = resolve(raw);
       return "issues" in r ? r.issues[0] : undefined;
     };
     expect(firstIssue({ from: "2026-13-01", to: "2026-01-01" })).toMatch(/^from: /);
-    expect(firstIssue({ range: "week" })).toMatch(/^range: must be one of/);
+    expect(firstIssue({ range: "week" })).toMatch(/^range: Choose one of/);
     expect(firstIssue({ granularity: "minute" })).toMatch(/^granularity: /);
-    expect(resolve({ range: "90d", granularity: "hour" })).toEqual({ errors: { granularity: ["hour granularity covers at most 31 days; pick day or month"] } });
-    expect(resolve({ from: "2020-01-01", to: "2026-01-01" })).toEqual({ errors: { from: ["the window may span at most 1098 days"] } });
+    expect(resolve({ range: "90d", granularity: "hour" })).toEqual({ errors: { granularity: ["Pick day or month: hour granularity covers at most 31 days."] } });
+    expect(resolve({ from: "2020-01-01", to: "2026-01-01" })).toEqual({ errors: { from: ["Choose a window of at most 1098 days."] } });
   });
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { monthStartOf } from "./forecast";
 import type { Granularity, SpendWindow } from "./spend";
+import { oneOf } from "@/lib/input/messages";
 
 /**
  * The window a spend page or export covers. Ranges are named the way the
@@ -16,21 +17,21 @@ const MAX_DAYS = 366 * 3;
 const MAX_HOURS = 31 * 24;
 
 // Month 01-12 and day 01-31 in the pattern itself, so the OpenAPI document states them; the refine catches 2026-02-30.
-const dayInput = z.string().regex(/^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/, "must be a date (YYYY-MM-DD)").refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "must be a real date");
+const dayInput = z.string().regex(/^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/, "Enter a date as YYYY-MM-DD.").refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), "Enter a date that exists.");
 
 export const spendQueryInput = z
   .object({
-    range: z.enum(SPEND_RANGES, { message: `must be one of ${SPEND_RANGES.join(", ")}` }).default("30d"),
+    range: z.enum(SPEND_RANGES, { message: oneOf(SPEND_RANGES) }).default("30d"),
     from: dayInput.optional(),
     to: dayInput.optional(),
-    granularity: z.enum(["hour", "day", "month"], { message: "must be hour, day or month" }).default("day"),
+    granularity: z.enum(["hour", "day", "month"], { message: oneOf(["hour", "day", "month"]) }).default("day"),
   })
   .superRefine((q, ctx) => {
     const custom = q.range === "custom" || q.from !== undefined || q.to !== undefined;
     if (!custom) return;
-    if (!q.from) ctx.addIssue({ code: "custom", path: ["from"], message: "is required for a custom range" });
-    if (!q.to) ctx.addIssue({ code: "custom", path: ["to"], message: "is required for a custom range" });
-    if (q.from && q.to && q.to < q.from) ctx.addIssue({ code: "custom", path: ["to"], message: "must not be before from" });
+    if (!q.from) ctx.addIssue({ code: "custom", path: ["from"], message: "Enter the first day of a custom range." });
+    if (!q.to) ctx.addIssue({ code: "custom", path: ["to"], message: "Enter the last day of a custom range." });
+    if (q.from && q.to && q.to < q.from) ctx.addIssue({ code: "custom", path: ["to"], message: "Enter a last day on or after the first." });
   });
 
 export type SpendQuery = z.infer<typeof spendQueryInput>;
@@ -67,8 +68,8 @@ export function resolveWindow(q: SpendQuery, now: Date): { window: ResolvedWindo
     to = tomorrow;
   }
   const days = (to - from) / DAY_MS;
-  if (days > MAX_DAYS) return { errors: { from: [`the window may span at most ${MAX_DAYS} days`] } };
-  if (q.granularity === "hour" && days * 24 > MAX_HOURS) return { errors: { granularity: [`hour granularity covers at most ${MAX_HOURS / 24} days; pick day or month`] } };
+  if (days > MAX_DAYS) return { errors: { from: [`Choose a window of at most ${MAX_DAYS} days.`] } };
+  if (q.granularity === "hour" && days * 24 > MAX_HOURS) return { errors: { granularity: [`Pick day or month: hour granularity covers at most ${MAX_HOURS / 24} days.`] } };
   return {
     window: { from: new Date(from), to: new Date(to), range, granularity: q.granularity, lastDay: new Date(to - DAY_MS).toISOString().slice(0, 10) },
   };

@@ -76,6 +76,6 @@ describe(`markNotificationsRead (${databaseLabel()})`, () => {
     const ctx = await contextOf(db, "data-scientist", NOW);
     const error = await appErrorOf(executeCommand(markNotificationsRead, ctx, { notificationId: "nope" }));
     expect(error.code).toBe("validation");
-    expect(error.fields).toEqual({ notificationId: ["must be an id"] });
+    expect(error.fields).toEqual({ notificationId: ["Enter a valid id: reload the page and try again."] });
   });
 });

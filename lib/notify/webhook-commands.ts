@@ -10,6 +10,7 @@ import { auditActorOf } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
 import { AppError } from "@/lib/errors";
 import { WEBHOOK_EVENTS } from "./webhooks";
+import { VALID_ID, oneOf } from "@/lib/input/messages";
 
 const onPlatform = () => Promise.resolve({ action: "webhooks.manage" as const, resource: { kind: "platform" as const } });
 
@@ -17,15 +18,15 @@ const eventsInput = z.preprocess(
   (v) => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : v),
   z
     .array(z.string())
-    .min(1, "choose at least one event")
-    .refine((events) => events.every((e) => (WEBHOOK_EVENTS as readonly string[]).includes(e)), `must be among ${WEBHOOK_EVENTS.join(", ")}`)
+    .min(1, "Choose at least one event.")
+    .refine((events) => events.every((e) => (WEBHOOK_EVENTS as readonly string[]).includes(e)), oneOf(WEBHOOK_EVENTS))
     .transform((events) => [...new Set(events)]),
 );
 
 /** An outgoing webhook; its signing secret is shown once. */
 export const createWebhook = defineCommand({
   name: "createWebhook",
-  input: z.object({ url: z.url({ protocol: /^https?$/, message: "must be an http:// or https:// URL" }), events: eventsInput }),
+  input: z.object({ url: z.url({ protocol: /^https?$/, message: "Enter an http:// or https:// URL." }), events: eventsInput }),
   target: onPlatform,
   async run(ctx, input) {
     const secret = crypto.randomBytes(32).toString("base64url");
@@ -39,7 +40,7 @@ export const createWebhook = defineCommand({
 
 export const deleteWebhook = defineCommand({
   name: "deleteWebhook",
-  input: z.object({ webhookId: z.uuid({ message: "must be an id" }) }),
+  input: z.object({ webhookId: z.uuid({ message: VALID_ID }) }),
   target: onPlatform,
   async run(ctx, input) {
     return ctx.db.transaction(async (tx) => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { quantity, wholeNumber } from "@/lib/input/numbers";
 import { burstFields, GiB, MAX, type QuotaAmounts } from "./amounts";
+import { atMostChars } from "@/lib/input/messages";
 
 /**
  * The amount fields of the request form and the API, as zod schemas: the commands parse with
@@ -23,7 +24,7 @@ export const amountFields = {
   gpuModel: z
     .string()
     .trim()
-    .max(100, "must be at most 100 characters")
+    .max(100, atMostChars(100))
     .optional()
     .transform((v) => (v ? v : null)),
   gpuCount: gpuCountInput,
@@ -56,7 +57,7 @@ export function parseAmountInputs(v: AmountInputs): { amounts: QuotaAmounts; pro
   const read = (field: keyof AmountInputs, schema: typeof cpuInput) => {
     const r = schema.safeParse(v[field]);
     if (r.success) return r.data;
-    problems[field] = r.error.issues[0]?.message ?? "is not valid";
+    problems[field] = r.error.issues[0]?.message ?? "Enter a valid amount.";
     return 0;
   };
   const gpuCount = read("gpuCount", gpuCountInput);
@@ -68,7 +69,7 @@ export function parseAmountInputs(v: AmountInputs): { amounts: QuotaAmounts; pro
   const storageBytes = read("storage", storageInput);
   const model = v.gpuModel.trim() || null;
   const anyGpu = gpuCount > 0 || gpuBurst > 0;
-  if (anyGpu && !model) problems.gpuModel = "choose a GPU model for the GPUs";
+  if (anyGpu && !model) problems.gpuModel = "Choose a GPU model for the GPUs.";
   return { amounts: { gpuModel: anyGpu ? model : null, gpuCount, cpuCores, memoryBytes, storageBytes, ...burstFields({ gpuBurst, cpuBurst, memoryBurstBytes }) }, problems };
 }
 

@@ -61,16 +61,17 @@ export function amountsOf(v: { gpuModel: string | null; gpuCount: number; gpuBur
  */
 export function amountProblems(a: QuotaAmounts, options: { burstAllowed: boolean } = { burstAllowed: false }): Record<string, string[]> | null {
   const burst = a.gpuBurst ?? 0;
-  if ((a.gpuCount > 0 || burst > 0) && !a.gpuModel) return { gpuModel: ["choose a GPU model for the GPUs"] };
+  if ((a.gpuCount > 0 || burst > 0) && !a.gpuModel) return { gpuModel: ["Choose a GPU model for the GPUs."] };
   if (!options.burstAllowed) {
-    const kueue = "need Kueue on the cluster, which this portal is not set up for";
+    const kueue = "Burst needs Kueue on the cluster, which this portal is not set up for";
     const problems: Record<string, string[]> = {};
-    if (burst > 0) problems.gpuBurst = [`${kueue}: ask for guaranteed GPUs instead`];
-    if ((a.cpuBurst ?? 0) > 0) problems.cpuBurst = [`${kueue}: leave it empty and ask for guaranteed CPU cores instead`];
-    if ((a.memoryBurstBytes ?? 0) > 0) problems.memoryBurst = [`${kueue}: leave it empty and ask for guaranteed memory instead`];
+    if (burst > 0) problems.gpuBurst = [`${kueue}: ask for guaranteed GPUs instead.`];
+    if ((a.cpuBurst ?? 0) > 0) problems.cpuBurst = [`${kueue}: leave it empty and ask for guaranteed CPU cores instead.`];
+    if ((a.memoryBurstBytes ?? 0) > 0) problems.memoryBurst = [`${kueue}: leave it empty and ask for guaranteed memory instead.`];
     if (Object.keys(problems).length > 0) return problems;
   }
-  if (isEmpty(a)) return { cpuCores: ["ask for at least one resource: GPUs, CPU, memory or storage"] };
+  // A problem of the request as a whole: shown at the form, not on its first amount field.
+  if (isEmpty(a)) return { _form: ["Ask for at least one resource: GPUs, CPU, memory or storage."] };
   return null;
 }
 

@@ -17,6 +17,7 @@ import { recentPoolSizes, type PoolSizeSpan } from "./pool-sizes";
 import { tenantLineHoldings } from "./envelope-store";
 import { sharingArithmetic, type LineArithmetic } from "./sharing-arithmetic";
 import { clusterAllocation, loadQuotaPolicy } from "./store";
+import { parseInput } from "@/lib/input/messages";
 
 /**
  * What the capacity page shows: the node pools, what the cluster can hold per
@@ -304,12 +305,12 @@ export async function nodePoolImportProposal(ctx: CommandContext, client: Cluste
   const dedicated = dedicatedIds.length > 0 ? await ctx.db.select({ id: tenants.id, slug: tenants.slug }).from(tenants).where(inArray(tenants.id, dedicatedIds)) : [];
   const items = compareWithExisting(pools, stored, autoscaler.bounds).map((item) => {
     const row = stored.find((p) => p.name === item.pool.name);
-    const parsed = importPoolInput.safeParse(item.pool);
+    const parsed = parseInput(importPoolInput, item.pool);
     const problem = parsed.success
       ? null
       : Object.entries(fieldErrorsOf(parsed.error))
-          .map(([field, messages]) => `${field} ${messages.join("; ")}`)
-          .join("; ");
+          .map(([field, messages]) => `${field}: ${messages.join(" ")}`)
+          .join(" ");
     return { ...item, dedicatedTenant: dedicated.find((t) => t.id === row?.dedicatedTenantId)?.slug ?? null, problem };
   });
   const proposed = new Set(pools.map((p) => p.name));

@@ -158,7 +158,7 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
       const clash = await expectRefused(() => executeCommand(createNodePool, admin, { ...b200, name: "y2", gpuModel: "H100", gpuResource: "nvidia.com/mig-1g.10gb" }), "validation", ["gpuResource"]);
       expect(clash.fields!.gpuResource![0]).toMatch(/h100-pool already serves H100 as nvidia.com\/gpu/);
       const taken = await expectRefused(() => executeCommand(createNodePool, admin, { ...b200, name: "h100-pool", gpuModel: "H100" }), "conflict", ["name"]);
-      expect(taken.fields!.name).toEqual(["is already used by another pool"]);
+      expect(taken.fields!.name).toEqual(["Choose another name: another pool has this one."]);
     });
 
     it("refuses an edit that leaves fewer GPUs at the autoscaler minimum than all tenants are guaranteed, naming the field, and lets one through that keeps them", async () => {
@@ -187,7 +187,7 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
         ...change,
       });
       const refused = await expectRefused(() => executeCommand(updateNodePool, admin, edit({ minNodes: "2" })), "validation", ["minNodes"]);
-      expect(refused.fields!.minNodes).toEqual(["would leave the pools holding 16 G300 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (8 short; guaranteed to Vision Lab 24): keep the minimum higher, or lower the guarantees first"]);
+      expect(refused.fields!.minNodes).toEqual(["This would leave the pools holding 16 G300 GPUs at their autoscaler minimum, fewer than the 24 guaranteed across all tenants (8 short; guaranteed to Vision Lab 24): keep the minimum higher, or lower the guarantees first."]);
       await expectRefused(() => executeCommand(updateNodePool, admin, edit({ gpusPerNode: "4" })), "validation", ["gpusPerNode"]);
       // Three nodes hold exactly the 24 guaranteed.
       const kept = await executeCommand(updateNodePool, admin, edit({ minNodes: "3" }));
@@ -325,7 +325,7 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
       }
       // A second pool may not serve the same model with other slices: one rate card unit per model.
       const unlike = await expectRefused(() => executeCommand(createNodePool, admin, { ...l4Shared, name: "l4-shared-8", gpuSlices: "8" }), "validation", ["gpuSlices"]);
-      expect(unlike.fields!.gpuSlices![0]).toMatch(/must be 4: pool l4-shared already serves L4 shared x4 so/);
+      expect(unlike.fields!.gpuSlices![0]).toMatch(/Enter 4: pool l4-shared already serves L4 shared x4 so/);
     });
 
     it("updates the facts, audited with before and after; a MIG resource makes the pool MIG when no sharing is sent", async () => {
@@ -377,20 +377,20 @@ describe(`capacity and prices (${databaseLabel()})`, () => {
 
     it("refuses a second price for the same resource and instant, on the effective-from field", async () => {
       const error = await expectRefused(() => executeCommand(addRate, admin, { resource: "gpu:H100", unitPrice: "1", effectiveFrom: "2026-01-01T00:00:00Z" }), "validation", ["effectiveFrom"]);
-      expect(error.fields!.effectiveFrom![0]).toMatch(/already has a price for gpu:H100/);
+      expect(error.fields!.effectiveFrom![0]).toMatch(/^Choose another instant: gpu:H100 already has a price from /);
     });
 
     it.each([
-      ["a negative price", { unitPrice: "-1" }, "unitPrice", /must not be negative/],
+      ["a negative price", { unitPrice: "-1" }, "unitPrice", /Enter 0 or more/],
       ["more than 6 decimals", { unitPrice: "0.0000001" }, "unitPrice", /at most 6 decimals/],
-      ["a price that is not a number", { unitPrice: "four" }, "unitPrice", /must be a price/],
-      ["no price", { unitPrice: "" }, "unitPrice", /is required/],
+      ["a price that is not a number", { unitPrice: "four" }, "unitPrice", /Enter a price/],
+      ["no price", { unitPrice: "" }, "unitPrice", /Fill in this field/],
       ["an absurd price", { unitPrice: "1234567890123" }, "unitPrice", /larger than any price/],
-      ["a key the usage push API would refuse too", { resource: "Disk!", unit: "disk" }, "resource", /must be cpu, memory.*custom meter key/],
-      ["a custom meter without its unit", { resource: "disk" }, "unit", /is required for a custom meter/],
-      ["a unit on a resource whose unit is fixed", { unit: "cores" }, "unit", /must be left out: cpu has a fixed unit/],
+      ["a key the usage push API would refuse too", { resource: "Disk!", unit: "disk" }, "resource", /Enter cpu, memory.*custom meter key/],
+      ["a custom meter without its unit", { resource: "disk" }, "unit", /Enter the unit of a custom meter/],
+      ["a unit on a resource whose unit is fixed", { unit: "cores" }, "unit", /Leave the unit out: cpu has a fixed unit/],
       ["a GPU key without a model", { resource: "gpu:" }, "resource", /gpu:<model>/],
-      ["a date that is not one", { effectiveFrom: "next tuesday" }, "effectiveFrom", /must be a date/],
+      ["a date that is not one", { effectiveFrom: "next tuesday" }, "effectiveFrom", /Enter a date/],
     ])("refuses %s, naming the field", async (_, change, field, message) => {
       const error = await expectRefused(() => executeCommand(addRate, admin, { resource: "cpu", unitPrice: "0.03", effectiveFrom: "2026-05-01", ...change }), "validation", [field]);
       expect(error.fields![field]![0]).toMatch(message);
@@ -684,11 +684,11 @@ describe(`importing node pools from the cluster (${databaseLabel()})`, () => {
 
   it("refuses an empty or malformed proposal, a pool named twice, and a model served as two resources", async () => {
     const pool = { name: "new-pool", gpuModel: null, gpuResource: null, gpusPerNode: 0, nodeCount: 1, minNodes: null, maxNodes: null, cpuPerNode: 4, memoryBytesPerNode: 16 * GiB, version: null };
-    expect((await expectImportRefused("[]", "validation")).fields).toEqual({ pools: ["has nothing to import"] });
-    expect((await expectImportRefused("not json", "validation")).fields).toEqual({ pools: ["must be a list of pools"] });
+    expect((await expectImportRefused("[]", "validation")).fields).toEqual({ pools: ["Choose at least one pool to import."] });
+    expect((await expectImportRefused("not json", "validation")).fields).toEqual({ pools: ["Enter a list of pools."] });
     expect(Object.keys((await expectImportRefused(JSON.stringify([{ ...pool, cpuPerNode: -1 }]), "validation")).fields!)).toEqual(["pools.0.cpuPerNode"]);
     expect(Object.keys((await expectImportRefused(JSON.stringify([{ ...pool, gpuModel: "X" }]), "validation")).fields!)).toEqual(["pools.0.gpuResource"]);
-    expect((await expectImportRefused(JSON.stringify([pool, pool]), "validation")).fields).toEqual({ pools: ["name new-pool more than once"] });
+    expect((await expectImportRefused(JSON.stringify([pool, pool]), "validation")).fields).toEqual({ pools: ["Name new-pool once only."] });
     const mig = { ...pool, gpuModel: "H100", gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 7 };
     expect(Object.keys((await expectImportRefused(JSON.stringify([mig]), "validation")).fields!)).toEqual(["pools.0.gpuResource"]);
     // Slices only when time-sliced, labels in Kubernetes syntax, and one model shared one way.
@@ -696,7 +696,7 @@ describe(`importing node pools from the cluster (${databaseLabel()})`, () => {
     expect(Object.keys((await expectImportRefused(JSON.stringify([{ ...pool, nodeLabels: { "no good": "x" } }]), "validation")).fields!)).toEqual(["pools.0.nodeLabels"]);
     const sliced = { ...pool, name: "ts-a", gpuModel: "T4 shared", gpuResource: "nvidia.com/gpu", gpusPerNode: 1, gpuSharing: "time_sliced", gpuSlices: 4 };
     const unlike = await expectImportRefused(JSON.stringify([sliced, { ...sliced, name: "ts-b", gpuSlices: 2 }]), "validation");
-    expect(unlike.fields).toEqual({ "pools.0.gpuSlices": ["must be the same for every pool of T4 shared: ts-b shares its GPUs time_sliced ×2, ts-a time_sliced ×4"] });
+    expect(unlike.fields).toEqual({ "pools.0.gpuSlices": ["Share the GPUs the same way in every pool of T4 shared: ts-b shares its GPUs time_sliced ×2, ts-a time_sliced ×4."] });
   });
 
   it("proposes nothing to someone who may not manage capacity", async () => {

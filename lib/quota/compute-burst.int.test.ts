@@ -110,7 +110,7 @@ describe(`CPU and memory burst from a request to the cluster (${databaseLabel()}
 
     // Approve with changes: no more than asked, and less CPU burst.
     const tooMuch = await appErrorOf(executeCommand(approveQuotaRequest, admin, { requestId: request.id, version: request.version, cpuBurst: "64" }));
-    expect(tooMuch.fields).toEqual({ cpuBurst: ["can only be less than or equal to what was asked"] });
+    expect(tooMuch.fields).toEqual({ cpuBurst: ["Enter at most what was asked for."] });
     const approved = await executeCommand(approveQuotaRequest, admin, { requestId: request.id, version: request.version, cpuBurst: "16" });
     expect(approved.request.granted).toMatchObject({ cpuBurst: 16, memoryBurstBytes: 256 * GiB, gpuBurst: 2 });
     const [grant] = await seeded.db.select({ id: quotaGrants.id }).from(quotaGrants).where(eq(quotaGrants.requestId, request.id));

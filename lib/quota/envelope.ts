@@ -2,6 +2,7 @@ import { z } from "zod";
 import { GiB, MAX } from "./amounts";
 import { DEFAULT_FLAVOR, sumLines, type QuotaLine } from "./lines";
 import { quantity, wholeNumber } from "@/lib/input/numbers";
+import { FILL_IN, MORE_THAN_ZERO, NOT_NEGATIVE, atMostChars } from "@/lib/input/messages";
 
 /**
  * A tenant's envelope: per (flavour, resource), the guarantee and burst the
@@ -26,11 +27,11 @@ export interface EnvelopeLine {
 export type QuotaKey = "cpu" | "memory" | `gpu:${string}`;
 
 export const quotaKeyInput = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
-  .max(110, "must be at most 110 characters")
+  .max(110, atMostChars(110))
   // A pattern, not a refinement, so the OpenAPI document states it.
-  .regex(/^(?:cpu|memory|gpu:\S(?:.*\S)?)$/, 'must be "cpu", "memory" or "gpu:" and a GPU model, such as gpu:H100')
+  .regex(/^(?:cpu|memory|gpu:\S(?:.*\S)?)$/, 'Enter "cpu", "memory" or "gpu:" and a GPU model, such as gpu:H100.')
   .transform((v) => v as QuotaKey);
 
 export const keyOfLine = (l: { flavor: string; resource: string }): QuotaKey => (l.flavor === DEFAULT_FLAVOR ? (l.resource as "cpu" | "memory") : `gpu:${l.flavor}`);
@@ -52,20 +53,20 @@ export function lineOfKey(key: QuotaKey, gpuResources: Readonly<Record<string, s
 export const amountText = z.union([
   z
     .string()
-    .max(32, "must be at most 32 characters")
-    .regex(/^(?:\d+(?:\.\d+)?|\.\d+)(?:m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/, "must be a plain number or a Kubernetes quantity such as 4, 500m or 64Gi"),
-  z.number().min(0, "must be 0 or more").max(Number.MAX_SAFE_INTEGER, "is too large"),
+    .max(32, atMostChars(32))
+    .regex(/^(?:\d+(?:\.\d+)?|\.\d+)(?:m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/, "Enter a plain number or a Kubernetes quantity such as 4, 500m or 64Gi."),
+  z.number().min(0, NOT_NEGATIVE).max(Number.MAX_SAFE_INTEGER, "Enter a smaller amount."),
 ]);
 
 const gpuAmount = wholeNumber("GPUs", { max: MAX.gpuCount });
 const cpuAmount = quantity("CPU cores", { unit: 1, max: MAX.cpuCores, example: "a number of cores such as 4 or 500m" });
 const memoryAmount = quantity("Memory (GiB)", { unit: GiB, max: MAX.memoryBytes, whole: true, example: "a number of GiB such as 64, or a quantity such as 64Gi" });
 
-/** An amount typed for a line, in the line's unit (devices, cores, bytes); the error message is the predicate after the field's label. */
+/** An amount typed for a line, in the line's unit (devices, cores, bytes); the error message is a sentence saying what to enter. */
 export function parseLineAmount(key: QuotaKey, text: unknown): { ok: true; value: number } | { ok: false; message: string } {
   const schema = key === "cpu" ? cpuAmount : key === "memory" ? memoryAmount : gpuAmount;
   const r = schema.safeParse(text);
-  return r.success ? { ok: true, value: r.data } : { ok: false, message: r.error.issues[0]?.message ?? "is not valid" };
+  return r.success ? { ok: true, value: r.data } : { ok: false, message: r.error.issues[0]?.message ?? "Enter a valid amount." };
 }
 
 /** What a project holds of the envelope's lines: its grants' lines in force (no starting quota), and the part of them that never ends. */
@@ -115,14 +116,14 @@ const tidy = (resource: string, n: number) => (resource === "cpu" ? Math.round(n
  * project below nothing when it does.
  */
 export function moveProblem(row: EnvelopeRow | undefined, from: ProjectHolding | null, to: ProjectHolding | null, amount: number): { field: string; message: string } | null {
-  if (!row) return { field: "quota", message: "has no envelope for this tenant: ask the platform admins to set one, or request quota for a project" };
-  if (from === null && to === null) return { field: "to", message: "choose a project to give the quota to, or one to take it from" };
-  if (from !== null && to !== null && from.projectId === to.projectId) return { field: "to", message: "must be another project than the one the quota comes from" };
-  if (amount <= 0) return { field: "amount", message: "must be more than 0" };
-  if (from === null && amount > row.unallocated) return { field: "amount", message: `must be at most what is unallocated in the envelope (${Math.max(0, row.unallocated)})` };
+  if (!row) return { field: "quota", message: "Choose a resource the tenant has an envelope for: ask the platform admins to set one, or request quota for a project." };
+  if (from === null && to === null) return { field: "to", message: "Choose a project to give the quota to, or one to take it from." };
+  if (from !== null && to !== null && from.projectId === to.projectId) return { field: "to", message: "Choose another project than the one the quota comes from." };
+  if (amount <= 0) return { field: "amount", message: MORE_THAN_ZERO };
+  if (from === null && amount > row.unallocated) return { field: "amount", message: `Enter at most what is unallocated in the envelope (${Math.max(0, row.unallocated)}).` };
   if (from !== null) {
     const held = amountOf(from.permanent, row.line, "guarantee");
-    if (amount > held) return { field: "amount", message: `must be at most what ${from.name} holds permanently (${Math.max(0, held)})` };
+    if (amount > held) return { field: "amount", message: `Enter at most what ${from.name} holds permanently (${Math.max(0, held)}).` };
   }
   return null;
 }
@@ -138,8 +139,8 @@ export function moveLines(line: { flavor: string; resource: string }, amount: nu
 /** An envelope cannot be set below what its projects already hold: the tenant admins move or the platform rejects first. */
 export function envelopeProblem(row: Pick<EnvelopeRow, "allocated" | "burstAllocated"> | undefined, guarantee: number, burst: number): { field: string; message: string } | null {
   if (!row) return null;
-  if (guarantee < row.allocated) return { field: "guarantee", message: `must be at least what the tenant's projects already hold (${row.allocated})` };
-  if (burst < row.burstAllocated) return { field: "burst", message: `must be at least the burst the tenant's projects already hold (${row.burstAllocated})` };
+  if (guarantee < row.allocated) return { field: "guarantee", message: `Enter at least what the tenant's projects already hold (${row.allocated}).` };
+  if (burst < row.burstAllocated) return { field: "burst", message: `Enter at least the burst the tenant's projects already hold (${row.burstAllocated}).` };
   return null;
 }
 

@@ -12,15 +12,15 @@ describe("node labels", () => {
 
   it("names each line that breaks Kubernetes label syntax", () => {
     // Lines that are not key=value are named first (and alone).
-    expect(parseNodeLabels("no-equals\nk=has space")).toEqual({ ok: false, problems: ["“no-equals” must be key=value"] });
+    expect(parseNodeLabels("no-equals\nk=has space")).toEqual({ ok: false, problems: ["Write “no-equals” as key=value."] });
     const r2 = parseNodeLabels("Nvidia.com/gpu=x\nok/-bad=x\nk=has space\nk2=" + "v".repeat(64));
     expect(r2.ok ? [] : r2.problems).toEqual([
-      expect.stringMatching(/^key “Nvidia.com\/gpu” has a prefix that is not a DNS subdomain/),
-      expect.stringMatching(/^key “ok\/-bad” must end in a name/),
-      expect.stringMatching(/^value “has space” of k must be at most 63/),
-      expect.stringMatching(/^value “v{64}” of k2/),
+      expect.stringMatching(/^Give key “Nvidia.com\/gpu” a prefix that is a DNS subdomain/),
+      expect.stringMatching(/^End key “ok\/-bad” in a name/),
+      expect.stringMatching(/^Write the value “has space” of k in at most 63/),
+      expect.stringMatching(/^Write the value “v{64}” of k2/),
     ]);
-    expect(parseNodeLabels("a=1\na=2")).toEqual({ ok: false, problems: ["key “a” is given twice"] });
+    expect(parseNodeLabels("a=1\na=2")).toEqual({ ok: false, problems: ["Give key “a” once only."] });
   });
 
   it("checks keys as Kubernetes does: prefix a DNS subdomain, name at most 63", () => {
@@ -36,7 +36,7 @@ describe("node labels", () => {
     expect(nodeLabelsInput.parse({ b: "c", a: "" })).toEqual({ a: "", b: "c" });
     expect(nodeLabelsInput.parse(undefined)).toEqual({});
     expect(nodeLabelsInput.parse(null)).toEqual({});
-    expect(messages(nodeLabelsInput.safeParse({ "bad key": "x" }))).toEqual([expect.stringMatching(/^key “bad key” must end in a name/)]);
+    expect(messages(nodeLabelsInput.safeParse({ "bad key": "x" }))).toEqual([expect.stringMatching(/^End key “bad key” in a name/)]);
     expect(nodeLabelsInput.safeParse(3).success).toBe(false);
   });
 
@@ -58,9 +58,9 @@ describe("node taints", () => {
 
   it("refuses an effect outside the three, a missing effect, bad syntax, and the same key and effect twice", () => {
     const r = parseNodeTaints("a=b:NoWay\nplain\n");
-    expect(r).toEqual({ ok: false, problems: [expect.stringMatching(/^“plain” must be key=value:Effect/)] });
-    expect(parseNodeTaints("a=b:NoWay")).toEqual({ ok: false, problems: ["effect “NoWay” of a must be one of NoSchedule, PreferNoSchedule, NoExecute"] });
-    expect(parseNodeTaints("a=x:NoSchedule\na=y:NoSchedule")).toEqual({ ok: false, problems: ["a is given twice with effect NoSchedule"] });
+    expect(r).toEqual({ ok: false, problems: [expect.stringMatching(/^Write “plain” as key=value:Effect/)] });
+    expect(parseNodeTaints("a=b:NoWay")).toEqual({ ok: false, problems: ["Give a an effect that is one of NoSchedule, PreferNoSchedule, NoExecute, not “NoWay”."] });
+    expect(parseNodeTaints("a=x:NoSchedule\na=y:NoSchedule")).toEqual({ ok: false, problems: ["Give a with effect NoSchedule once only."] });
     expect(parseNodeTaints("a=x:NoSchedule\na=y:NoExecute").ok).toBe(true);
     expect(parseNodeTaints("bad key:NoSchedule").ok).toBe(false);
   });
@@ -87,7 +87,7 @@ describe("GPU sharing and tiers", () => {
     expect(tiersInput.parse(["preemptible"])).toEqual(["preemptible"]);
     expect(tiersInput.parse("")).toBeNull();
     expect(tiersInput.parse(null)).toBeNull();
-    expect(messages(tiersInput.safeParse("serving, batch"))).toEqual(["must be tiers from serving, training, preemptible"]);
+    expect(messages(tiersInput.safeParse("serving, batch"))).toEqual(["Enter tiers from serving, training, preemptible."]);
     expect(tiersInput.safeParse([]).success).toBe(false);
   });
 });

@@ -40,15 +40,15 @@ export function labelKeyProblem(key: string): string | null {
   const slash = key.indexOf("/");
   const prefix = slash >= 0 ? key.slice(0, slash) : null;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
-  if (prefix !== null && !DNS_SUBDOMAIN.test(prefix)) return `key “${key}” has a prefix that is not a DNS subdomain (lower-case letters, digits, '-' and '.', e.g. nvidia.com)`;
-  if (!NAME.test(name)) return `key “${key}” must end in a name of at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit`;
+  if (prefix !== null && !DNS_SUBDOMAIN.test(prefix)) return `Give key “${key}” a prefix that is a DNS subdomain (lower-case letters, digits, '-' and '.', e.g. nvidia.com).`;
+  if (!NAME.test(name)) return `End key “${key}” in a name of at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit.`;
   return null;
 }
 
 /** Why `value` is not a label (or taint) value, or null when it is one (empty is one). */
 export function labelValueProblem(key: string, value: string): string | null {
   if (value === "" || NAME.test(value)) return null;
-  return `value “${value}” of ${key} must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit`;
+  return `Write the value “${value}” of ${key} in at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit.`;
 }
 
 // ---------------------------------------------------------------- lines of text
@@ -69,12 +69,12 @@ export function parseNodeLabels(text: string): Parsed<Record<string, string>> {
   for (const entry of entriesOf(text)) {
     const eq = entry.indexOf("=");
     if (eq < 0) {
-      problems.push(`“${entry}” must be key=value`);
+      problems.push(`Write “${entry}” as key=value.`);
       continue;
     }
     const key = entry.slice(0, eq).trim();
     const value = entry.slice(eq + 1).trim();
-    if (key in labels) problems.push(`key “${key}” is given twice`);
+    if (key in labels) problems.push(`Give key “${key}” once only.`);
     labels[key] = value;
   }
   if (problems.length > 0) return { ok: false, problems };
@@ -88,7 +88,7 @@ export function parseNodeTaints(text: string): Parsed<NodeTaint[]> {
   for (const entry of entriesOf(text)) {
     const colon = entry.lastIndexOf(":");
     if (colon < 0) {
-      problems.push(`“${entry}” must be key=value:Effect or key:Effect (Effect one of ${TAINT_EFFECTS.join(", ")})`);
+      problems.push(`Write “${entry}” as key=value:Effect or key:Effect (Effect one of ${TAINT_EFFECTS.join(", ")}).`);
       continue;
     }
     const head = entry.slice(0, colon).trim();
@@ -118,7 +118,7 @@ export const formatNodeTaints = (taints: readonly NodeTaint[]) => taints.map(for
 export function checkLabels(labels: Record<string, string>): Parsed<Record<string, string>> {
   const problems: string[] = [];
   const keys = Object.keys(labels);
-  if (keys.length > MAX_NODE_LABELS) problems.push(`must be at most ${MAX_NODE_LABELS} labels`);
+  if (keys.length > MAX_NODE_LABELS) problems.push(`Enter at most ${MAX_NODE_LABELS} labels.`);
   for (const key of keys) {
     const p = labelKeyProblem(key) ?? labelValueProblem(key, labels[key]!);
     if (p) problems.push(p);
@@ -128,15 +128,15 @@ export function checkLabels(labels: Record<string, string>): Parsed<Record<strin
 
 export function checkTaints(taints: readonly NodeTaint[]): Parsed<NodeTaint[]> {
   const problems: string[] = [];
-  if (taints.length > MAX_NODE_TAINTS) problems.push(`must be at most ${MAX_NODE_TAINTS} taints`);
+  if (taints.length > MAX_NODE_TAINTS) problems.push(`Enter at most ${MAX_NODE_TAINTS} taints.`);
   const seen = new Set<string>();
   for (const t of taints) {
     const p = labelKeyProblem(t.key) ?? (t.value === undefined ? null : labelValueProblem(t.key, t.value));
     if (p) problems.push(p);
-    if (!(TAINT_EFFECTS as readonly string[]).includes(t.effect)) problems.push(`effect “${t.effect}” of ${t.key} must be one of ${TAINT_EFFECTS.join(", ")}`);
+    if (!(TAINT_EFFECTS as readonly string[]).includes(t.effect)) problems.push(`Give ${t.key} an effect that is one of ${TAINT_EFFECTS.join(", ")}, not “${t.effect}”.`);
     // The API server refuses two taints with the same key and effect.
     const id = `${t.key}:${t.effect}`;
-    if (seen.has(id)) problems.push(`${t.key} is given twice with effect ${t.effect}`);
+    if (seen.has(id)) problems.push(`Give ${t.key} with effect ${t.effect} once only.`);
     seen.add(id);
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: taints.map((t) => ({ key: t.key, ...(t.value === undefined ? {} : { value: t.value }), effect: t.effect })) };

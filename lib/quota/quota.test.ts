@@ -82,17 +82,17 @@ describe("request amounts", () => {
   it("refuses each burst without Kueue, naming its field and what to enter instead; burst alone is a request", () => {
     const burst = { gpuModel: "H100", gpuCount: 0, gpuBurst: 4, cpuCores: 0, cpuBurst: 16, memoryBytes: 0, memoryBurstBytes: 64 * GiB, storageBytes: 0 };
     expect(amountProblems(burst)).toEqual({
-      gpuBurst: ["need Kueue on the cluster, which this portal is not set up for: ask for guaranteed GPUs instead"],
-      cpuBurst: ["need Kueue on the cluster, which this portal is not set up for: leave it empty and ask for guaranteed CPU cores instead"],
-      memoryBurst: ["need Kueue on the cluster, which this portal is not set up for: leave it empty and ask for guaranteed memory instead"],
+      gpuBurst: ["Burst needs Kueue on the cluster, which this portal is not set up for: ask for guaranteed GPUs instead."],
+      cpuBurst: ["Burst needs Kueue on the cluster, which this portal is not set up for: leave it empty and ask for guaranteed CPU cores instead."],
+      memoryBurst: ["Burst needs Kueue on the cluster, which this portal is not set up for: leave it empty and ask for guaranteed memory instead."],
     });
     expect(amountProblems(burst, { burstAllowed: true })).toBeNull();
     expect(amountProblems({ gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 2, memoryBytes: 0, storageBytes: 0 }, { burstAllowed: true })).toBeNull();
   });
 
   it("needs a model for GPUs and at least one resource", () => {
-    expect(amountProblems({ gpuModel: null, gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toEqual({ gpuModel: ["choose a GPU model for the GPUs"] });
-    expect(amountProblems({ gpuModel: null, gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toHaveProperty("cpuCores");
+    expect(amountProblems({ gpuModel: null, gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toEqual({ gpuModel: ["Choose a GPU model for the GPUs."] });
+    expect(amountProblems({ gpuModel: null, gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toEqual({ _form: ["Ask for at least one resource: GPUs, CPU, memory or storage."] });
   });
 
   it("parses what the renderer writes, for any amount (property)", () => {

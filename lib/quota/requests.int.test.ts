@@ -111,7 +111,7 @@ describe(`quota requests (${databaseLabel()})`, () => {
       memory: ["Enter a number of GiB such as 64, or a quantity such as 64Gi."],
       justification: ["Say in a sentence what the resources are for, at least 10 characters."],
     });
-    expect((await appErrorOf(executeCommand(createQuotaRequest, await as("data-scientist"), { ...fourH100, gpuModel: "B200" }))).fields).toEqual({ gpuModel: ["no node pool offers this GPU model"] });
+    expect((await appErrorOf(executeCommand(createQuotaRequest, await as("data-scientist"), { ...fourH100, gpuModel: "B200" }))).fields).toEqual({ gpuModel: ["Choose a GPU model a node pool offers."] });
     expect(await countOf(db, "quota_requests")).toBe(before);
   });
 
@@ -146,7 +146,7 @@ describe(`quota requests (${databaseLabel()})`, () => {
   it("approve with changes: 2 GPUs instead of 4; the requester and tenant admins are told", async () => {
     const [pending] = await db.select().from(quotaRequests).where(and(eq(quotaRequests.status, "pending"), eq(quotaRequests.gpuCount, 4)));
     const tooMuch = await appErrorOf(executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: pending!.id, version: pending!.version, gpuCount: "6" }));
-    expect(tooMuch.fields).toEqual({ gpuCount: ["can only be less than or equal to what was asked"] });
+    expect(tooMuch.fields).toEqual({ gpuCount: ["Enter at most what was asked for."] });
     const { request, complete } = await executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: pending!.id, version: pending!.version, gpuCount: "2", note: "Two for now; ask again with results." });
     expect(complete).toBe(true);
     expect(request).toMatchObject({ status: "approved", granted: { gpuCount: 2, cpuCores: 0 }, decisionNote: "Two for now; ask again with results." });

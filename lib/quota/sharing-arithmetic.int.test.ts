@@ -87,7 +87,7 @@ describe(`sharing arithmetic and the capacity invariant (${databaseLabel()})`, (
     const refused = await appErrorOf(executeCommand(approveQuotaRequest, await as("platform-admin"), { requestId: request.id, version: request.version }));
     expect(refused.code).toBe("validation");
     expect(refused.fields?.gpuCount).toEqual([
-      "would guarantee 36 H100 GPUs across all tenants, more than the pools hold at their autoscaler minimum (32); at most 6 more can be guaranteed: grant less (or burst instead), or raise the pools' minimum first",
+      "This would guarantee 36 H100 GPUs across all tenants, more than the pools hold at their autoscaler minimum (32); at most 6 more can be guaranteed: grant less (or burst instead), or raise the pools' minimum first.",
     ]);
     expect((await db.select({ n: count() }).from(quotaGrants))[0]!.n).toBe(grantsBefore);
     expect((await db.select().from(quotaRequests).where(eq(quotaRequests.id, request.id)))[0]!.status).toBe("pending");

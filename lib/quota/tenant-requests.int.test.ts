@@ -43,9 +43,9 @@ describe(`tenant requests (${databaseLabel()})`, () => {
     const dana = await contextOf(db, "data-scientist", NOW);
     const row = await executeCommand(requestTenant, dana, speech);
     expect(row).toMatchObject({ status: "pending", slug: "speech-lab", firstAdmins: ["lead@speech.example", personaEmail("data-scientist")], quota: { gpuModel: "L4", gpuCount: 2, cpuCores: 16, memoryBytes: 64 * GiB, storageBytes: 0 } });
-    expect((await appErrorOf(executeCommand(requestTenant, dana, speech))).fields).toEqual({ slug: ["is already asked for in a pending request"] });
-    expect((await appErrorOf(executeCommand(requestTenant, dana, { ...speech, slug: "vision-lab" }))).fields).toEqual({ slug: ["is already taken"] });
-    expect((await appErrorOf(executeCommand(requestTenant, dana, { ...speech, slug: "other", gpuModel: "B200" }))).fields).toEqual({ gpuModel: ["no node pool offers this GPU model"] });
+    expect((await appErrorOf(executeCommand(requestTenant, dana, speech))).fields).toEqual({ slug: ["Choose another slug: a pending request already asks for this one."] });
+    expect((await appErrorOf(executeCommand(requestTenant, dana, { ...speech, slug: "vision-lab" }))).fields).toEqual({ slug: ["Choose another slug: this one is taken."] });
+    expect((await appErrorOf(executeCommand(requestTenant, dana, { ...speech, slug: "other", gpuModel: "B200" }))).fields).toEqual({ gpuModel: ["Choose a GPU model a node pool offers."] });
   });
 
   it("a platform admin's approval creates the tenant, its admins, its first project and quota, and reconciles them", async () => {

@@ -16,6 +16,7 @@ import { onTenant, tenantAddress } from "@/lib/tenancy/targets";
 import { isOwnItem, planPlatformItems, planTenantItems, type PlannedItem } from "./assign";
 import { revokeItemAccess } from "./revoke";
 import { platformSnapshot, tenantSnapshot } from "./snapshot";
+import { FUTURE_DATE, atMostChars, atMostItems, oneOf } from "@/lib/input/messages";
 
 const DAY = 86_400_000;
 /** A review that runs longer than a quarter is no longer a review of the access it listed. */
@@ -24,14 +25,14 @@ export const MAX_REVIEW_DAYS = 90;
 export const reviewPath = (reviewId: string) => `/reviews/${reviewId}`;
 
 const reviewSettings = z.object({
-  title: z.string().trim().max(120, "must be at most 120 characters").default(""),
+  title: z.string().trim().max(120, atMostChars(120)).default(""),
   deadline: futureInstant,
-  rule: z.enum(["revoke", "keep_and_flag"], { message: "must be revoke or keep and flag" }),
+  rule: z.enum(["revoke", "keep_and_flag"], { message: "Choose revoke, or keep and flag." }),
 });
 
 function checkDeadline(now: Date, deadline: Date) {
-  if (deadline.getTime() <= now.getTime()) throw new AppError("validation", undefined, { deadline: ["must be in the future"] });
-  if (deadline.getTime() > now.getTime() + MAX_REVIEW_DAYS * DAY) throw new AppError("validation", undefined, { deadline: [`must be at most ${MAX_REVIEW_DAYS} days from now`] });
+  if (deadline.getTime() <= now.getTime()) throw new AppError("validation", undefined, { deadline: [FUTURE_DATE] });
+  if (deadline.getTime() > now.getTime() + MAX_REVIEW_DAYS * DAY) throw new AppError("validation", undefined, { deadline: [`Enter a date at most ${MAX_REVIEW_DAYS} days from now.`] });
 }
 
 /** A second review of the same scope would split its reviewers' attention and race the first's revocations. */
@@ -127,7 +128,7 @@ export const openPlatformReview = defineCommand({
 /** Item ids as a form sends them (one field, comma-separated) or as a list. */
 const itemIds = z.preprocess(
   (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
-  z.array(uuidInput, { message: "must be a list of item ids" }).min(1, "select at least one item").max(500, "at most 500 items at once"),
+  z.array(uuidInput, { message: "Select the items to decide." }).min(1, "Select at least one item.").max(500, atMostItems(500)),
 );
 
 /**
@@ -139,7 +140,7 @@ const itemIds = z.preprocess(
  */
 export const decideReviewItems = defineCommand({
   name: "decideReviewItems",
-  input: z.object({ reviewId: uuidInput, itemIds, decision: z.enum(["keep", "revoke"], { message: "must be keep or revoke" }) }),
+  input: z.object({ reviewId: uuidInput, itemIds, decision: z.enum(["keep", "revoke"], { message: oneOf(["keep", "revoke"]) }) }),
   async target(ctx, input) {
     const rows = await ctx.db
       .select({ tenantId: accessReviews.tenantId, reviewer: accessReviewItems.reviewer, reviewerId: accessReviewItems.reviewerPrincipalId })
@@ -149,7 +150,7 @@ export const decideReviewItems = defineCommand({
     if (rows.length !== new Set(input.itemIds).size) throw new AppError("not_found", "Some of these items are not in this review.");
     const first = rows[0]!;
     if (rows.some((r) => r.reviewer !== first.reviewer || r.reviewerId !== first.reviewerId)) {
-      throw new AppError("validation", undefined, { itemIds: ["must all be assigned to one reviewer"] });
+      throw new AppError("validation", undefined, { itemIds: ["Select items assigned to one reviewer."] });
     }
     return { action: "access_review.item.decide" as const, resource: { kind: "review_item" as const, tenantId: first.tenantId, reviewerId: first.reviewerId } };
   },

@@ -246,7 +246,7 @@ describe(`deciding (${databaseLabel()})`, () => {
     expect((await appErrorOf(executeCommand(decideReviewItems, asSponsor, { reviewId, itemIds: [other.id], decision: "keep" }))).code).toBe("not_found");
     // A bulk decision across two reviewers' groups is refused as such.
     expect((await appErrorOf(executeCommand(decideReviewItems, await contextFor(db, t.admin, NOW), { reviewId, itemIds: [theirs.id, other.id], decision: "keep" }))).fields).toEqual({
-      itemIds: ["must all be assigned to one reviewer"],
+      itemIds: ["Select items assigned to one reviewer."],
     });
     await executeCommand(decideReviewItems, asSponsor, { reviewId, itemIds: [theirs.id], decision: "keep" });
 

@@ -30,7 +30,7 @@ function resourceAnswer(resource: { meta: { version: string } }, status = 200, e
 
 async function parsePatch(r: ScimRequest) {
   const parsed = patchRequest.safeParse(await scimBody(r.request));
-  if (!parsed.success) throw new ScimError(400, parsed.error.issues.map((i) => `${i.path.join(".") || "body"} ${i.message}`).join("; "), "invalidSyntax");
+  if (!parsed.success) throw new ScimError(400, parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "), "invalidSyntax");
   return parsed.data.Operations;
 }
 

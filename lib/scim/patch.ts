@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { badRequest } from "./errors";
 import { matchesFilter, normalizePath, parseFilter, type Filter } from "./filter";
+import { FILL_IN, oneOf } from "@/lib/input/messages";
 
 /**
  * PATCH (RFC 7644 3.5.2) applied to a resource's JSON representation; the
@@ -13,19 +14,19 @@ import { matchesFilter, normalizePath, parseFilter, type Filter } from "./filter
 export const PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
 export const patchRequest = z.object({
-  schemas: z.array(z.string()).refine((s) => s.includes(PATCH_OP_SCHEMA), `must contain ${PATCH_OP_SCHEMA}`),
+  schemas: z.array(z.string()).refine((s) => s.includes(PATCH_OP_SCHEMA), `Include ${PATCH_OP_SCHEMA}.`),
   Operations: z
     .array(
       z.object({
         op: z
-          .string({ message: "is required" })
+          .string({ message: FILL_IN })
           .transform((s) => s.toLowerCase())
-          .pipe(z.enum(["add", "replace", "remove"], { message: "must be add, replace or remove" })),
+          .pipe(z.enum(["add", "replace", "remove"], { message: oneOf(["add", "replace", "remove"]) })),
         path: z.string().optional(),
         value: z.unknown().optional(),
       }),
     )
-    .min(1, "must hold at least one operation"),
+    .min(1, "Send at least one operation."),
 });
 export type PatchOperation = z.output<typeof patchRequest>["Operations"][number];
 

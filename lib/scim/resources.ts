@@ -2,6 +2,7 @@ import { z } from "zod";
 import { badRequest } from "./errors";
 import { etagOf } from "./etag";
 import { getAttribute } from "./filter";
+import { FILL_IN, atMostChars, atMostItems } from "@/lib/input/messages";
 
 /**
  * The SCIM representations of our people and groups (RFC 7643 4.1, 4.2), and
@@ -67,15 +68,15 @@ export function groupResource(row: ScimGroupRow, baseUrl: string) {
   };
 }
 
-const optionalText = z.string().trim().max(400, "must be at most 400 characters").nullish();
+const optionalText = z.string().trim().max(400, atMostChars(400)).nullish();
 
 /** "True", "false", true: Entra ID sends booleans as strings in PATCH. */
-const scimBoolean = z.union([z.boolean(), z.string().regex(/^(true|false)$/i, "must be true or false").transform((s) => s.toLowerCase() === "true")], {
-  message: "must be true or false",
+const scimBoolean = z.union([z.boolean(), z.string().regex(/^(true|false)$/i, "Enter true or false.").transform((s) => s.toLowerCase() === "true")], {
+  message: "Enter true or false.",
 });
 
 const userInput = z.object({
-  userName: z.string({ message: "is required" }).trim().toLowerCase().pipe(z.email("must be an email address: a person is matched by their email")),
+  userName: z.string({ message: FILL_IN }).trim().toLowerCase().pipe(z.email("Enter an email address: a person is matched by their email.")),
   externalId: optionalText,
   displayName: optionalText,
   givenName: optionalText,
@@ -116,9 +117,9 @@ export function parseUserInput(body: unknown): UserInput {
 }
 
 const groupInput = z.object({
-  displayName: z.string({ message: "is required" }).trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
+  displayName: z.string({ message: FILL_IN }).trim().min(1, FILL_IN).max(200, atMostChars(200)),
   externalId: optionalText,
-  members: z.array(z.string({ message: "must be a user id" }).trim().min(1, "must be a user id")).max(10_000, "may hold at most 10000 members per request"),
+  members: z.array(z.string({ message: "Enter a user id." }).trim().min(1, "Enter a user id.")).max(10_000, atMostItems(10_000, "members")),
 });
 
 export type GroupInput = { displayName: string; externalId: string | null; memberIds: string[] };

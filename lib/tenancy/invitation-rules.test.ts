@@ -36,8 +36,8 @@ describe("collaboratorExpiryProblem", () => {
     expect(collaboratorExpiryProblem(new Date(NOW.getTime() + 90 * DAY), NOW, 90)).toBeNull();
   });
   it("refuses an end now or past, and one beyond the maximum", () => {
-    expect(collaboratorExpiryProblem(NOW, NOW, 90)).toBe("must be in the future");
-    expect(collaboratorExpiryProblem(new Date(NOW.getTime() + 90 * DAY + 1), NOW, 90)).toBe("must be at most 90 days from now");
-    expect(collaboratorExpiryProblem(new Date(NOW.getTime() + 31 * DAY), NOW, 30)).toBe("must be at most 30 days from now");
+    expect(collaboratorExpiryProblem(NOW, NOW, 90)).toBe("Enter a date in the future.");
+    expect(collaboratorExpiryProblem(new Date(NOW.getTime() + 90 * DAY + 1), NOW, 90)).toBe("Enter a date at most 90 days from now.");
+    expect(collaboratorExpiryProblem(new Date(NOW.getTime() + 31 * DAY), NOW, 30)).toBe("Enter a date at most 30 days from now.");
   });
 });

@@ -1,3 +1,5 @@
+import { FUTURE_DATE } from "@/lib/input/messages";
+
 /**
  * Whether a person may accept an invitation now. One rule for the accept page
  * and the accept command, so the page never promises what the command refuses.
@@ -28,7 +30,7 @@ const DAY = 86_400_000;
  * granting an extension. Returns what is wrong, or null.
  */
 export function collaboratorExpiryProblem(expiresAt: Date, now: Date, maxDays: number): string | null {
-  if (expiresAt.getTime() <= now.getTime()) return "must be in the future";
-  if (expiresAt.getTime() > now.getTime() + maxDays * DAY) return `must be at most ${maxDays} days from now`;
+  if (expiresAt.getTime() <= now.getTime()) return FUTURE_DATE;
+  if (expiresAt.getTime() > now.getTime() + maxDays * DAY) return `Enter a date at most ${maxDays} days from now.`;
   return null;
 }

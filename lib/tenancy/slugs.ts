@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FILL_IN, SLUG_RULE, atLeastChars, atMostChars } from "@/lib/input/messages";
 
 /**
  * Slugs address tenants and projects in URLs and the API, and together name
@@ -13,14 +14,14 @@ export const RESERVED_TENANT_SLUGS = ["kube", "default", "kubernetes", "openshif
 
 const label = (max: number) =>
   z
-    .string({ message: "is required" })
+    .string({ message: FILL_IN })
     .trim()
-    .min(2, "must be at least 2 characters")
-    .max(max, `must be at most ${max} characters`)
-    .regex(/^[a-z][a-z0-9-]*[a-z0-9]$/, "must be lower-case letters, digits and hyphens, starting with a letter and ending with a letter or digit")
-    .refine((s) => !s.includes("--"), "must not contain two hyphens in a row");
+    .min(2, atLeastChars(2))
+    .max(max, atMostChars(max))
+    .regex(/^[a-z][a-z0-9-]*[a-z0-9]$/, SLUG_RULE)
+    .refine((s) => !s.includes("--"), "Use at most one hyphen in a row.");
 
-export const tenantSlug = label(TENANT_SLUG_MAX).refine((s) => !RESERVED_TENANT_SLUGS.includes(s), "is reserved for the platform");
+export const tenantSlug = label(TENANT_SLUG_MAX).refine((s) => !RESERVED_TENANT_SLUGS.includes(s), "Choose another slug: this one is reserved for the platform.");
 export const projectSlug = label(PROJECT_SLUG_MAX);
 
 /** The namespace a project gets: stable once created (stored on the project row). */

@@ -16,6 +16,7 @@ import { physicalGpusPerNode, schedulableGpusPerNode } from "@/lib/quota/pool-ha
 import { capacityOverview, poolTotalsAt, rateUnit } from "@/lib/quota/capacity-queries";
 import { apiRoute } from "../route";
 import { nodePoolOut, okOut, rateCardLineOut, rateOut, resourceCapacityOut } from "../schemas";
+import { parseInput } from "@/lib/input/messages";
 
 /**
  * What the cluster can hold and what it costs: node pools and the rate card.
@@ -109,7 +110,7 @@ export const updateNodePoolRoute = apiRoute({
   body: poolPatch,
   response: nodePoolOut,
   async handler(ctx, { params, body }) {
-    const patch = poolPatch.safeParse(body);
+    const patch = parseInput(poolPatch, body);
     if (!patch.success) throw new AppError("validation", undefined, fieldErrorsOf(patch.error));
     const current = await poolByName(ctx, params.pool);
     // The command takes all facts at once: what the body leaves out stays as stored.

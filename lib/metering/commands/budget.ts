@@ -9,6 +9,7 @@ import { auditActorOf } from "@/lib/auth/context";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/tenancy/lookup";
 import { onProject, projectAddress } from "@/lib/tenancy/targets";
+import { NOT_NEGATIVE } from "@/lib/input/messages";
 
 /**
  * A project's monthly budget, in the configured currency. Tenant admins (and
@@ -24,30 +25,30 @@ export const MAX_MONTHLY_BUDGET = 1_000_000_000_000;
  * its way to the numeric column. Empty text is null: no budget.
  */
 export const monthlyAmountInput = z
-  .union([z.string(), z.number(), z.null()], { message: "must be an amount such as 2500 or 2500.50" })
+  .union([z.string(), z.number(), z.null()], { message: "Enter an amount such as 2500 or 2500.50." })
   .optional()
   .transform((raw, ctx): string | null => {
     // Plain decimal text only, as everywhere a person types a number (lib/input/numbers.ts): no spaces, sign or exponent.
     const text = raw == null ? "" : String(raw);
     if (text === "") return null;
     if (/^-/.test(text)) {
-      ctx.addIssue({ code: "custom", message: "must not be negative" });
+      ctx.addIssue({ code: "custom", message: NOT_NEGATIVE });
       return z.NEVER;
     }
     const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
     if (!match) {
-      ctx.addIssue({ code: "custom", message: "must be an amount such as 2500 or 2500.50 (digits, at most 2 decimals)" });
+      ctx.addIssue({ code: "custom", message: "Enter an amount such as 2500 or 2500.50 (digits, at most 2 decimals)." });
       return z.NEVER;
     }
     const decimals = match[2] ?? "";
     if (decimals.length > 2) {
-      ctx.addIssue({ code: "custom", message: "must have at most 2 decimals" });
+      ctx.addIssue({ code: "custom", message: "Enter an amount with at most 2 decimals." });
       return z.NEVER;
     }
     const whole = BigInt(match[1]!);
     const cents = whole * 100n + BigInt(decimals.padEnd(2, "0") || "0");
     if (cents > BigInt(MAX_MONTHLY_BUDGET) * 100n) {
-      ctx.addIssue({ code: "custom", message: `must be at most ${MAX_MONTHLY_BUDGET.toLocaleString("en-US")}` });
+      ctx.addIssue({ code: "custom", message: `Enter an amount no larger than ${MAX_MONTHLY_BUDGET.toLocaleString("en-US")}.` });
       return z.NEVER;
     }
     return `${cents / 100n}.${(cents % 100n).toString().padStart(2, "0")}`;
@@ -66,7 +67,7 @@ const versionInput = z
     if (text === "") return null;
     const value = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
     if (!Number.isInteger(value)) {
-      ctx.addIssue({ code: "custom", message: "must be a whole number" });
+      ctx.addIssue({ code: "custom", message: "Enter a whole number." });
       return z.NEVER;
     }
     return value;

@@ -52,7 +52,7 @@ describe(`choosing the idle cost rule (${databaseLabel()})`, () => {
     const error = await appErrorOf(setAs("platform-admin", input));
     expect(error.code).toBe("validation");
     expect(Object.keys(error.fields ?? {})).toEqual(["mode"]);
-    expect(error.fields!.mode!.join(" ")).toMatch(/apart or chargeback/);
+    expect(error.fields!.mode!.join(" ")).toMatch(/^Choose one of: apart, chargeback\.$/);
     expect(await fingerprint(seeded.db, [...TABLES])).toEqual(before);
   });
 

@@ -7,9 +7,10 @@ import { defineCommand } from "@/lib/auth/command";
 import { auditActorOf } from "@/lib/auth/context";
 import { IDLE_COST_MODES } from "../chargeback";
 import { IDLE_COST_KEY, idleModeAt, loadIdleModeHistory, nextUtcDay, storedChanges, type IdleModeChange } from "../idle-mode";
+import { oneOf } from "@/lib/input/messages";
 
 export const idleCostInput = z.object({
-  mode: z.enum(IDLE_COST_MODES, { message: "must be apart or chargeback" }),
+  mode: z.enum(IDLE_COST_MODES, { message: oneOf(IDLE_COST_MODES) }),
 });
 
 /**

@@ -58,7 +58,7 @@ async function projectsBySlugs(db: Database, pairs: readonly { tenant: string; p
 
 function refused(index: number, tenant: string, project: string): AppError {
   return new AppError("not_found", `Sample ${index}: there is no project ${tenant}/${project} you may push usage for.`, {
-    [`samples.${index}.project`]: ["not found, or you may not push usage for it (a meter grant on the project is needed)"],
+    [`samples.${index}.project`]: ["Name a project you may push usage for: it needs a meter grant for this service account."],
   });
 }
 

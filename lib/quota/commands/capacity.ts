@@ -27,6 +27,7 @@ import { lockGuaranteeSum, tenantLineHoldings } from "../envelope-store";
 import { isGpuExtendedResource } from "../import-pools";
 import { poolMinimumProblem } from "../sharing-arithmetic";
 import { knownGpuResources, loadPools, loadQuotaPolicy, QUOTA_POLICY_KEY } from "../store";
+import { FILL_IN, MORE_THAN_ZERO, NOT_NEGATIVE, atMostChars, atMostItems } from "@/lib/input/messages";
 
 /**
  * Platform admins describe what the cluster can hold and what it costs: node
@@ -45,17 +46,23 @@ type PoolRow = typeof nodePools.$inferSelect;
 /** A pool name as clouds and node labels spell them (a label value). */
 export const POOL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const poolName = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
-  .min(1, "is required")
-  .max(63, "must be at most 63 characters")
-  .regex(POOL_NAME, "must be letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
+  .min(1, FILL_IN)
+  .max(63, atMostChars(63))
+  .regex(POOL_NAME, "Use letters, digits, '-', '_' or '.', starting and ending with a letter or digit.");
 
 /** An extended resource name: a DNS domain outside kubernetes.io, a slash, a name ("nvidia.com/gpu", "nvidia.com/mig-1g.10gb"). */
 export const EXTENDED_RESOURCE = /^(?=.{1,253}\/)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+\/[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const isExtendedResource = (v: string) => EXTENDED_RESOURCE.test(v) && !/(^|\.)kubernetes\.io\//.test(v);
 
 const MAX_GPUS_PER_NODE = 1024;
+const PRICE_TOO_LARGE = "Enter a smaller price: this is larger than any price.";
+/** A count as a JSON number (an import proposal is JSON, never typed). */
+const wholeNumberJson = ({ min = 0, max }: { min?: number; max: number }) => {
+  const message = `Enter a whole number from ${min} to ${max}.`;
+  return z.number({ message }).int(message).min(min, message).max(max, message);
+};
 /** Time-sliced replicas are advertised as GPUs × slices. */
 const MAX_GPUS_PER_NODE_OFFERED = MAX_GPUS_PER_NODE * MAX_GPU_SLICES;
 
@@ -63,14 +70,14 @@ const MAX_GPUS_PER_NODE_OFFERED = MAX_GPUS_PER_NODE * MAX_GPU_SLICES;
 const offeredGpuResourcesInput = z
   .array(
     z.object({
-      resource: z.string().refine(isGpuExtendedResource, "must be a GPU resource the NVIDIA device plugin advertises (nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>)"),
-      perNode: z.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(MAX_GPUS_PER_NODE_OFFERED),
+      resource: z.string().refine(isGpuExtendedResource, "Enter a GPU resource the NVIDIA device plugin advertises (nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>)."),
+      perNode: wholeNumberJson({ min: 1, max: MAX_GPUS_PER_NODE_OFFERED }),
     }),
-    { message: "must be a list of GPU resources" },
+    { message: "Enter a list of GPU resources." },
   )
-  .max(32, "must be at most 32 GPU resources")
+  .max(32, atMostItems(32, "GPU resources"))
   .default([])
-  .refine((list) => new Set(list.map((o) => o.resource)).size === list.length, "must name each GPU resource once");
+  .refine((list) => new Set(list.map((o) => o.resource)).size === list.length, "Name each GPU resource once.");
 
 /** Empty text is "none". */
 const optionalText = (max: number, pattern: RegExp, message: string) =>
@@ -78,22 +85,22 @@ const optionalText = (max: number, pattern: RegExp, message: string) =>
     .union([z.string(), z.null()])
     .optional()
     .transform((v) => (v == null ? null : v.trim() || null))
-    .refine((v) => v === null || v.length <= max, `must be at most ${max} characters`)
+    .refine((v) => v === null || v.length <= max, atMostChars(max))
     .refine((v) => v === null || pattern.test(v), message);
 
-const gpuModelInput = optionalText(60, /^[A-Za-z0-9][A-Za-z0-9 ._()+-]*$/, "must be a model name such as H100 or A100 1g.10gb (letters, digits, spaces, '.', '-', '_', '+', brackets)");
+const gpuModelInput = optionalText(60, /^[A-Za-z0-9][A-Za-z0-9 ._()+-]*$/, "Enter a model name such as H100 or A100 1g.10gb (letters, digits, spaces, '.', '-', '_', '+', brackets).");
 const gpuResourceInput = z
   .union([z.string(), z.null()])
   .optional()
   .transform((v) => (v == null ? null : v.trim() || null))
-  .refine((v) => v === null || isExtendedResource(v), "must be an extended resource name such as nvidia.com/gpu or nvidia.com/mig-1g.10gb");
+  .refine((v) => v === null || isExtendedResource(v), "Enter an extended resource name such as nvidia.com/gpu or nvidia.com/mig-1g.10gb.");
 
 /** A positive amount per node: a plain decimal in `unit` (cores, GiB), or a Kubernetes quantity ("7910m", "1.8Ti"). */
 function perNodeAmount(label: string, unit: number, max: number, example: string, round: (v: number) => number) {
   return quantity(label, { unit, max, example, tooLarge: "Enter a smaller amount: this is more than any node has.", positive: true }).transform((value, ctx) => {
     const rounded = round(value);
     if (rounded <= 0) {
-      ctx.addIssue({ code: "custom", message: "must be more than 0" });
+      ctx.addIssue({ code: "custom", message: MORE_THAN_ZERO });
       return z.NEVER;
     }
     return rounded;
@@ -150,19 +157,19 @@ const MIG_RESOURCE = /^nvidia\.com\/mig-/;
 /** Rules across fields, each reported on the field to fix. */
 function poolProblems(v: PoolShape, ctx: z.RefinementCtx, prefix: (string | number)[] = []) {
   const issue = (field: string, message: string) => ctx.addIssue({ code: "custom", path: [...prefix, field], message });
-  if (v.gpuModel && !v.gpuResource) issue("gpuResource", "is required with a GPU model (the extended resource the device plugin advertises, e.g. nvidia.com/gpu)");
-  if (v.gpuResource && !v.gpuModel) issue("gpuModel", "is required with a GPU resource (the name people ask for, e.g. H100)");
-  if (v.gpuModel && v.gpuResource && v.gpusPerNode === 0) issue("gpusPerNode", "must be at least 1 in a GPU pool");
-  if (!v.gpuModel && !v.gpuResource && (v.gpusPerNode ?? 0) > 0) issue("gpuModel", "is required when the nodes have GPUs");
+  if (v.gpuModel && !v.gpuResource) issue("gpuResource", "Enter the GPU resource for the GPU model: the extended resource the device plugin advertises, e.g. nvidia.com/gpu.");
+  if (v.gpuResource && !v.gpuModel) issue("gpuModel", "Enter the GPU model for the GPU resource: the name people ask for, e.g. H100.");
+  if (v.gpuModel && v.gpuResource && v.gpusPerNode === 0) issue("gpusPerNode", "Enter 1 or more for a GPU pool.");
+  if (!v.gpuModel && !v.gpuResource && (v.gpusPerNode ?? 0) > 0) issue("gpuModel", "Enter the GPU model the nodes have.");
   const sharing = sharingFor(v.gpuSharing, v.gpuResource);
-  if (sharing !== "exclusive" && !v.gpuModel && !v.gpuResource) issue("gpuSharing", "must be exclusive for a pool without GPUs");
-  else if (v.gpuResource && MIG_RESOURCE.test(v.gpuResource) && sharing !== "mig") issue("gpuSharing", `must be mig: ${v.gpuResource} is a MIG profile`);
-  else if (v.gpuResource === "nvidia.com/gpu.shared" && sharing !== "time_sliced") issue("gpuSharing", "must be time_sliced: nvidia.com/gpu.shared is what the device plugin calls time-sliced GPUs");
-  if (v.gpuSlices !== null && v.gpuSlices !== 1 && sharing !== "time_sliced") issue("gpuSlices", "must be 1 unless the GPUs are time-sliced");
-  if (v.minNodes !== null && v.maxNodes !== null && v.minNodes > v.maxNodes) issue("maxNodes", "must be at least the minimum nodes");
+  if (sharing !== "exclusive" && !v.gpuModel && !v.gpuResource) issue("gpuSharing", "Choose exclusive for a pool without GPUs.");
+  else if (v.gpuResource && MIG_RESOURCE.test(v.gpuResource) && sharing !== "mig") issue("gpuSharing", `Choose mig: ${v.gpuResource} is a MIG profile.`);
+  else if (v.gpuResource === "nvidia.com/gpu.shared" && sharing !== "time_sliced") issue("gpuSharing", "Choose time_sliced: nvidia.com/gpu.shared is what the device plugin calls time-sliced GPUs.");
+  if (v.gpuSlices !== null && v.gpuSlices !== 1 && sharing !== "time_sliced") issue("gpuSlices", "Enter 1 unless the GPUs are time-sliced.");
+  if (v.minNodes !== null && v.maxNodes !== null && v.minNodes > v.maxNodes) issue("maxNodes", "Enter at least the minimum nodes.");
   else if (v.nodeCount !== null) {
-    if (v.maxNodes !== null && v.nodeCount > v.maxNodes) issue("nodeCount", `must be at most the maximum nodes (${v.maxNodes})`);
-    if (v.minNodes !== null && v.nodeCount < v.minNodes) issue("nodeCount", `must be at least the minimum nodes (${v.minNodes})`);
+    if (v.maxNodes !== null && v.nodeCount > v.maxNodes) issue("nodeCount", `Enter at most the maximum nodes (${v.maxNodes}).`);
+    if (v.minNodes !== null && v.nodeCount < v.minNodes) issue("nodeCount", `Enter at least the minimum nodes (${v.minNodes}).`);
   }
 }
 
@@ -173,7 +180,7 @@ const versionInput = wholeNumber("Version", { min: 1 });
 async function dedicatedTenantId(db: Database, slug: string | null): Promise<string | null> {
   if (slug === null) return null;
   const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.slug, slug));
-  if (!tenant) throw new AppError("validation", undefined, { dedicatedTenant: ["must be an existing tenant"] });
+  if (!tenant) throw new AppError("validation", undefined, { dedicatedTenant: ["Enter the slug of an existing tenant."] });
   return tenant.id;
 }
 
@@ -192,7 +199,7 @@ async function assertModelConsistent(db: Database, input: { name: string; gpuMod
     .limit(1);
   if (other) {
     throw new AppError("validation", undefined, {
-      gpuResource: [`must be ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource} (use another model name for a different resource)`],
+      gpuResource: [`Enter ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource} (use another model name for a different resource).`],
     });
   }
   // One model is one unit on the rate card: a slice of "L4 shared x4" is the same in every pool.
@@ -204,7 +211,7 @@ async function assertModelConsistent(db: Database, input: { name: string; gpuMod
   if (unlike) {
     const field = unlike.gpuSharing === pool.gpuSharing ? "gpuSlices" : "gpuSharing";
     throw new AppError("validation", undefined, {
-      [field]: [`must be ${field === "gpuSlices" ? unlike.gpuSlices : unlike.gpuSharing}: pool ${unlike.name} already serves ${pool.gpuModel} so (use another model name, e.g. “${pool.gpuModel} x${pool.gpuSlices}”)`],
+      [field]: [`Enter ${field === "gpuSlices" ? unlike.gpuSlices : unlike.gpuSharing}: pool ${unlike.name} already serves ${pool.gpuModel} so (use another model name, e.g. “${pool.gpuModel} x${pool.gpuSlices}”).`],
     });
   }
 }
@@ -229,7 +236,7 @@ const poolFacts = (p: PoolRow) => ({
   tiers: p.tiers,
 });
 
-const nameTaken = () => new AppError("conflict", "Another node pool already has this name.", { name: ["is already used by another pool"] });
+const nameTaken = () => new AppError("conflict", "Another node pool already has this name.", { name: ["Choose another name: another pool has this one."] });
 
 async function assertNameFree(db: Database, name: string, exceptId?: string) {
   const [other] = await db
@@ -393,7 +400,7 @@ async function assertGuaranteesFitMinimum(tx: Database, poolsBefore: (typeof nod
   );
   if (!problem) return;
   const changed = (["minNodes", "nodeCount", "gpusPerNode", "gpuModel", "gpuSlices"] as const).find((f) => before[f] !== after[f]) ?? "minNodes";
-  throw new AppError("validation", undefined, { [changed]: [problem] });
+  throw new AppError("validation", undefined, { [changed]: [`This ${problem}.`] });
 }
 
 /**
@@ -455,16 +462,16 @@ export const importPoolInput = z
     name: poolName,
     gpuModel: gpuModelInput,
     gpuResource: gpuResourceInput,
-    gpusPerNode: z.number({ message: "must be a number" }).int("must be a whole number").min(0, "must not be negative").max(MAX_GPUS_PER_NODE),
-    nodeCount: z.number({ message: "must be a number" }).int("must be a whole number").min(0, "must not be negative").max(MAX_NODES),
+    gpusPerNode: wholeNumberJson({ max: MAX_GPUS_PER_NODE }),
+    nodeCount: wholeNumberJson({ max: MAX_NODES }),
     minNodes: z.number().int().min(0).max(MAX_NODES).nullable().default(null),
     maxNodes: z.number().int().min(0).max(MAX_NODES).nullable().default(null),
-    cpuPerNode: z.number({ message: "must be a number" }).positive("must be more than 0").max(100_000),
-    memoryBytesPerNode: z.number({ message: "must be a number" }).int("must be whole bytes").positive("must be more than 0").max(2 ** 50),
+    cpuPerNode: z.number({ message: "Enter a number of cores." }).positive(MORE_THAN_ZERO).max(100_000),
+    memoryBytesPerNode: z.number({ message: "Enter a whole number of bytes." }).int("Enter a whole number of bytes.").positive(MORE_THAN_ZERO).max(2 ** 50),
     nodeLabels: nodeLabelsInput,
     nodeTaints: nodeTaintsInput,
     gpuSharing: gpuSharingInput,
-    gpuSlices: z.number({ message: "must be a number" }).int("must be a whole number").min(1, "must be at least 1").max(MAX_GPU_SLICES, `must be at most ${MAX_GPU_SLICES}`).default(1),
+    gpuSlices: wholeNumberJson({ min: 1, max: MAX_GPU_SLICES }).default(1),
     tiers: tiersInput,
     /** Every GPU resource the nodes advertise; absent: none recorded. */
     offeredGpuResources: offeredGpuResourcesInput,
@@ -474,7 +481,7 @@ export const importPoolInput = z
   .superRefine((v, ctx) => {
     poolProblems(v, ctx);
     if (v.gpuResource && v.offeredGpuResources.length > 0 && !v.offeredGpuResources.some((o) => o.resource === v.gpuResource))
-      ctx.addIssue({ code: "custom", path: ["offeredGpuResources"], message: `must include the pool's GPU resource ${v.gpuResource}` });
+      ctx.addIssue({ code: "custom", path: ["offeredGpuResources"], message: `Include the pool's GPU resource ${v.gpuResource}.` });
   });
 
 const importInput = z.object({
@@ -488,7 +495,7 @@ const importInput = z.object({
         return v;
       }
     },
-    z.array(importPoolInput, { message: "must be a list of pools" }).min(1, "has nothing to import").max(500, "must be at most 500 pools"),
+    z.array(importPoolInput, { message: "Enter a list of pools." }).min(1, "Choose at least one pool to import.").max(500, atMostItems(500, "pools")),
   ),
 });
 
@@ -507,7 +514,7 @@ export const importNodePools = defineCommand({
       ctx.db.transaction(async (tx) => {
         const names = input.pools.map((p) => p.name);
         const duplicate = names.find((n, i) => names.indexOf(n) !== i);
-        if (duplicate) throw new AppError("validation", undefined, { pools: [`name ${duplicate} more than once`] });
+        if (duplicate) throw new AppError("validation", undefined, { pools: [`Name ${duplicate} once only.`] });
         const created: string[] = [];
         const updated: string[] = [];
         const resourcesBefore = await knownGpuResources(tx);
@@ -571,7 +578,7 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
   const clash = all.find((o) => o.gpuModel === pool.gpuModel && o.gpuResource !== pool.gpuResource);
   if (clash) {
     throw new AppError("validation", undefined, {
-      [`pools.${index}.gpuResource`]: [`must be the same for every pool of ${pool.gpuModel}: ${clash.name} has ${clash.gpuResource}, ${pool.name} has ${pool.gpuResource}`],
+      [`pools.${index}.gpuResource`]: [`Use the same GPU resource for every pool of ${pool.gpuModel}: ${clash.name} has ${clash.gpuResource}, ${pool.name} has ${pool.gpuResource}.`],
     });
   }
   const importing = new Set(all.map((p) => p.name));
@@ -582,14 +589,14 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
   const other = stored.find((s) => !importing.has(s.name));
   if (other) {
     throw new AppError("validation", undefined, {
-      [`pools.${index}.gpuResource`]: [`must be ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource}`],
+      [`pools.${index}.gpuResource`]: [`Enter ${other.gpuResource}: pool ${other.name} already serves ${pool.gpuModel} as ${other.gpuResource}.`],
     });
   }
   const sharing = (p: z.output<typeof importPoolInput>) => `${sharingFor(p.gpuSharing, p.gpuResource)} ×${p.gpuSlices}`;
   const unlike = all.find((o) => o.gpuModel === pool.gpuModel && sharing(o) !== sharing(pool));
   if (unlike) {
     throw new AppError("validation", undefined, {
-      [`pools.${index}.gpuSlices`]: [`must be the same for every pool of ${pool.gpuModel}: ${unlike.name} shares its GPUs ${sharing(unlike)}, ${pool.name} ${sharing(pool)}`],
+      [`pools.${index}.gpuSlices`]: [`Share the GPUs the same way in every pool of ${pool.gpuModel}: ${unlike.name} shares its GPUs ${sharing(unlike)}, ${pool.name} ${sharing(pool)}.`],
     });
   }
   const storedUnlike = await tx
@@ -599,7 +606,7 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
   const otherUnlike = storedUnlike.find((s) => !importing.has(s.name));
   if (otherUnlike) {
     throw new AppError("validation", undefined, {
-      [`pools.${index}.gpuSlices`]: [`must match pool ${otherUnlike.name}, which serves ${pool.gpuModel} as ${otherUnlike.gpuSharing} ×${otherUnlike.gpuSlices}`],
+      [`pools.${index}.gpuSlices`]: [`Match pool ${otherUnlike.name}, which serves ${pool.gpuModel} as ${otherUnlike.gpuSharing} ×${otherUnlike.gpuSlices}.`],
     });
   }
 }
@@ -612,20 +619,20 @@ async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof im
  * be priced, so no pushed usage is left without a way to cost it.
  */
 export const rateResourceInput = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
-  .min(1, "is required")
+  .min(1, FILL_IN)
   .refine(
     (v) => ["cpu", "memory", "storage", "inference"].includes(v) || /^gpu:[A-Za-z0-9][A-Za-z0-9 ._()+-]{0,59}$/.test(v) || RESOURCE_KEY_PATTERN.test(v),
-    "must be cpu, memory, storage, inference, gpu:<model> (e.g. gpu:H100) or a custom meter key (lower case letters, digits and . _ -, e.g. acc.widgets)",
+    "Enter cpu, memory, storage, inference, gpu:<model> (e.g. gpu:H100) or a custom meter key (lower case letters, digits and . _ -, e.g. acc.widgets).",
   );
 
 /** A custom meter's unit: what one of its pushed quantities counts ("widget", "1,000 tokens"). */
 const rateUnitInput = z
   .string()
   .trim()
-  .max(40, "must be at most 40 characters")
-  .regex(/^[\p{L}\p{N} ,.()/_-]*$/u, "must be letters, digits, spaces and , . ( ) / _ - only")
+  .max(40, atMostChars(40))
+  .regex(/^[\p{L}\p{N} ,.()/_-]*$/u, "Use letters, digits, spaces and , . ( ) / _ - only.")
   .optional()
   .transform((v) => (v === undefined || v === "" ? null : v));
 
@@ -635,23 +642,23 @@ const PRICE_TEXT = /^(\d{1,12})(?:\.(\d{1,6}))?$/;
 
 export const unitPriceInput = z
   // The text form's grammar is checked below with its own messages; it is stated here too, so the OpenAPI document carries it.
-  .union([z.string().meta({ pattern: PRICE_TEXT.source }), z.number().min(0, "must not be negative").max(999_999_999_999, "is larger than any price")])
+  .union([z.string().meta({ pattern: PRICE_TEXT.source }), z.number().min(0, NOT_NEGATIVE).max(999_999_999_999, PRICE_TOO_LARGE)])
   .transform((raw, ctx) => {
     // Plain decimal text only, as everywhere a person types a number (lib/input/numbers.ts): no spaces, sign or exponent.
     const text = String(raw);
     if (text === "") {
-      ctx.addIssue({ code: "custom", message: "is required" });
+      ctx.addIssue({ code: "custom", message: FILL_IN });
       return z.NEVER;
     }
     if (/^-/.test(text)) {
-      ctx.addIssue({ code: "custom", message: "must not be negative" });
+      ctx.addIssue({ code: "custom", message: NOT_NEGATIVE });
       return z.NEVER;
     }
     const match = PRICE_TEXT.exec(text);
     if (!match) {
       ctx.addIssue({
         code: "custom",
-        message: /^\d+\.\d{7,}$/.test(text) ? "must have at most 6 decimals" : /^\d{13,}/.test(text) ? "is larger than any price" : "must be a price such as 4.10 (digits, at most 6 decimals)",
+        message: /^\d+\.\d{7,}$/.test(text) ? "Enter a price with at most 6 decimals." : /^\d{13,}/.test(text) ? PRICE_TOO_LARGE : "Enter a price such as 4.10 (digits, at most 6 decimals).",
       });
       return z.NEVER;
     }
@@ -660,7 +667,7 @@ export const unitPriceInput = z
 
 /** When a price starts; empty (absent, null, "") is now. */
 const effectiveFromInput = z
-  .preprocess((v) => (v === null || (typeof v === "string" && v.trim() === "") ? undefined : v), instantInput("must be a date such as 2026-07-01, or a date and time").optional())
+  .preprocess((v) => (v === null || (typeof v === "string" && v.trim() === "") ? undefined : v), instantInput("Enter a date such as 2026-07-01, or a date and time.").optional())
   .transform((v): Date | null => v ?? null);
 
 /**
@@ -674,15 +681,15 @@ export const addRate = defineCommand({
     .object({ resource: rateResourceInput, unitPrice: unitPriceInput, effectiveFrom: effectiveFromInput, unit: rateUnitInput })
     .superRefine((v, c) => {
       const custom = resourceKind(v.resource) === "custom";
-      if (custom && v.unit === null) c.addIssue({ code: "custom", path: ["unit"], message: "is required for a custom meter (what one pushed unit counts, e.g. widget)" });
-      if (!custom && v.unit !== null) c.addIssue({ code: "custom", path: ["unit"], message: `must be left out: ${v.resource} has a fixed unit` });
+      if (custom && v.unit === null) c.addIssue({ code: "custom", path: ["unit"], message: "Enter the unit of a custom meter: what one pushed unit counts, e.g. widget." });
+      if (!custom && v.unit !== null) c.addIssue({ code: "custom", path: ["unit"], message: `Leave the unit out: ${v.resource} has a fixed unit.` });
     }),
   target: onCapacity,
   async run(ctx, input) {
     const effectiveFrom = input.effectiveFrom ?? ctx.now;
     const duplicate = () =>
       new AppError("validation", undefined, {
-        effectiveFrom: [`already has a price for ${input.resource} from ${effectiveFrom.toISOString()}; a price cannot be changed, choose another instant`],
+        effectiveFrom: [`Choose another instant: ${input.resource} already has a price from ${effectiveFrom.toISOString()}, and a price cannot be changed.`],
       });
     try {
       return await ctx.db.transaction(async (tx) => {
@@ -694,7 +701,7 @@ export const addRate = defineCommand({
         // A meter counts one thing: every price of it is per the same unit.
         if (input.unit !== null) {
           const [earlier] = await tx.select({ unit: rates.unit }).from(rates).where(and(eq(rates.resource, input.resource), ne(rates.unit, input.unit))).limit(1);
-          if (earlier) throw new AppError("validation", undefined, { unit: [`must be ${earlier.unit ?? "the unit of its earlier prices"}, the unit ${input.resource} is already priced in`] });
+          if (earlier) throw new AppError("validation", undefined, { unit: [`Enter ${earlier.unit ?? "the unit of its earlier prices"}, the unit ${input.resource} is already priced in.`] });
         }
         // Ingest prices usage as it arrives; this waits for batches in flight and holds new ones off until the days are repriced.
         await lockRatesForChange(tx);

@@ -18,6 +18,7 @@ import { DEFAULT_FLAVOR } from "../lines";
 import { loadPools, loadQuotaPolicy } from "../store";
 import { insertGrant } from "../grant-store";
 import type { QuotaLine } from "../lines";
+import { NO_POOL_OFFERS, atMostChars } from "@/lib/input/messages";
 
 /**
  * The tenant's envelope, set by the platform, and the moves its admins make
@@ -31,7 +32,7 @@ import type { QuotaLine } from "../lines";
 /** The line a key names, or a field error naming `quota`. */
 async function lineFor(db: Parameters<typeof gpuResourcesByModel>[0], key: QuotaKey) {
   const line = lineOfKey(key, await gpuResourcesByModel(db));
-  if (!line) throw new AppError("validation", undefined, { quota: ["names a GPU model no node pool offers"] });
+  if (!line) throw new AppError("validation", undefined, { quota: [NO_POOL_OFFERS] });
   return line;
 }
 
@@ -71,7 +72,7 @@ export const setTenantEnvelope = defineCommand({
         const total = await guaranteedAcrossTenants(tx, line, ctx.now, { tenantId, guarantee });
         if (total > atMin) {
           throw new AppError("validation", undefined, {
-            guarantee: [`would guarantee ${total} ${line.flavor} across all tenants, more than the pools hold at their autoscaler minimum (${atMin})`],
+            guarantee: [`Enter a smaller guarantee: this would guarantee ${total} ${line.flavor} across all tenants, more than the pools hold at their autoscaler minimum (${atMin}).`],
           });
         }
       }
@@ -102,7 +103,7 @@ export const setTenantEnvelope = defineCommand({
 });
 
 /** A project of the tenant by slug (looked up among its open projects, which names the field when it is not one); "" or absent: the envelope's unallocated part. */
-const projectOrEnvelope = z.preprocess((v) => (v === "" || v === null ? undefined : v), z.string().max(64, "must be at most 64 characters").optional());
+const projectOrEnvelope = z.preprocess((v) => (v === "" || v === null ? undefined : v), z.string().max(64, atMostChars(64)).optional());
 
 export const moveQuota = defineCommand({
   name: "moveQuota",
@@ -123,7 +124,7 @@ export const moveQuota = defineCommand({
       const holdingOf = (slug: string | undefined, field: "from" | "to") => {
         if (slug === undefined) return null;
         const h = holdings.find((x) => x.slug === slug);
-        if (!h) throw new AppError("validation", undefined, { [field]: ["is not an open project of this tenant"] });
+        if (!h) throw new AppError("validation", undefined, { [field]: ["Choose an open project of this tenant."] });
         return h;
       };
       const from = holdingOf(input.from, "from");

@@ -139,8 +139,8 @@ export async function approveExtension(tx: Database, ctx: CommandContext, r: Req
   const asked = r.endsAt!;
   const proposed = r.granted?.endsAt ? new Date(r.granted.endsAt) : asked;
   const endsAt = input.endsAt ?? proposed;
-  if (endsAt.getTime() > asked.getTime()) throw new AppError("validation", undefined, { endsAt: ["can only be earlier than or equal to the end that was asked"] });
-  if (endsAt.getTime() <= grant.endsAt.getTime()) throw new AppError("validation", undefined, { endsAt: [`must be after the grant's current end, ${formatDateTime(grant.endsAt)}`] });
+  if (endsAt.getTime() > asked.getTime()) throw new AppError("validation", undefined, { endsAt: ["Enter an end no later than the one asked for."] });
+  if (endsAt.getTime() <= grant.endsAt.getTime()) throw new AppError("validation", undefined, { endsAt: [`Enter an end after the grant's current end, ${formatDateTime(grant.endsAt)}.`] });
   const changed = endsAt.getTime() !== asked.getTime();
   const actor = auditActorOf(ctx.actor);
   const lines = (await linesOfGrants(tx, [grant.id])).get(grant.id) ?? [];

@@ -12,6 +12,7 @@ import { notify, platformAdminIds } from "@/lib/notify/in-app";
 import { uuidInput } from "@/lib/tenancy/inputs";
 import { projectPlace, requestPath } from "../places";
 import { requestById } from "./requests";
+import { FILL_IN } from "@/lib/input/messages";
 
 /** Everyone who has written in a request's conversation, each once. */
 export async function commenterIds(db: Database, requestId: string): Promise<string[]> {
@@ -38,7 +39,7 @@ export const commentOnQuotaRequest = defineCommand({
   name: "commentOnQuotaRequest",
   input: z.object({
     requestId: uuidInput,
-    body: z.string({ message: "is required" }).trim().min(1, "Write a comment before sending it.").max(4000, "Keep a comment to 4,000 characters or fewer."),
+    body: z.string({ message: FILL_IN }).trim().min(1, "Write a comment before sending it.").max(4000, "Keep a comment to 4,000 characters or fewer."),
   }),
   async target(ctx, input) {
     const r = await requestById(ctx.db, input.requestId);

@@ -22,6 +22,7 @@ import { requestAmountsOf } from "../request-amounts";
 import { contentChanges, type RequestContent } from "../revision-changes";
 import { commenterIds } from "./request-comments";
 import { addEvent, justificationInput, optionalEnd, requestById } from "./requests";
+import { FUTURE_DATE, NO_POOL_OFFERS } from "@/lib/input/messages";
 
 type RequestRow = typeof quotaRequests.$inferSelect;
 
@@ -57,7 +58,7 @@ export const editQuotaRequest = defineCommand({
     const problems = amountProblems(amounts, { burstAllowed: config().cluster.render.kueue.enabled });
     if (problems) throw new AppError("validation", undefined, problems);
     const endsAt = input.endsAt ?? null;
-    if (endsAt && endsAt.getTime() <= ctx.now.getTime()) throw new AppError("validation", undefined, { endsAt: ["must be in the future"] });
+    if (endsAt && endsAt.getTime() <= ctx.now.getTime()) throw new AppError("validation", undefined, { endsAt: [FUTURE_DATE] });
     return ctx.db.transaction(async (tx) => {
       const [r] = await tx.select().from(quotaRequests).where(eq(quotaRequests.id, input.requestId)).for("update");
       if (!r) throw new AppError("not_found", "No such quota request.");
@@ -72,7 +73,7 @@ export const editQuotaRequest = defineCommand({
       try {
         assessment = await assessRequest(tx, config().cluster, r.projectId, amounts, ctx.now);
       } catch (error) {
-        if (error instanceof UnknownGpuModelError) throw new AppError("validation", undefined, { gpuModel: ["no node pool offers this GPU model"] });
+        if (error instanceof UnknownGpuModelError) throw new AppError("validation", undefined, { gpuModel: [NO_POOL_OFFERS] });
         throw error;
       }
       const oldLines = (await linesOfRequests(tx, [r.id])).get(r.id) ?? [];

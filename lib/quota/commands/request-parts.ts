@@ -13,6 +13,7 @@ import type { QuotaAmounts } from "../amounts";
 import { insertRequestLines } from "../grant-store";
 import type { QuotaLine } from "../lines";
 import { projectPlace, requestPath } from "../places";
+import { FILL_IN, atMostChars } from "@/lib/input/messages";
 
 /** What the quota request commands share (asking, extending, deciding, editing): kept apart so each may import it without a cycle. */
 
@@ -22,10 +23,10 @@ export type RequestRow = typeof quotaRequests.$inferSelect;
 export const optionalEnd = z.preprocess((v) => (v === "" || v === null ? undefined : v), futureInstant.optional());
 
 export const justificationInput = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
   .min(10, "Say in a sentence what the resources are for, at least 10 characters.")
-  .max(2000, "must be at most 2000 characters");
+  .max(2000, atMostChars(2000));
 
 export async function addEvent(db: Database, requestId: string, actor: AuditActor, kind: string, at: Date, detail?: Record<string, unknown>) {
   await db.insert(quotaRequestEvents).values({ requestId, at, actorPrincipalId: actor.principalId, actorLabel: actor.label, kind, detail: detail ?? null });

@@ -30,6 +30,7 @@ import { loadPools } from "../store";
 
 import { addEvent, announceDecision, insertPendingRequest, justificationInput, lockPending, markApproved, optionalEnd, requestById, type RequestRow } from "./request-parts";
 import { approveExtension } from "./extensions";
+import { FILL_IN, FUTURE_DATE, NO_POOL_OFFERS, TELL_REQUESTER_WHY, atMostChars } from "@/lib/input/messages";
 
 export { requestPath };
 export { addEvent, justificationInput, optionalEnd, requestById };
@@ -62,7 +63,7 @@ export const createQuotaRequest = defineCommand({
     const amounts = amountsOf(input);
     const problems = amountProblems(amounts, { burstAllowed: config().cluster.render.kueue.enabled });
     if (problems) throw new AppError("validation", undefined, problems);
-    if (input.endsAt && input.endsAt.getTime() <= ctx.now.getTime()) throw new AppError("validation", undefined, { endsAt: ["must be in the future"] });
+    if (input.endsAt && input.endsAt.getTime() <= ctx.now.getTime()) throw new AppError("validation", undefined, { endsAt: [FUTURE_DATE] });
     const settings = config().cluster;
     return ctx.db.transaction(async (tx) => {
       const { tenant, project } = await projectBySlugs(tx, input.tenant, input.project);
@@ -76,7 +77,7 @@ export const createQuotaRequest = defineCommand({
       try {
         assessment = await assessRequest(tx, settings, projectId, amounts, ctx.now);
       } catch (error) {
-        if (error instanceof UnknownGpuModelError) throw new AppError("validation", undefined, { gpuModel: ["no node pool offers this GPU model"] });
+        if (error instanceof UnknownGpuModelError) throw new AppError("validation", undefined, { gpuModel: [NO_POOL_OFFERS] });
         throw error;
       }
       const actor = auditActorOf(ctx.actor);
@@ -139,7 +140,7 @@ export const approveQuotaRequest = defineCommand({
     memoryBurst: changedAmount(memoryBurstInput),
     storage: changedAmount(amountFields.storage),
     endsAt: optionalEnd,
-    note: z.string().trim().max(2000, "must be at most 2000 characters").optional(),
+    note: z.string().trim().max(2000, atMostChars(2000)).optional(),
   }),
   target: decisionTarget,
   async run(ctx, input) {
@@ -155,7 +156,7 @@ export const approveQuotaRequest = defineCommand({
       const pick = (given: number | undefined, max: number, field: string, errors: Record<string, string[]>, fallback = max) => {
         // An empty field arrives as undefined (changedAmount) and grants what was asked; 0 grants none.
         if (given === undefined) return fallback;
-        if (given > max) errors[field] = ["can only be less than or equal to what was asked"];
+        if (given > max) errors[field] = ["Enter at most what was asked for."];
         return given;
       };
       const errors: Record<string, string[]> = {};
@@ -174,9 +175,9 @@ export const approveQuotaRequest = defineCommand({
         }),
       };
       const endsAt = input.endsAt ?? (proposed ? (proposed.endsAt ? new Date(proposed.endsAt) : null) : r.endsAt);
-      if (input.endsAt && r.endsAt && input.endsAt > r.endsAt) errors.endsAt = ["can only be earlier than or equal to the end that was asked"];
-      if (endsAt && endsAt.getTime() <= ctx.now.getTime()) errors.endsAt = ["must be in the future"];
-      if (isEmpty(granted)) errors.cpuCores = ["grant at least one resource, or reject the request"];
+      if (input.endsAt && r.endsAt && input.endsAt > r.endsAt) errors.endsAt = ["Enter an end no later than the one asked for."];
+      if (endsAt && endsAt.getTime() <= ctx.now.getTime()) errors.endsAt = [FUTURE_DATE];
+      if (isEmpty(granted)) errors._form = ["Grant at least one resource, or reject the request."];
       if (Object.keys(errors).length > 0) throw new AppError("validation", undefined, errors);
       const changed = !sameAmounts(granted, asked) || (endsAt?.getTime() ?? null) !== (r.endsAt?.getTime() ?? null);
       const actor = auditActorOf(ctx.actor);
@@ -192,7 +193,7 @@ export const approveQuotaRequest = defineCommand({
       }
       // Guarantees across all tenants stay within what the pools hold at their autoscaler minimum, as setTenantEnvelope keeps them.
       const beyondMinimum = minimumProblem(assessment.sharing);
-      if (beyondMinimum) throw new AppError("validation", undefined, { gpuCount: [beyondMinimum] });
+      if (beyondMinimum) throw new AppError("validation", undefined, { gpuCount: [`This ${beyondMinimum}.`] });
       // Above the cost limit the first approval only records itself; a different admin completes it.
       if (assessment.secondApproval && !r.firstApprovedBy) {
         const [row] = await tx
@@ -234,7 +235,7 @@ export const rejectQuotaRequest = defineCommand({
   input: z.object({
     requestId: uuidInput,
     version: versionInput,
-    reason: z.string({ message: "is required" }).trim().min(5, "tell the requester why (at least 5 characters)").max(2000, "must be at most 2000 characters"),
+    reason: z.string({ message: FILL_IN }).trim().min(5, TELL_REQUESTER_WHY).max(2000, atMostChars(2000)),
   }),
   target: decisionTarget,
   async run(ctx, input) {

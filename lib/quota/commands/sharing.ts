@@ -13,6 +13,7 @@ import { assertProjectOpen, assertTenantActive, projectBySlugs } from "@/lib/ten
 import { onProject, projectAddress } from "@/lib/tenancy/targets";
 import { amountText, lineOfKey, parseLineAmount, quotaKeyInput } from "../envelope";
 import { gpuResourcesByModel } from "../envelope-store";
+import { NO_POOL_OFFERS } from "@/lib/input/messages";
 
 /**
  * How a project shares with its cohort, set by the tenant's admins: its
@@ -33,8 +34,8 @@ export const setProjectSharing = defineCommand({
   async run(ctx, input, { tenantId, projectId }) {
     // Weights and lend limits are Kueue's: without it nothing would borrow, and a setting that does nothing is not offered.
     if (!config().cluster.render.kueue.enabled) throw new AppError("conflict", "Sharing needs Kueue on the cluster, which this portal is not set up for.");
-    if (input.fairShareWeight === undefined && input.quota === undefined) throw new AppError("validation", undefined, { fairShareWeight: ["enter a weight, or choose a resource to set its lend limit"] });
-    if (input.lendLimit !== undefined && input.quota === undefined) throw new AppError("validation", undefined, { quota: ["choose the resource the lend limit is for"] });
+    if (input.fairShareWeight === undefined && input.quota === undefined) throw new AppError("validation", undefined, { fairShareWeight: ["Enter a weight, or choose a resource to set its lend limit."] });
+    if (input.lendLimit !== undefined && input.quota === undefined) throw new AppError("validation", undefined, { quota: ["Choose the resource the lend limit is for."] });
     const limit = input.quota !== undefined && input.lendLimit !== undefined ? parseLineAmount(input.quota, input.lendLimit) : null;
     if (limit && !limit.ok) throw new AppError("validation", undefined, { lendLimit: [limit.message] });
     return ctx.db.transaction(async (tx) => {
@@ -48,7 +49,7 @@ export const setProjectSharing = defineCommand({
       }
       if (input.quota !== undefined) {
         const line = lineOfKey(input.quota, await gpuResourcesByModel(tx));
-        if (!line) throw new AppError("validation", undefined, { quota: ["names a GPU model no node pool offers"] });
+        if (!line) throw new AppError("validation", undefined, { quota: [NO_POOL_OFFERS] });
         const where = and(eq(projectQuotaSettings.projectId, projectId), eq(projectQuotaSettings.flavor, line.flavor), eq(projectQuotaSettings.resource, line.resource));
         if (limit?.ok) {
           await tx

@@ -19,10 +19,11 @@ import { amountsOf, isEmpty } from "../amounts";
 import { insertGrant } from "../grant-store";
 import { linesOfAmounts } from "../lines";
 import { loadPools } from "../store";
+import { FILL_IN, NO_POOL_OFFERS, TELL_REQUESTER_WHY, atMostChars } from "@/lib/input/messages";
 
 const onPlatform = (action: "tenant_request.create" | "tenant_request.decide") => () => Promise.resolve({ action, resource: { kind: "platform" as const } });
 
-const noBurst = z.undefined({ message: "cannot be asked for a new tenant; ask for burst on its project once it exists" }).optional();
+const noBurst = z.undefined({ message: "Leave burst out for a new tenant: ask for it on its project once it exists." }).optional();
 
 /**
  * Onboarding by request: anyone signed in asks for a tenant with its first
@@ -39,19 +40,19 @@ export const requestTenant = defineCommand({
     gpuBurst: noBurst,
     cpuBurst: noBurst,
     memoryBurst: noBurst,
-    justification: z.string({ message: "is required" }).trim().min(10, "Say in a sentence what the team will do, at least 10 characters.").max(2000, "must be at most 2000 characters"),
+    justification: z.string({ message: FILL_IN }).trim().min(10, "Say in a sentence what the team will do, at least 10 characters.").max(2000, atMostChars(2000)),
   }),
   target: onPlatform("tenant_request.create"),
   async run(ctx, input) {
     const quota = amountsOf(input);
-    if (quota.gpuCount > 0 && !quota.gpuModel) throw new AppError("validation", undefined, { gpuModel: ["choose a GPU model for the GPUs"] });
+    if (quota.gpuCount > 0 && !quota.gpuModel) throw new AppError("validation", undefined, { gpuModel: ["Choose a GPU model for the GPUs."] });
     const firstAdmins = input.firstAdmins.length > 0 ? input.firstAdmins : ctx.actor.email ? [ctx.actor.email] : [];
-    if (firstAdmins.length === 0) throw new AppError("validation", undefined, { firstAdmins: ["name at least one first tenant admin"] });
+    if (firstAdmins.length === 0) throw new AppError("validation", undefined, { firstAdmins: ["Enter the email of at least one first tenant admin."] });
     return ctx.db.transaction(async (tx) => {
       const [taken] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.slug, input.slug));
       const [asked] = await tx.select({ id: tenantRequests.id }).from(tenantRequests).where(and(eq(tenantRequests.slug, input.slug), eq(tenantRequests.status, "pending")));
-      if (taken || asked) throw new AppError("validation", undefined, { slug: [taken ? "is already taken" : "is already asked for in a pending request"] });
-      if (quota.gpuCount > 0 && !(await loadPools(tx)).some((p) => p.gpuModel === quota.gpuModel)) throw new AppError("validation", undefined, { gpuModel: ["no node pool offers this GPU model"] });
+      if (taken || asked) throw new AppError("validation", undefined, { slug: [taken ? "Choose another slug: this one is taken." : "Choose another slug: a pending request already asks for this one."] });
+      if (quota.gpuCount > 0 && !(await loadPools(tx)).some((p) => p.gpuModel === quota.gpuModel)) throw new AppError("validation", undefined, { gpuModel: [NO_POOL_OFFERS] });
       const [row] = await tx
         .insert(tenantRequests)
         .values({
@@ -126,7 +127,7 @@ export const approveTenantRequest = defineCommand({
 
 export const rejectTenantRequest = defineCommand({
   name: "rejectTenantRequest",
-  input: z.object({ requestId: uuidInput, version: versionInput, reason: z.string({ message: "is required" }).trim().min(5, "tell the requester why (at least 5 characters)").max(2000) }),
+  input: z.object({ requestId: uuidInput, version: versionInput, reason: z.string({ message: FILL_IN }).trim().min(5, TELL_REQUESTER_WHY).max(2000) }),
   target: onPlatform("tenant_request.decide"),
   async run(ctx, input) {
     return ctx.db.transaction(async (tx) => {

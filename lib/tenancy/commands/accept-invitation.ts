@@ -49,7 +49,7 @@ async function findInvitation(db: Database, token: string) {
  */
 export const acceptInvitation = defineCommand({
   name: "acceptInvitation",
-  input: z.object({ token: z.string().min(20, "is not a valid invitation link").max(200) }),
+  input: z.object({ token: z.string().min(20, "Open the whole invitation link you were sent: this one is cut short.").max(200) }),
   target: () => Promise.resolve({ action: "invitation.accept", resource: { kind: "platform" } }),
   async run(ctx, input) {
     try {

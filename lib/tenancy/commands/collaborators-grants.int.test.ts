@@ -88,7 +88,7 @@ describe(`inviteCollaborator (${databaseLabel()})`, () => {
     for (const email of [personaEmail("viewer"), personaEmail("language-admin").toUpperCase()]) {
       const error = await appErrorOf(executeCommand(inviteCollaborator, await as("language-admin"), invite({ email, expiresAt: later(30 * DAY) })));
       expect(error.code, email).toBe("conflict");
-      expect(error.fields, email).toEqual({ email: ["is already a tenant member"] });
+      expect(error.fields, email).toEqual({ email: ["Enter someone outside the tenant: this person is already a member."] });
     }
     expect(await fingerprint(db)).toEqual(before);
   });

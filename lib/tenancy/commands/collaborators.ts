@@ -46,7 +46,7 @@ export const inviteCollaborator = defineCommand({
         .innerJoin(users, eq(users.principalId, memberships.principalId))
         .where(and(eq(memberships.tenantId, tenantId), eq(users.email, input.email)));
       if (member) {
-        throw new AppError("conflict", "This person is a member of the tenant: grant them a project role instead.", { email: ["is already a tenant member"] });
+        throw new AppError("conflict", "This person is a member of the tenant: grant them a project role instead.", { email: ["Enter someone outside the tenant: this person is already a member."] });
       }
       const [row] = await tx
         .insert(invitations)

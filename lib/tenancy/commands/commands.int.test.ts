@@ -99,7 +99,7 @@ describe(`createTenant (${databaseLabel()})`, () => {
     const before = await snapshot();
     const error = await appErrorOf(executeCommand(createTenant, await as("platform-admin"), { name: "Vision Lab again", slug: "vision-lab" }));
     expect(error.code).toBe("conflict");
-    expect(error.fields).toEqual({ slug: ["is already taken"] });
+    expect(error.fields).toEqual({ slug: ["Choose another slug: this one is taken."] });
     expect(await snapshot()).toEqual(before);
     expect(await verifyAuditChain(db)).toEqual({ intact: true, events: before.audit });
   });
@@ -182,7 +182,7 @@ describe(`createProject (${databaseLabel()})`, () => {
     const before = await snapshot();
     const taken = await appErrorOf(executeCommand(createProject, alex, { tenant: "vision-lab", name: "Detector again", slug: "detector-training" }));
     expect(taken.code).toBe("conflict");
-    expect(taken.fields).toEqual({ slug: ["is already taken"] });
+    expect(taken.fields).toEqual({ slug: ["Choose another slug: this one is taken."] });
     expect(await snapshot()).toEqual(before);
 
     // The same slug in another tenant is a different project.

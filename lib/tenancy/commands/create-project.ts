@@ -35,7 +35,7 @@ export const createProject = defineCommand({
         return { ...project, tenantSlug: tenant.slug };
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError("conflict", "This tenant already has a project with this slug.", { slug: ["is already taken"] });
+      if (isUniqueViolation(error)) throw new AppError("conflict", "This tenant already has a project with this slug.", { slug: ["Choose another slug: this one is taken."] });
       throw error;
     }
   },

@@ -10,18 +10,19 @@ import { AppError, isUniqueViolation } from "@/lib/errors";
 import { emailInput, nameInput } from "../inputs";
 import { tenantSlug } from "../slugs";
 import { enqueuePlatformFlavorsChange, enqueueTenantChange } from "@/lib/cluster/outbox";
+import { atMostChars, atMostItems, oneOf } from "@/lib/input/messages";
 
 /** "a@x.io, b@y.io" from a form, or an array from the API. */
 const emailList = z.preprocess(
   (v) => (typeof v === "string" ? v.split(/[\s,;]+/).filter(Boolean) : v),
-  z.array(emailInput).max(10, "at most 10 at once"),
+  z.array(emailInput).max(10, atMostItems(10, "email addresses")),
 );
 
 export const createTenantInput = z.object({
   name: nameInput,
   slug: tenantSlug,
-  costCentre: z.string().trim().max(64, "must be at most 64 characters").default(""),
-  isolationTier: z.enum(["shared", "dedicated"], { message: "must be shared or dedicated" }).default("shared"),
+  costCentre: z.string().trim().max(64, atMostChars(64)).default(""),
+  isolationTier: z.enum(["shared", "dedicated"], { message: oneOf(["shared", "dedicated"]) }).default("shared"),
   firstAdmins: emailList.default([]),
 });
 
@@ -57,7 +58,7 @@ export const createTenant = defineCommand({
     try {
       return await ctx.db.transaction((tx) => insertTenant(tx, input, auditActorOf(ctx.actor), ctx.now));
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError("conflict", "A tenant with this slug already exists.", { slug: ["is already taken"] });
+      if (isUniqueViolation(error)) throw new AppError("conflict", "A tenant with this slug already exists.", { slug: ["Choose another slug: this one is taken."] });
       throw error;
     }
   },

@@ -94,7 +94,7 @@ describe(`access extensions (${databaseLabel()})`, () => {
     const g = await guest(end);
     const ctx = await contextFor(db, g.principalId, NOW);
     const beyond = await appErrorOf(executeCommand(requestExtension, ctx, { ...chat, until: iso(new Date(NOW.getTime() + 91 * DAY)), reason: "A long sabbatical project." }));
-    expect(beyond.fields).toEqual({ until: ["must be at most 90 days from now"] });
+    expect(beyond.fields).toEqual({ until: ["Enter a date at most 90 days from now."] });
     const sooner = await appErrorOf(executeCommand(requestExtension, ctx, { ...chat, until: iso(new Date(end.getTime() - DAY)), reason: "A shorter stay, by mistake." }));
     expect(Object.keys(sooner.fields!)).toEqual(["until"]);
     const bad = await appErrorOf(executeCommand(requestExtension, ctx, { ...chat, until: "next week", reason: "short" }));
@@ -104,7 +104,7 @@ describe(`access extensions (${databaseLabel()})`, () => {
     const asked = await executeCommand(requestExtension, ctx, { ...chat, until: iso(new Date(NOW.getTime() + 90 * DAY)), reason: "The whole quarter, please." });
     const admin = await contextOf(db, "language-admin", NOW);
     const later = await appErrorOf(executeCommand(grantExtension, admin, { requestId: asked.requestId, until: iso(new Date(NOW.getTime() + 95 * DAY)) }));
-    expect(later.fields).toEqual({ until: ["must not be later than the date asked for"] });
+    expect(later.fields).toEqual({ until: ["Enter a date no later than the one asked for."] });
     // The sponsor grants less than asked, in the same step.
     const shorter = new Date(NOW.getTime() + 30 * DAY);
     await executeCommand(grantExtension, admin, { requestId: asked.requestId, until: iso(shorter) });
@@ -118,7 +118,7 @@ describe(`access extensions (${databaseLabel()})`, () => {
     const asked = await executeCommand(requestExtension, await contextFor(db, g.principalId, NOW), { ...chat, until: iso(new Date(NOW.getTime() + 90 * DAY)), reason: "The whole quarter, please." });
     // Decided "in the past" relative to the request: the window of the maximum is measured from the decision, 90 days from then.
     const early = await appErrorOf(executeCommand(grantExtension, await contextOf(db, "language-admin", new Date(NOW.getTime() - 2 * DAY)), { requestId: asked.requestId }));
-    expect(early.fields).toEqual({ until: ["must be at most 90 days from now"] });
+    expect(early.fields).toEqual({ until: ["Enter a date at most 90 days from now."] });
     expect(await grantEnd(g.grantId)).toEqual(end);
   });
 

@@ -18,6 +18,7 @@ import { uuidInput } from "../inputs";
 import { collaboratorExpiryProblem } from "../invitation-rules";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
 import { onProject, projectAddress } from "../targets";
+import { DATE_EXAMPLE, FILL_IN, atMostChars } from "@/lib/input/messages";
 
 /**
  * Extensions of a time-bound project grant (an external collaborator's, or a
@@ -28,13 +29,13 @@ import { onProject, projectAddress } from "../targets";
  * other side in the portal and as the webhook event "access.extension".
  */
 
-const untilInput = instantInput("must be a date, e.g. 2027-01-31");
+const untilInput = instantInput(DATE_EXAMPLE);
 const reasonInput = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
-  .min(10, "must say why, in at least 10 characters")
-  .max(1000, "must be at most 1000 characters");
-const noteInput = z.preprocess((v) => (v === null ? undefined : v), z.string().trim().max(1000, "must be at most 1000 characters").default(""));
+  .min(10, "Say why, in at least 10 characters.")
+  .max(1000, atMostChars(1000));
+const noteInput = z.preprocess((v) => (v === null ? undefined : v), z.string().trim().max(1000, atMostChars(1000)).default(""));
 
 function checkTerm(now: Date, until: Date) {
   const problem = collaboratorExpiryProblem(until, now, config().maxCollaboratorDays);
@@ -60,7 +61,7 @@ export const requestExtension = defineCommand({
         if (!grant) throw new AppError("not_found", "You hold no grant on this project.");
         if (grant.expiresAt === null) throw new AppError("conflict", "Your access to this project does not expire; there is nothing to extend.");
         if (input.until.getTime() <= grant.expiresAt.getTime()) {
-          throw new AppError("validation", undefined, { until: [`must be after your access ends (${formatDateTime(grant.expiresAt)})`] });
+          throw new AppError("validation", undefined, { until: [`Enter a date after your access ends (${formatDateTime(grant.expiresAt)}).`] });
         }
         checkTerm(ctx.now, input.until);
         const [pending] = await tx
@@ -192,12 +193,12 @@ export const grantExtension = defineCommand({
       const pending = await pendingRequest(tx, input.requestId);
       const { request } = pending;
       const until = input.until ?? request.requestedUntil;
-      if (until.getTime() > request.requestedUntil.getTime()) throw new AppError("validation", undefined, { until: ["must not be later than the date asked for"] });
+      if (until.getTime() > request.requestedUntil.getTime()) throw new AppError("validation", undefined, { until: ["Enter a date no later than the one asked for."] });
       checkTerm(ctx.now, until);
       const [grant] = await tx.select().from(projectGrants).where(eq(projectGrants.id, request.grantId)).for("update");
       if (!grant) throw new AppError("not_found", "This access was revoked meanwhile.");
       if (grant.expiresAt !== null && until.getTime() <= grant.expiresAt.getTime()) {
-        throw new AppError("validation", undefined, { until: [`must be after the access's present end (${formatDateTime(grant.expiresAt)})`] });
+        throw new AppError("validation", undefined, { until: [`Enter a date after the access's present end (${formatDateTime(grant.expiresAt)}).`] });
       }
       const [updated] = await tx.update(projectGrants).set({ expiresAt: until, version: grant.version + 1 }).where(eq(projectGrants.id, grant.id)).returning();
       await recordDecision(tx, ctx, tenantId, pending, input.note, { status: "granted", until, previousExpiresAt: grant.expiresAt });

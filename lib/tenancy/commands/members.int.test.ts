@@ -241,7 +241,7 @@ describe(`inviteMember and acceptInvitation (${databaseLabel()})`, () => {
     for (const email of [personaEmail("data-scientist"), personaEmail("data-scientist").toUpperCase(), personaEmail("vision-admin")]) {
       const error = await appErrorOf(executeCommand(inviteMember, await as("vision-admin"), { tenant: "vision-lab", email, role: "viewer" }));
       expect(error.code, email).toBe("conflict");
-      expect(error.fields, email).toEqual({ email: ["is already a member"] });
+      expect(error.fields, email).toEqual({ email: ["Enter someone who is not yet a member: this person already is."] });
     }
     expect(await fingerprint(db)).toEqual(before);
   });

@@ -32,7 +32,7 @@ export const inviteMember = defineCommand({
         .from(memberships)
         .innerJoin(users, eq(users.principalId, memberships.principalId))
         .where(and(eq(memberships.tenantId, tenantId), eq(users.email, input.email)));
-      if (existing) throw new AppError("conflict", "This person is already a member of the tenant.", { email: ["is already a member"] });
+      if (existing) throw new AppError("conflict", "This person is already a member of the tenant.", { email: ["Enter someone who is not yet a member: this person already is."] });
       const [row] = await tx
         .insert(invitations)
         .values({ tenantId, email: input.email, tenantRole: input.role, tokenHash: hash, expiresAt, invitedBy: ctx.actor.principalId, createdAt: ctx.now })

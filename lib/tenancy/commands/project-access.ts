@@ -10,6 +10,7 @@ import { futureInstant, projectGrantRoleInput, uuidInput } from "../inputs";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
 import { onProject, projectAddress } from "../targets";
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
+import { FUTURE_DATE } from "@/lib/input/messages";
 
 
 /**
@@ -23,7 +24,7 @@ export const grantProjectRole = defineCommand({
   target: onProject("project.access.manage"),
   async run(ctx, input, { tenantId, projectId }) {
     if (input.expiresAt && input.expiresAt.getTime() <= ctx.now.getTime()) {
-      throw new AppError("validation", undefined, { expiresAt: ["must be in the future"] });
+      throw new AppError("validation", undefined, { expiresAt: [FUTURE_DATE] });
     }
     try {
       return await ctx.db.transaction(async (tx) => {
@@ -36,11 +37,11 @@ export const grantProjectRole = defineCommand({
         ]);
         if (!member && !account) {
           throw new AppError("validation", "Only members and service accounts of this tenant can be granted a role here; invite others as collaborators.", {
-            principalId: ["is not a member or service account of this tenant"],
+            principalId: ["Choose a member or service account of this tenant."],
           });
         }
         if (input.role === "meter" && !account) {
-          throw new AppError("validation", "The meter role is for service accounts that push usage, not for people.", { role: ["meter is for service accounts only"] });
+          throw new AppError("validation", "The meter role is for service accounts that push usage, not for people.", { role: ["Choose member or viewer: meter is for service accounts only."] });
         }
         const [existing] = await tx
           .select()

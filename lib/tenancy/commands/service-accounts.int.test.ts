@@ -92,7 +92,7 @@ describe(`service accounts (${databaseLabel()})`, () => {
     const before = await fingerprint(db);
     const taken = await appErrorOf(executeCommand(createServiceAccount, alex, { tenant: "vision-lab", name: "ci-runner", description: "" }));
     expect(taken.code).toBe("conflict");
-    expect(taken.fields).toEqual({ name: ["is already taken"] });
+    expect(taken.fields).toEqual({ name: ["Choose another name: this one is taken."] });
     expect(await fingerprint(db)).toEqual(before);
 
     // Names are per tenant.

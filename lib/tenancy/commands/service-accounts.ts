@@ -13,17 +13,18 @@ import { checkbox, descriptionInput } from "../inputs";
 import { assertTenantActive, serviceAccountByName, tenantBySlug } from "../lookup";
 import { onTenant, tenantAddress } from "../targets";
 import { enqueueGrantedProjectChanges } from "@/lib/cluster/outbox";
+import { FILL_IN, SLUG_RULE, atLeastChars, atMostChars } from "@/lib/input/messages";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 /** Service account names become Kubernetes ServiceAccount names: DNS-1123 labels. */
 export const serviceAccountName = z
-  .string({ message: "is required" })
+  .string({ message: FILL_IN })
   .trim()
-  .min(2, "must be at least 2 characters")
-  .max(40, "must be at most 40 characters")
-  .regex(/^[a-z][a-z0-9-]*[a-z0-9]$/, "must be lower-case letters, digits and hyphens, starting with a letter");
+  .min(2, atLeastChars(2))
+  .max(40, atMostChars(40))
+  .regex(/^[a-z][a-z0-9-]*[a-z0-9]$/, SLUG_RULE);
 
 /** Create the principal and its service account row, audited. Shared by the command and the operator CLI. */
 export async function insertServiceAccount(
@@ -38,7 +39,7 @@ export async function insertServiceAccount(
     .values({ principalId: principal!.id, ...account, createdBy: actor.principalId })
     .returning()
     .catch((error: unknown) => {
-      if (isUniqueViolation(error)) throw new AppError("conflict", "A service account with this name already exists here.", { name: ["is already taken"] });
+      if (isUniqueViolation(error)) throw new AppError("conflict", "A service account with this name already exists here.", { name: ["Choose another name: this one is taken."] });
       throw error;
     });
   await recordAudit(tx, {
@@ -175,8 +176,8 @@ const tokenExpiry = z
     expiresInDays: wholeNumber("Expires in (days)", { min: 1, max: 365, empty: undefined }),
     noExpiry: checkbox,
   })
-  .refine((v) => v.expiresInDays !== undefined || v.noExpiry, { message: "give a number of days, or confirm a token that never expires", path: ["expiresInDays"] })
-  .refine((v) => !(v.expiresInDays !== undefined && v.noExpiry), { message: "choose either an expiry or no expiry, not both", path: ["noExpiry"] });
+  .refine((v) => v.expiresInDays !== undefined || v.noExpiry, { message: "Enter a number of days, or confirm a token that never expires.", path: ["expiresInDays"] })
+  .refine((v) => !(v.expiresInDays !== undefined && v.noExpiry), { message: "Choose either an expiry or no expiry, not both.", path: ["noExpiry"] });
 
 /** The OpenAPI statement of the first rule above, on the whole input (where the document's object is). */
 const EXPIRY_DOC = { anyOf: [{ required: ["expiresInDays"] }, { required: ["noExpiry"] }] };
@@ -221,7 +222,7 @@ async function openToken(tx: Database, serviceAccountId: string, prefix: string)
   return token;
 }
 
-const tokenTarget = accountTarget.extend({ prefix: z.string().regex(/^[a-z0-9]{12}$/, "must be a token prefix") });
+const tokenTarget = accountTarget.extend({ prefix: z.string().regex(/^[a-z0-9]{12}$/, "Enter the token's 12-character prefix.") });
 
 export const revokeToken = defineCommand({
   name: "revokeToken",

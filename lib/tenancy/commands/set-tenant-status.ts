@@ -8,6 +8,7 @@ import { auditActorOf } from "@/lib/auth/context";
 import { tenantBySlug } from "../lookup";
 import { onTenant, tenantAddress } from "../targets";
 import { enqueueTenantChange } from "@/lib/cluster/outbox";
+import { oneOf } from "@/lib/input/messages";
 
 /**
  * Disable or re-enable a tenant. Disabling deletes nothing: the policy simply
@@ -15,7 +16,7 @@ import { enqueueTenantChange } from "@/lib/cluster/outbox";
  */
 export const setTenantStatus = defineCommand({
   name: "setTenantStatus",
-  input: tenantAddress.extend({ status: z.enum(["active", "disabled"], { message: "must be active or disabled" }) }),
+  input: tenantAddress.extend({ status: z.enum(["active", "disabled"], { message: oneOf(["active", "disabled"]) }) }),
   target: onTenant("tenant.disable"),
   async run(ctx, input, { tenantId }) {
     return ctx.db.transaction(async (tx) => {

@@ -10,6 +10,7 @@ import { enqueueTenantChange } from "@/lib/cluster/outbox";
 import { AppError } from "@/lib/errors";
 import { tenantBySlug } from "../lookup";
 import { onTenant, tenantAddress } from "../targets";
+import { atMostChars } from "@/lib/input/messages";
 
 const PLACEHOLDERS = new Set(["tenant", "project", "namespace", "serviceAccount"]);
 const ANNOTATION_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
@@ -21,7 +22,7 @@ const ANNOTATION_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-
  */
 export const workloadIdentityInput = z
   .string()
-  .max(4000, "must be at most 4000 characters")
+  .max(4000, atMostChars(4000))
   .transform((text, ctx) => {
     const annotations: Record<string, string> = {};
     for (const [i, raw] of text.split(/\r?\n/).entries()) {
@@ -31,12 +32,12 @@ export const workloadIdentityInput = z
       const key = eq > 0 ? line.slice(0, eq).trim() : "";
       const value = eq > 0 ? line.slice(eq + 1).trim() : "";
       if (!ANNOTATION_KEY.test(key) || !value) {
-        ctx.addIssue({ code: "custom", message: `line ${i + 1}: must be annotation-key=value` });
+        ctx.addIssue({ code: "custom", message: `Write line ${i + 1} as annotation-key=value.` });
         return z.NEVER;
       }
       const unknown = [...value.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!).filter((p) => !PLACEHOLDERS.has(p));
       if (unknown.length > 0) {
-        ctx.addIssue({ code: "custom", message: `line ${i + 1}: unknown placeholder {${unknown[0]}}; use {tenant}, {project}, {namespace} or {serviceAccount}` });
+        ctx.addIssue({ code: "custom", message: `Use {tenant}, {project}, {namespace} or {serviceAccount} on line ${i + 1}: {${unknown[0]}} is not a placeholder.` });
         return z.NEVER;
       }
       annotations[key] = value;
@@ -47,8 +48,8 @@ export const workloadIdentityInput = z
 const runtimeClassInput = z
   .string()
   .trim()
-  .max(253, "must be at most 253 characters")
-  .refine((v) => v === "" || /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(v), "must be a RuntimeClass name (lower-case letters, digits, - and .)");
+  .max(253, atMostChars(253))
+  .refine((v) => v === "" || /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(v), "Enter a RuntimeClass name (lower-case letters, digits, - and .).");
 
 /** Platform admins set how a tenant's namespaces run: a sandbox RuntimeClass and workload identity for its service accounts. */
 export const setTenantClusterSettings = defineCommand({

@@ -13,6 +13,7 @@ import { costOverPeriod, describePeriod } from "@/lib/quota/cost";
 import { isEmpty } from "@/lib/quota/amounts";
 import { parseAmountInputs, type AmountInputs } from "@/lib/quota/amount-inputs";
 import { computeBurstHint, formatCapacityValue, formatMoney, previewRequest, type PreviewBasis } from "@/lib/quota/view-helpers";
+import { FUTURE_DATE } from "@/lib/input/messages";
 
 export type Values = AmountInputs & { duration: "permanent" | "until"; endsAt: string; justification: string };
 type FieldName = keyof Values;
@@ -174,7 +175,7 @@ export function RequestForm({
                 name="endsAt"
                 label="Ends on"
                 hint={`The grant ends at 00:00 UTC on this date${days !== null && days > 0 ? ` (in ${Math.round(days * 10) / 10} days)` : ""}.`}
-                errors={errorsOf("endsAt", values.endsAt && values.endsAt < minDate ? "must be in the future" : undefined)}
+                errors={errorsOf("endsAt", values.endsAt && values.endsAt < minDate ? FUTURE_DATE : undefined)}
               >
                 {(p) => <input {...p} type="date" name="endsAt" className={inputClass} min={minDate} value={values.endsAt} onChange={set("endsAt")} />}
               </Field>
