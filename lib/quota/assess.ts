@@ -44,9 +44,9 @@ export class UnknownGpuModelError extends Error {}
  * the create command (auto-approval) and by the approval queue.
  */
 /** What every assessment at one instant shares: pools, prices, policy and the cluster's allocation. Load it once for a list. */
-export type AssessmentBasis = Awaited<ReturnType<typeof loadAssessmentBasis>>;
+export type PlatformQuota = Awaited<ReturnType<typeof loadPlatformQuota>>;
 
-export async function loadAssessmentBasis(db: Database, settings: ClusterSettings, at: Date) {
+export async function loadPlatformQuota(db: Database, settings: ClusterSettings, at: Date) {
   const [pools, rateRows, policy, allocation, gpuResources, holdings] = await Promise.all([
     loadPools(db),
     loadRates(db),
@@ -58,9 +58,9 @@ export async function loadAssessmentBasis(db: Database, settings: ClusterSetting
   return { pools, rateRows, policy, allocation, gpuResources, holdings };
 }
 
-export async function assessRequest(db: Database, settings: ClusterSettings, projectId: string, amounts: QuotaAmounts, at: Date, basis?: AssessmentBasis): Promise<Assessment> {
+export async function assessRequest(db: Database, settings: ClusterSettings, projectId: string, amounts: QuotaAmounts, at: Date, basis?: PlatformQuota): Promise<Assessment> {
   const [{ pools, rateRows, policy, allocation, gpuResources, holdings }, grants, autoGrants, [project]] = await Promise.all([
-    basis ?? loadAssessmentBasis(db, settings, at),
+    basis ?? loadPlatformQuota(db, settings, at),
     grantsOfProjects(db, [projectId]),
     autoApprovedGrantsOf(db, [projectId]),
     db.select({ tenantId: projects.tenantId, slug: projects.slug }).from(projects).where(eq(projects.id, projectId)),
