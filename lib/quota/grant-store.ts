@@ -85,6 +85,19 @@ export async function linesOfGrants(db: Database, grantIds: readonly string[]): 
   return out;
 }
 
+/** The lines of every grant, keyed by grant, ordered: the platform-wide read (one scan, no list of ids). */
+export async function allGrantLines(db: Database): Promise<Map<string, QuotaLine[]>> {
+  const out = new Map<string, QuotaLine[]>();
+  const rows = await db.select().from(quotaGrantLines);
+  for (const r of rows) {
+    const lines = out.get(r.grantId);
+    if (lines) lines.push(lineOf(r));
+    else out.set(r.grantId, [lineOf(r)]);
+  }
+  for (const lines of out.values()) lines.sort(compareLines);
+  return out;
+}
+
 /** The lines of each request, ordered ("default" flavour first). */
 export async function linesOfRequests(db: Database, requestIds: readonly string[]): Promise<Map<string, QuotaLine[]>> {
   const out = new Map<string, QuotaLine[]>();
@@ -92,6 +105,18 @@ export async function linesOfRequests(db: Database, requestIds: readonly string[
   const rows = await db.select().from(quotaRequestLines).where(inArray(quotaRequestLines.requestId, [...requestIds]));
   for (const r of rows) out.set(r.requestId, [...(out.get(r.requestId) ?? []), lineOf(r)]);
   for (const lines of out.values()) lines.sort(compareLines);
+  return out;
+}
+
+/** Every project's lend limits (project_quota_settings), the platform-wide read; a project without any is left out. */
+export async function allLendLimits(db: Database): Promise<Map<string, LendLimit[]>> {
+  const out = new Map<string, LendLimit[]>();
+  for (const r of await db.select().from(projectQuotaSettings)) {
+    const limit = { flavor: r.flavor, resource: r.resource, lendLimit: num(r.lendLimit) };
+    const limits = out.get(r.projectId);
+    if (limits) limits.push(limit);
+    else out.set(r.projectId, [limit]);
+  }
   return out;
 }
 

@@ -9,7 +9,8 @@ import { AppError } from "@/lib/errors";
 import { encodeCursor, exactInstant, pastCursor, type TimeIdCursor } from "@/lib/input/cursor";
 import { projectUsageSummaries, type ProjectUsageSummary } from "@/lib/metering/project-summaries";
 import type { QuotaAmounts } from "./amounts";
-import { assessRequest, loadPlatformQuota, UnknownGpuModelError, type PlatformQuota, type Assessment } from "./assess";
+import { assessRequest, UnknownGpuModelError, type Assessment } from "./assess";
+import { loadPlatformQuota, type PlatformQuota } from "./platform-quota";
 import { costOverPeriod, monthlyCost, ratesInForce } from "./cost";
 import { quotaChangeDiff } from "./diff";
 import { effectiveQuotaAt, gpusByModelAt, grantInForce, linesAt } from "./effective";
@@ -18,7 +19,7 @@ import { lendLimitsOf, linesOfGrants, linesOfRequests } from "./grant-store";
 import type { QuotaLine } from "./lines";
 import { requestAmountsOf } from "./request-amounts";
 import { requestConversation, requestHistory, type RequestConversation, type RequestHistory } from "./request-conversation";
-import { grantsOfProjects, loadRates } from "./store";
+import { grantsOfProjects } from "./store";
 
 export type QuotaRequestStatus = (typeof quotaRequests.$inferSelect)["status"];
 export const REQUEST_STATUSES: readonly QuotaRequestStatus[] = ["pending", "approved", "auto_approved", "rejected", "cancelled", "expired", "applied", "apply_failed"];
@@ -172,10 +173,10 @@ export interface ExtensionPicture {
 
 const NOTHING: QuotaAmounts = { gpuModel: null, gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
 
-async function extensionPictureOf(ctx: CommandContext, item: RequestListItem, basis?: PlatformQuota): Promise<ExtensionPicture | null> {
+async function extensionPictureOf(ctx: CommandContext, item: RequestListItem, basis: PlatformQuota): Promise<ExtensionPicture | null> {
   if (!item.extension || !item.endsAt) return null;
   const [grant] = await ctx.db.select({ startsAt: quotaGrants.startsAt, endsAt: quotaGrants.endsAt }).from(quotaGrants).where(eq(quotaGrants.id, item.extension.grantId));
-  const monthly = monthlyCost(item.amounts, ratesInForce(basis?.rateRows ?? (await loadRates(ctx.db)), ctx.now)).monthly;
+  const monthly = monthlyCost(item.amounts, ratesInForce(basis.rateRows, ctx.now)).monthly;
   return {
     grantId: item.extension.grantId,
     grantStartsAt: grant?.startsAt ?? item.createdAt,
@@ -250,7 +251,13 @@ async function usageOf(ctx: CommandContext, items: readonly RequestListItem[]): 
   );
 }
 
-async function withPicture(ctx: CommandContext, item: RequestListItem, usage: ProjectUsageSummary | null, settings = config().cluster, basis?: PlatformQuota): Promise<QueueEntry> {
+/**
+ * A pending request with everything its decision rests on. The queue passes the
+ * basis it read once for the page; the request's own page reads the same basis
+ * (loadPlatformQuota) for its one entry, so both show the same figures.
+ */
+async function withPicture(ctx: CommandContext, item: RequestListItem, usage: ProjectUsageSummary | null, settings = config().cluster, given?: PlatformQuota): Promise<QueueEntry> {
+  const basis = given ?? (await loadPlatformQuota(ctx.db, settings, ctx.now));
   const assess = (amounts: QuotaAmounts) => assessRequest(ctx.db, settings, item.projectId, amounts, ctx.now, basis);
   // An extension adds nothing now (its grant is in force): the picture is the grant, its ends and the added period's cost.
   if (item.extension) {

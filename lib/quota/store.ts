@@ -5,7 +5,7 @@ import type { ClusterSettings } from "@/lib/config";
 import type { Allocation } from "./capacity";
 import type { RateRow } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt, type GrantSpan } from "./effective";
-import { linesOfGrants } from "./grant-store";
+import { allGrantLines, linesOfGrants } from "./grant-store";
 import type { QuotaLine } from "./lines";
 import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from "./policy";
 import { quotaPolicySchema } from "./policy-schema";
@@ -59,6 +59,19 @@ async function spansOf(db: Database, rows: GrantRow[], projectIds: readonly stri
   return out;
 }
 
+/** Every quota grant of every project, keyed by project (all times): the platform-wide read, without a list of ids. */
+export async function allGrantSpans(db: Database): Promise<Map<string, GrantSpan[]>> {
+  const [rows, lines] = await Promise.all([db.select().from(quotaGrants), allGrantLines(db)]);
+  const out = new Map<string, GrantSpan[]>();
+  for (const r of rows) {
+    const span = spanOf(r, lines.get(r.id) ?? []);
+    const spans = out.get(r.projectId);
+    if (spans) spans.push(span);
+    else out.set(r.projectId, [span]);
+  }
+  return out;
+}
+
 /** Every quota grant of the given projects (all times: the caller picks the instant). */
 export async function grantsOfProjects(db: Database, projectIds: readonly string[]): Promise<Map<string, GrantSpan[]>> {
   if (projectIds.length === 0) return new Map();
@@ -91,7 +104,7 @@ export async function autoApprovedGrantsOf(db: Database, projectIds: readonly st
  * quota plus grants in force), in total and per tenant: the "allocated" side
  * of capacity.
  */
-export async function clusterAllocation(db: Database, settings: ClusterSettings, at: Date): Promise<{ total: Allocation; byTenant: Map<string, Allocation>; byProject: Map<string, Allocation> }> {
+export async function clusterAllocation(db: Database, settings: ClusterSettings, at: Date): Promise<ClusterAllocation> {
   const rows = await db
     .select({ id: projects.id, tenantSlug: tenants.slug })
     .from(projects)
@@ -101,6 +114,13 @@ export async function clusterAllocation(db: Database, settings: ClusterSettings,
     db,
     rows.map((r) => r.id),
   );
+  return allocationOf(rows, grants, settings, at);
+}
+
+export type ClusterAllocation = { total: Allocation; byTenant: Map<string, Allocation>; byProject: Map<string, Allocation> };
+
+/** clusterAllocation's arithmetic on rows already read: the open projects of active tenants and their grants. */
+export function allocationOf(rows: readonly { id: string; tenantSlug: string }[], grants: ReadonlyMap<string, GrantSpan[]>, settings: ClusterSettings, at: Date): ClusterAllocation {
   const total: Allocation = { cpuCores: 0, memoryBytes: 0, gpusByModel: {} };
   const byTenant = new Map<string, Allocation>();
   const byProject = new Map<string, Allocation>();

@@ -1,0 +1,91 @@
+import "server-only";
+import { asc } from "drizzle-orm";
+import type { Database } from "@/db/client";
+import { projects, tenantQuotaEnvelopes, tenants } from "@/db/schema";
+import type { ClusterSettings } from "@/lib/config";
+import type { RateRow } from "./cost";
+import type { GrantSpan } from "./effective";
+import { cohortMembersOfRows, lineHoldingsOf, type CohortQueueMember } from "./envelope-store";
+import { allLendLimits } from "./grant-store";
+import type { QuotaPolicy } from "./policy";
+import type { TenantHoldings } from "./sharing-arithmetic";
+import { allGrantSpans, allocationOf, knownGpuResources, loadPools, loadQuotaPolicy, loadRates, type ClusterAllocation } from "./store";
+
+/**
+ * What every assessment of a quota request at one instant rests on, for the
+ * whole platform: pools, prices, policy, every project's grants and lend
+ * limits, the cluster's allocation, every tenant's holdings per line, and each
+ * tenant's Kueue cohort. Read once (a handful of whole-table reads, no list of
+ * ten thousand ids) and shared by every entry of a page of the approval queue,
+ * by the request's own page and by the API, so the figures they show for one
+ * request are the same figures.
+ */
+export interface PlatformQuota {
+  at: Date;
+  pools: Awaited<ReturnType<typeof loadPools>>;
+  rateRows: RateRow[];
+  policy: QuotaPolicy;
+  gpuResources: Awaited<ReturnType<typeof knownGpuResources>>;
+  allocation: ClusterAllocation;
+  holdings: TenantHoldings[];
+  /** Every project's grants, at all times (a project without any is absent). */
+  grants: ReadonlyMap<string, GrantSpan[]>;
+  /** Every project, archived ones too: its tenant and slug. */
+  projects: ReadonlyMap<string, { tenantId: string; slug: string }>;
+  /** A tenant's cohort members as its ClusterQueues are rendered (cohortMembersOf), computed on first use. */
+  cohortOf(tenantId: string): CohortQueueMember[];
+}
+
+export async function loadPlatformQuota(db: Database, settings: ClusterSettings, at: Date): Promise<PlatformQuota> {
+  const [pools, rateRows, policy, gpuResources, tenantRows, projectRows, envelopes, grants, limits] = await Promise.all([
+    loadPools(db),
+    loadRates(db),
+    loadQuotaPolicy(db),
+    knownGpuResources(db),
+    db.select({ id: tenants.id, slug: tenants.slug, name: tenants.name, status: tenants.status }).from(tenants).orderBy(asc(tenants.slug)),
+    db
+      .select({ id: projects.id, tenantId: projects.tenantId, slug: projects.slug, name: projects.name, namespace: projects.namespace, weight: projects.fairShareWeight, archivedAt: projects.archivedAt })
+      .from(projects)
+      .orderBy(asc(projects.slug)),
+    db.select().from(tenantQuotaEnvelopes),
+    allGrantSpans(db),
+    allLendLimits(db),
+  ]);
+  const activeSlug = new Map(tenantRows.filter((t) => t.status === "active").map((t) => [t.id, t.slug]));
+  const notArchived = projectRows.filter((p) => p.archivedAt === null);
+  // Open: not archived, in an active tenant (what clusterAllocation and cohortMembersByTenant count).
+  const open = notArchived.filter((p) => activeSlug.has(p.tenantId));
+  const allocation = allocationOf(
+    open.map((p) => ({ id: p.id, tenantSlug: activeSlug.get(p.tenantId)! })),
+    grants,
+    settings,
+    at,
+  );
+  const holdings = lineHoldingsOf(tenantRows, envelopes, notArchived, grants, limits, at);
+  const openByTenant = new Map<string, typeof open>();
+  for (const p of open) {
+    const list = openByTenant.get(p.tenantId);
+    if (list) list.push(p);
+    else openByTenant.set(p.tenantId, [p]);
+  }
+  const cohorts = new Map<string, CohortQueueMember[]>();
+  return {
+    at,
+    pools,
+    rateRows,
+    policy,
+    gpuResources,
+    allocation,
+    holdings,
+    grants,
+    projects: new Map(projectRows.map((p) => [p.id, { tenantId: p.tenantId, slug: p.slug }])),
+    cohortOf(tenantId) {
+      let members = cohorts.get(tenantId);
+      if (!members) {
+        members = cohortMembersOfRows(openByTenant.get(tenantId) ?? [], settings.defaultProjectQuota, grants, limits, at).get(tenantId) ?? [];
+        cohorts.set(tenantId, members);
+      }
+      return members;
+    },
+  };
+}
