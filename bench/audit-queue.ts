@@ -14,8 +14,7 @@
  *   picture), the first page and a later page reached through the `next`
  *   cursors, unfiltered and with each filter; then the first page with
  *   --concurrency pages in flight at once (20 users through one pool of the
- *   portal's size). Where the module has no approvalQueuePage (before keyset
- *   pagination) the whole queue, as that page rendered it.
+ *   portal's size, one round: each page is a second or so of CPU on 2 cores).
  *   Also GET /api/v1/quota-requests's query (visibleRequests, a page of 100).
  * - audit log: listAuditEvents (a page of 100, as /admin/audit) with no filter
  *   and with each filter (tenant, actor, action, target, dates), on the first
@@ -33,7 +32,8 @@ import { auditEvents, users } from "@/db/schema";
 import { auditFilterInput, listAuditEvents } from "@/lib/audit/queries";
 import type { CommandContext } from "@/lib/auth/context";
 import { loadActor } from "@/lib/auth/load-actor";
-import * as quotaQueries from "@/lib/quota/queries";
+import { decodeCursor } from "@/lib/input/cursor";
+import { approvalQueuePage, QUEUE_PAGE_SIZE, visibleRequests, type QueueFilter } from "@/lib/quota/queries";
 import { ensureScaleData, SCALE_ADMIN_EMAIL } from "./scale-data";
 
 const { values: args } = parseArgs({
@@ -92,8 +92,6 @@ async function timeConcurrent(label: string, run: () => Promise<unknown>, target
   report(label, ms, target, `${CONCURRENCY} in flight x ${rounds} rounds`);
 }
 
-type PageFn = (ctx: CommandContext, filter?: quotaQueries.QueueFilter, page?: { after?: string; limit?: number }) => Promise<{ entries: unknown[]; next?: string } | null>;
-
 async function main() {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error("Set DATABASE_URL to a local PostgreSQL database (the scale data is built there if missing).");
@@ -110,35 +108,29 @@ async function main() {
 
     if (ONLY.has("queue")) {
       log(`approval queue (${data.shape.pendingRequests} pending), target p95 < 500 ms`);
-      const page = (quotaQueries as Record<string, unknown>).approvalQueuePage as PageFn | undefined;
-      if (page) {
-        const cursors: string[] = [];
-        for (let i = 0; i < 100; i++) {
-          const r = await page(ctx(), {}, { after: cursors.at(-1) });
-          if (!r?.next) break;
-          cursors.push(r.next);
-        }
-        const later = cursors[Math.min(cursors.length, 10) - 1];
-        log(`  ${cursors.length + 1} pages of ${String((quotaQueries as Record<string, unknown>).QUEUE_PAGE_SIZE)}; "a later page" is page ${Math.min(cursors.length, 10) + 1}`);
-        await time("queue: first page", () => page(ctx()), 500);
-        if (later) await time("queue: a later page (via next)", () => page(ctx(), {}, { after: later }), 500);
-        if (cursors.length) await time("queue: the last page", () => page(ctx(), {}, { after: cursors.at(-1) }), 500);
-        await time("queue: tenant=scale-t100", () => page(ctx(), { tenant: "scale-t100" }), 500);
-        await time("queue: gpuModel=H100", () => page(ctx(), { gpuModel: "H100" }), 500);
-        await time("queue: size=gpu", () => page(ctx(), { size: "gpu" }), 500);
-        await time("queue: size=small", () => page(ctx(), { size: "small" }), 500);
-        await time("queue: size=large", () => page(ctx(), { size: "large" }), 500);
-        await timeConcurrent("queue: first page, concurrent", () => page(ctx()), 500);
-        if (later) await timeConcurrent("queue: a later page, concurrent", () => page(ctx(), {}, { after: later }), 500);
-      } else {
-        const n = Math.min(ITERATIONS, 3);
-        await time("queue: the whole queue (no paging yet)", () => quotaQueries.approvalQueue(ctx()), 500, n);
-        await time("queue: tenant=scale-t100 (no paging yet)", () => quotaQueries.approvalQueue(ctx(), { tenant: "scale-t100" }), 500, n);
+      const page = (filter: QueueFilter = {}, after?: string) => approvalQueuePage(ctx(), filter, { after: after ? decodeCursor(after)! : undefined });
+      // Walk the queue by its `next` cursors, as a person clicking "Next" would.
+      const cursors: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        const r = await page({}, cursors.at(-1));
+        if (!r?.next) break;
+        cursors.push(r.next);
       }
-      const visible = quotaQueries.visibleRequests as unknown as (c: CommandContext, s?: string, p?: { limit?: number }) => Promise<unknown>;
-      await time("API GET /quota-requests?status=pending (query, 100 a page)", () => visible(ctx(), "pending", { limit: 100 }), 500);
+      const laterIndex = Math.min(cursors.length, 10);
+      const later = cursors[laterIndex - 1];
+      log(`  ${cursors.length + 1} pages of ${QUEUE_PAGE_SIZE}; "a later page" is page ${laterIndex + 1}`);
+      await time("queue: first page", () => page(), 500);
+      if (later) await time(`queue: page ${laterIndex + 1} (via next)`, () => page({}, later), 500);
+      if (cursors.length) await time(`queue: the last page (${cursors.length + 1})`, () => page({}, cursors.at(-1)), 500);
+      await time("queue: tenant=scale-t100", () => page({ tenant: "scale-t100" }), 500);
+      await time("queue: gpuModel=H100", () => page({ gpuModel: "H100" }), 500);
+      await time("queue: size=gpu", () => page({ size: "gpu" }), 500);
+      await time("queue: size=small", () => page({ size: "small" }), 500);
+      await time("queue: size=large", () => page({ size: "large" }), 500);
+      await timeConcurrent("queue: first page, concurrent", () => page(), 500, 1);
+      if (later) await timeConcurrent(`queue: page ${laterIndex + 1}, concurrent`, () => page({}, later), 500, 1);
+      await time("API GET /quota-requests?status=pending&limit=100 (its query)", () => visibleRequests(ctx(), "pending", { limit: 100 }), 500);
     }
-
     if (ONLY.has("audit")) {
       log("audit log (1,000,000 events), pages of 100, target p95 < 100 ms");
       const [{ maxSeq }] = (await db.select({ maxSeq: sql<number>`coalesce(max(${auditEvents.seq}), 0)::int` }).from(auditEvents)) as [{ maxSeq: number }];
