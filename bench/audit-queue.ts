@@ -155,6 +155,8 @@ async function main() {
         ["from-to: one month mid-year", { from: day(180), to: day(210) }],
         ["tenant + action + month", { tenant: "scale-t042", action: "quota", from: day(90), to: day(120) }],
         ["actor with no match", { actor: "nobody-matches-this" }],
+        ["action with no match", { action: "no.such.action" }],
+        ["target with no match", { target: "no-such-target" }],
       ];
       for (const [label, filter] of cases) await time(`audit: ${label}`, audit(filter), 100);
       await timeConcurrent("audit: no filter, first page, concurrent", audit({}), 100);

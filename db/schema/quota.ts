@@ -168,7 +168,8 @@ export const quotaRequests = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index("quota_requests_status_idx").on(t.status, t.createdAt),
+    // The approval queue and GET /quota-requests page by (created_at, id) within a status (keyset pagination).
+    index("quota_requests_status_idx").on(t.status, t.createdAt, t.id),
     // At most one extension of a grant waits at a time.
     uniqueIndex("quota_requests_pending_extension_unique").on(t.extendsGrantId).where(sql`${t.status} = 'pending' and ${t.extendsGrantId} is not null`),
     check("quota_requests_extension", sql`(${t.extendsGrantId} is null) = (${t.extendsFrom} is null)`),
