@@ -6,46 +6,36 @@ import { z } from "zod";
  * in the list's order, never "skip N rows", so a late page costs what the first
  * costs, and a row added or decided meanwhile neither repeats nor hides another.
  *
- * The cursor is opaque to clients: base64url of the last row's instant, to the
- * microsecond as PostgreSQL stores it, and its id. A JavaScript Date keeps
- * milliseconds only: a cursor rounded to them would sort before its own row and
- * show it again, so the instant travels as exact text (exactInstant). Rows with
- * the same instant are ordered by id, so ties are neither repeated nor skipped.
+ * The cursor is the last row's instant in microseconds since 1970 (as
+ * PostgreSQL stores it) and its id: `1796661611851123_0b6c2a1e-…`. A
+ * JavaScript Date keeps milliseconds only; a cursor rounded to them would sort
+ * before its own row and show it again, so the instant travels as exact digits
+ * (exactMicros). Rows of the same instant are ordered by id: ties are neither
+ * repeated nor skipped. Every text the pattern admits is a cursor, so the
+ * OpenAPI document describes the field exactly.
  */
 export interface TimeIdCursor {
-  /** ISO instant in UTC with up to six decimals ("2026-12-07T10:00:00.123456Z"). */
-  at: string;
+  /** Microseconds since 1970-01-01T00:00:00Z, as decimal digits. */
+  micros: string;
   id: string;
 }
 
 export const CURSOR_MESSAGE = "Pass the `next` value of the previous page, as it was given.";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?Z$/;
-const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/;
+const CURSOR = /^(0|[1-9]\d{0,15})_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+/** The pattern documented for the query field (empty: the first page). */
+const FIELD_PATTERN = /^(?:(?:0|[1-9]\d{0,15})_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?$/;
 
-/** A column's instant as exact UTC text, microseconds included (the cursor's `at`). */
-export const exactInstant = (column: AnyColumn): SQL<string> => sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+/** A timestamptz column as exact microseconds since 1970, as text (the cursor's `micros`). */
+export const exactMicros = (column: AnyColumn): SQL<string> => sql<string>`(extract(epoch from ${column}) * 1000000)::bigint::text`;
 
-/** The cursor after a row: its exact instant (exactInstant) and its id. */
 export function encodeCursor(cursor: TimeIdCursor): string {
-  return Buffer.from(`${cursor.at} ${cursor.id}`, "utf8").toString("base64url");
+  return `${cursor.micros}_${cursor.id}`;
 }
 
 /** The cursor a `next` value holds, or null for anything that is not one. */
 export function decodeCursor(text: string): TimeIdCursor | null {
-  if (!BASE64URL.test(text)) return null;
-  const parts = Buffer.from(text, "base64url").toString("utf8").split(" ");
-  if (parts.length !== 2) return null;
-  const [at, id] = parts as [string, string];
-  const m = INSTANT.exec(at);
-  if (!m || !UUID.test(id)) return null;
-  // A calendar date and time that exist (no 2026-02-31, no 25:00), in the years the database stores.
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const probe = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  if (year < 1 || probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return null;
-  // Re-encoding must give the same text: one cursor, one spelling.
-  if (encodeCursor({ at, id }) !== text) return null;
-  return { at, id };
+  const m = CURSOR.exec(text);
+  return m ? { micros: m[1]!, id: m[2]! } : null;
 }
 
 /**
@@ -55,20 +45,20 @@ export function decodeCursor(text: string): TimeIdCursor | null {
  */
 export const cursorInput = z
   .string({ message: CURSOR_MESSAGE })
-  .regex(/^[A-Za-z0-9_-]{0,200}$/, CURSOR_MESSAGE)
+  .regex(FIELD_PATTERN, CURSOR_MESSAGE)
   .optional()
-  .transform((text, ctx): TimeIdCursor | undefined => {
-    if (text === undefined || text === "") return undefined;
-    const cursor = decodeCursor(text);
-    if (!cursor) {
-      ctx.addIssue({ code: "custom", message: CURSOR_MESSAGE });
-      return z.NEVER;
-    }
-    return cursor;
-  })
-  .describe("The `next` cursor of the previous page; omit it for the first page");
+  .transform((text): TimeIdCursor | undefined => (text ? decodeCursor(text)! : undefined))
+  .describe("The `next` value of the previous page; omit it for the first page");
+
+/** The cursor's instant as a timestamptz, exact: whole seconds and the microseconds apart (each exact in a double). */
+function instantOf(cursor: TimeIdCursor): SQL {
+  const micros = BigInt(cursor.micros);
+  const seconds = (micros / 1_000_000n).toString();
+  const rest = (micros % 1_000_000n).toString();
+  return sql`(timestamptz '1970-01-01 00:00:00+00' + ${seconds}::bigint * interval '1 second' + ${rest}::int * interval '1 microsecond')`;
+}
 
 /** Rows after the cursor in ascending (created_at, id) order, or after it in descending order. */
 export function pastCursor(createdAt: AnyColumn, id: AnyColumn, cursor: TimeIdCursor, order: "asc" | "desc"): SQL {
-  return order === "asc" ? sql`(${createdAt}, ${id}) > (${cursor.at}::timestamptz, ${cursor.id}::uuid)` : sql`(${createdAt}, ${id}) < (${cursor.at}::timestamptz, ${cursor.id}::uuid)`;
+  return order === "asc" ? sql`(${createdAt}, ${id}) > (${instantOf(cursor)}, ${cursor.id}::uuid)` : sql`(${createdAt}, ${id}) < (${instantOf(cursor)}, ${cursor.id}::uuid)`;
 }

@@ -6,7 +6,7 @@ import { can, decisionConflict } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
 import { AppError } from "@/lib/errors";
-import { encodeCursor, exactInstant, pastCursor, type TimeIdCursor } from "@/lib/input/cursor";
+import { encodeCursor, exactMicros, pastCursor, type TimeIdCursor } from "@/lib/input/cursor";
 import { projectUsageSummaries, type ProjectUsageSummary } from "@/lib/metering/project-summaries";
 import type { QuotaAmounts } from "./amounts";
 import { assessRequest, UnknownGpuModelError, type Assessment } from "./assess";
@@ -63,7 +63,7 @@ async function listPage(ctx: CommandContext, where: SQL | undefined, order: "new
   const direction = order === "oldest" ? "asc" : "desc";
   const by = direction === "asc" ? asc : desc;
   const rows = await ctx.db
-    .select({ r: quotaRequests, tenantSlug: tenants.slug, projectSlug: projects.slug, projectName: projects.name, requester: principals.displayName, at: exactInstant(quotaRequests.createdAt) })
+    .select({ r: quotaRequests, tenantSlug: tenants.slug, projectSlug: projects.slug, projectName: projects.name, requester: principals.displayName, at: exactMicros(quotaRequests.createdAt) })
     .from(quotaRequests)
     .innerJoin(projects, eq(projects.id, quotaRequests.projectId))
     .innerJoin(tenants, eq(tenants.id, quotaRequests.tenantId))
@@ -98,7 +98,7 @@ async function listPage(ctx: CommandContext, where: SQL | undefined, order: "new
     revision: r.revision,
     extension: r.extendsGrantId && r.extendsFrom ? { grantId: r.extendsGrantId, from: r.extendsFrom } : null,
   }));
-  return more && last ? { items, next: encodeCursor({ at: last.at, id: last.r.id }) } : { items };
+  return more && last ? { items, next: encodeCursor({ micros: last.at, id: last.r.id }) } : { items };
 }
 
 /** A project's requests, newest first; null when the project is out of reach. */
