@@ -85,19 +85,6 @@ export async function linesOfGrants(db: Database, grantIds: readonly string[]): 
   return out;
 }
 
-/** The lines of every grant, keyed by grant, ordered: the platform-wide read (one scan, no list of ids). */
-export async function allGrantLines(db: Database): Promise<Map<string, QuotaLine[]>> {
-  const out = new Map<string, QuotaLine[]>();
-  const rows = await db.select().from(quotaGrantLines);
-  for (const r of rows) {
-    const lines = out.get(r.grantId);
-    if (lines) lines.push(lineOf(r));
-    else out.set(r.grantId, [lineOf(r)]);
-  }
-  for (const lines of out.values()) lines.sort(compareLines);
-  return out;
-}
-
 /** The lines of each request, ordered ("default" flavour first). */
 export async function linesOfRequests(db: Database, requestIds: readonly string[]): Promise<Map<string, QuotaLine[]>> {
   const out = new Map<string, QuotaLine[]>();

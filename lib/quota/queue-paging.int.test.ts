@@ -7,7 +7,11 @@ import { decodeCursor } from "@/lib/input/cursor";
 import { databaseLabel } from "@/test/database";
 import { contextOf } from "@/test/fixtures";
 import { projectIdOf, seededDatabase } from "@/test/tenancy";
+import { config } from "@/lib/config";
+import { cohortMembersByTenant, tenantLineHoldings } from "./envelope-store";
+import { loadPlatformQuota } from "./platform-quota";
 import { largeRequestThreshold } from "./policy";
+import { clusterAllocation, grantsOfProjects } from "./store";
 import { approvalQueuePage, requestDetail, type QueueEntry, type QueueFilter } from "./queries";
 
 /**
@@ -123,6 +127,19 @@ describe(`the approval queue, a page at a time (${databaseLabel()})`, () => {
       expect(picture.usage).toEqual(entry.usage);
       expect(picture.conflict).toBe(entry.conflict);
     }
+  });
+
+  it("reads, platform-wide and at once, what the per-list loaders read: grants, allocation, holdings, cohorts", async () => {
+    const db = seeded.db;
+    const settings = config().cluster;
+    const platform = await loadPlatformQuota(db, settings, NOW);
+    const projectIds = (await rowsOf<{ id: string }>(db, sql`select id from projects`)).map((r) => r.id);
+    const perList = await grantsOfProjects(db, projectIds);
+    for (const id of projectIds) expect(platform.grants.get(id) ?? [], id).toEqual(perList.get(id));
+    expect(platform.allocation).toEqual(await clusterAllocation(db, settings, NOW));
+    expect(platform.holdings).toEqual(await tenantLineHoldings(db, NOW));
+    const cohorts = await cohortMembersByTenant(db, settings.defaultProjectQuota, NOW);
+    for (const tenantId of Object.values(seeded.tenantId)) expect(platform.cohortOf(tenantId), tenantId).toEqual(cohorts.get(tenantId) ?? []);
   });
 
   it("is for deciders only", async () => {
