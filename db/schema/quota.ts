@@ -395,3 +395,19 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt)],
 );
+
+/**
+ * One row: the generation of what the platform's quota basis is computed from
+ * (lib/quota/platform-quota.ts): quota grants and their lines, lend limits,
+ * projects, tenants and envelopes. Statement triggers on those tables move it
+ * in the transaction of the change (migration 0024), so a process that cached
+ * the basis at one generation knows, by reading this row, whether it still holds.
+ */
+export const quotaBasisVersions = pgTable(
+  "quota_basis_versions",
+  {
+    id: integer("id").primaryKey().default(1),
+    generation: bigint("generation", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [check("quota_basis_versions_one_row", sql`${t.id} = 1`)],
+);

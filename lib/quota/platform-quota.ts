@@ -1,7 +1,7 @@
 import "server-only";
-import { asc } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { projects, tenantQuotaEnvelopes, tenants } from "@/db/schema";
+import { projects, quotaBasisVersions, tenantQuotaEnvelopes, tenants } from "@/db/schema";
 import type { ClusterSettings } from "@/lib/config";
 import type { RateRow } from "./cost";
 import type { GrantSpan } from "./effective";
@@ -36,12 +36,52 @@ export interface PlatformQuota {
   cohortOf(tenantId: string): CohortQueueMember[];
 }
 
+/** What is computed from the six tables the generation covers (the rest is read fresh every time: pools, prices, policy). */
+type Derived = Pick<PlatformQuota, "allocation" | "holdings" | "grants" | "projects" | "cohortOf">;
+
+interface Cached {
+  generation: number;
+  settings: ClusterSettings;
+  /** Valid for instants from `from` up to, not including, `until`: the next start or end of any grant after `from`. */
+  from: number;
+  until: number;
+  derived: Derived;
+}
+
+/**
+ * The derived part of the last basis each database handle computed, with the
+ * generation it was read at. Another request reads the generation row (one
+ * indexed row) and reuses the computation while the generation is the same and
+ * its instant is before the next grant boundary: every figure is then what a
+ * fresh read would give, since what it is computed from has not changed and no
+ * grant has started or ended. The generation is read before the tables, so a
+ * change committed in between makes the cache newer than its generation, never
+ * older. Consumers never mutate a basis (a test compares a used one with fresh reads).
+ */
+const cache = new WeakMap<Database, Cached>();
+
+async function generationOf(db: Database): Promise<number | null> {
+  const [row] = await db.select({ generation: quotaBasisVersions.generation }).from(quotaBasisVersions).where(eq(quotaBasisVersions.id, 1));
+  return row ? row.generation : null;
+}
+
 export async function loadPlatformQuota(db: Database, settings: ClusterSettings, at: Date): Promise<PlatformQuota> {
-  const [pools, rateRows, policy, gpuResources, tenantRows, projectRows, envelopes, grants, limits] = await Promise.all([
-    loadPools(db),
-    loadRates(db),
-    loadQuotaPolicy(db),
-    knownGpuResources(db),
+  const [generation, pools, rateRows, policy, gpuResources] = await Promise.all([generationOf(db), loadPools(db), loadRates(db), loadQuotaPolicy(db), knownGpuResources(db)]);
+  const hit = cache.get(db);
+  const t = at.getTime();
+  let derived: Derived;
+  if (generation !== null && hit && hit.generation === generation && hit.settings === settings && t >= hit.from && t < hit.until) {
+    derived = hit.derived;
+  } else {
+    const read = await deriveBasis(db, settings, at);
+    derived = read.derived;
+    if (generation !== null) cache.set(db, { generation, settings, from: t, until: read.until, derived });
+  }
+  return { at, pools, rateRows, policy, gpuResources, ...derived };
+}
+
+async function deriveBasis(db: Database, settings: ClusterSettings, at: Date): Promise<{ derived: Derived; until: number }> {
+  const [tenantRows, projectRows, envelopes, grants, limits] = await Promise.all([
     db.select({ id: tenants.id, slug: tenants.slug, name: tenants.name, status: tenants.status }).from(tenants).orderBy(asc(tenants.slug)),
     db
       .select({ id: projects.id, tenantId: projects.tenantId, slug: projects.slug, name: projects.name, namespace: projects.namespace, weight: projects.fairShareWeight, archivedAt: projects.archivedAt })
@@ -69,12 +109,13 @@ export async function loadPlatformQuota(db: Database, settings: ClusterSettings,
     else openByTenant.set(p.tenantId, [p]);
   }
   const cohorts = new Map<string, CohortQueueMember[]>();
-  return {
-    at,
-    pools,
-    rateRows,
-    policy,
-    gpuResources,
+  // The next instant at which a grant starts or ends: the derived figures hold until then.
+  const t = at.getTime();
+  let until = Infinity;
+  for (const spans of grants.values())
+    for (const g of spans)
+      for (const b of [g.startsAt.getTime(), g.endsAt?.getTime() ?? Infinity]) if (b > t && b < until) until = b;
+  const derived: Derived = {
     allocation,
     holdings,
     grants,
@@ -88,4 +129,5 @@ export async function loadPlatformQuota(db: Database, settings: ClusterSettings,
       return members;
     },
   };
+  return { derived, until };
 }

@@ -6,9 +6,10 @@ import type { CommandContext } from "@/lib/auth/context";
 import { decodeCursor } from "@/lib/input/cursor";
 import { databaseLabel } from "@/test/database";
 import { contextOf } from "@/test/fixtures";
-import { projectIdOf, seededDatabase } from "@/test/tenancy";
+import { HOUR, projectIdOf, seededDatabase } from "@/test/tenancy";
 import { config } from "@/lib/config";
 import { cohortMembersByTenant, tenantLineHoldings } from "./envelope-store";
+import { insertGrant } from "./grant-store";
 import { loadPlatformQuota } from "./platform-quota";
 import { largeRequestThreshold } from "./policy";
 import { clusterAllocation, grantsOfProjects } from "./store";
@@ -145,4 +146,28 @@ describe(`the approval queue, a page at a time (${databaseLabel()})`, () => {
   it("is for deciders only", async () => {
     expect(await approvalQueuePage(await contextOf(seeded.db, "data-scientist", NOW))).toBeNull();
   });
+
+  // Last: it adds a grant to the seeded data.
+  it("reuses the platform basis while its generation holds and no grant starts or ends, and reads it again otherwise", async () => {
+    const db = seeded.db;
+    const settings = config().cluster;
+    const first = await loadPlatformQuota(db, settings, NOW);
+    expect((await loadPlatformQuota(db, settings, new Date(NOW.getTime() + 1000))).allocation).toBe(first.allocation);
+    // A grant of 8 cores from an hour ago to an hour from now: its insert moves the generation.
+    const projectId = await projectIdOf(db, "vision-lab", "detector-training");
+    await db.transaction((tx) =>
+      insertGrant(tx, { projectId, lines: [{ flavor: "default", resource: "cpu", guarantee: 8, burst: 0, lendLimit: null }], startsAt: new Date(NOW.getTime() - HOUR), endsAt: new Date(NOW.getTime() + HOUR), createdAt: NOW }),
+    );
+    const changed = await loadPlatformQuota(db, settings, NOW);
+    expect(changed.allocation).not.toBe(first.allocation);
+    expect(changed.allocation).toEqual(await clusterAllocation(db, settings, NOW));
+    expect(changed.holdings).toEqual(await tenantLineHoldings(db, NOW));
+    // Past the grant's new end: the figures of that instant, not the cached ones.
+    const later = new Date(NOW.getTime() + 2 * HOUR);
+    const after = await loadPlatformQuota(db, settings, later);
+    expect(after.allocation).toEqual(await clusterAllocation(db, settings, later));
+    expect(after.allocation).not.toEqual(changed.allocation);
+    expect(after.holdings).toEqual(await tenantLineHoldings(db, later));
+  });
 });
+
