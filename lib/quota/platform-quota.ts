@@ -1,5 +1,6 @@
 import "server-only";
 import { asc, eq } from "drizzle-orm";
+import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Database } from "@/db/client";
 import { projects, quotaBasisVersions, tenantQuotaEnvelopes, tenants } from "@/db/schema";
 import type { ClusterSettings } from "@/lib/config";
@@ -56,7 +57,9 @@ interface Cached {
  * fresh read would give, since what it is computed from has not changed and no
  * grant has started or ended. The generation is read before the tables, so a
  * change committed in between makes the cache newer than its generation, never
- * older. Consumers never mutate a basis (a test compares a used one with fresh reads).
+ * older. The generation moves at commit, so a transaction's own writes do not
+ * move it for the transaction itself: inside a transaction nothing is cached.
+ * Consumers never mutate a basis (a test compares a used one with fresh reads).
  */
 const cache = new WeakMap<Database, Cached>();
 
@@ -67,15 +70,17 @@ async function generationOf(db: Database): Promise<number | null> {
 
 export async function loadPlatformQuota(db: Database, settings: ClusterSettings, at: Date): Promise<PlatformQuota> {
   const [generation, pools, rateRows, policy, gpuResources] = await Promise.all([generationOf(db), loadPools(db), loadRates(db), loadQuotaPolicy(db), knownGpuResources(db)]);
-  const hit = cache.get(db);
+  // Inside a transaction the generation moves only at commit (deferred triggers): its own writes would not show. Never cached there.
+  const cacheable = generation !== null && !(db instanceof PgTransaction);
+  const hit = cacheable ? cache.get(db) : undefined;
   const t = at.getTime();
   let derived: Derived;
-  if (generation !== null && hit && hit.generation === generation && hit.settings === settings && t >= hit.from && t < hit.until) {
+  if (hit && hit.generation === generation && hit.settings === settings && t >= hit.from && t < hit.until) {
     derived = hit.derived;
   } else {
     const read = await deriveBasis(db, settings, at);
     derived = read.derived;
-    if (generation !== null) cache.set(db, { generation, settings, from: t, until: read.until, derived });
+    if (cacheable) cache.set(db, { generation, settings, from: t, until: read.until, derived });
   }
   return { at, pools, rateRows, policy, gpuResources, ...derived };
 }

@@ -162,6 +162,17 @@ describe(`the approval queue, a page at a time (${databaseLabel()})`, () => {
     expect(changed.allocation).not.toBe(first.allocation);
     expect(changed.allocation).toEqual(await clusterAllocation(db, settings, NOW));
     expect(changed.holdings).toEqual(await tenantLineHoldings(db, NOW));
+    // Inside a transaction (the generation moves at its commit) its own writes show at once.
+    await db.transaction(async (tx) => {
+      const inside = await loadPlatformQuota(tx, settings, NOW);
+      await insertGrant(tx, { projectId, lines: [{ flavor: "default", resource: "cpu", guarantee: 2, burst: 0, lendLimit: null }], startsAt: new Date(NOW.getTime() - HOUR), endsAt: null, createdAt: NOW });
+      const again = await loadPlatformQuota(tx, settings, NOW);
+      expect(again.allocation.total.cpuCores).toBe(inside.allocation.total.cpuCores + 2);
+      tx.rollback();
+    }).catch((error: unknown) => {
+      if (!(error instanceof Error && /rollback/i.test(error.message))) throw error;
+    });
+    expect((await loadPlatformQuota(db, settings, NOW)).allocation).toEqual(changed.allocation);
     // Past the grant's new end: the figures of that instant, not the cached ones.
     const later = new Date(NOW.getTime() + 2 * HOUR);
     const after = await loadPlatformQuota(db, settings, later);
