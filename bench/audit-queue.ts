@@ -14,7 +14,9 @@
  *   picture), the first page and a later page reached through the `next`
  *   cursors, unfiltered and with each filter; then the first page with
  *   --concurrency pages in flight at once (20 users through one pool of the
- *   portal's size, one round: each page is a second or so of CPU on 2 cores).
+ *   portal's size, one round). The platform's quota basis is kept between
+ *   pages while nothing it is computed from changes (lib/quota/platform-quota.ts):
+ *   "basis read afresh" is the first page after a change (a new handle each run).
  *   Also GET /api/v1/quota-requests's query (visibleRequests, a page of 100).
  * - audit log: listAuditEvents (a page of 100, as /admin/audit) with no filter
  *   and with each filter (tenant, actor, action, target, dates), on the first
@@ -119,6 +121,20 @@ async function main() {
       const laterIndex = Math.min(cursors.length, 10);
       const later = cursors[laterIndex - 1];
       log(`  ${cursors.length + 1} pages of ${QUEUE_PAGE_SIZE}; "a later page" is page ${laterIndex + 1}`);
+      // Cold: a fresh handle has no kept basis, as the first page after a change to grants, projects or tenants.
+      await time(
+        "queue: first page, basis read afresh (first after a change)",
+        async () => {
+          const fresh = openDatabase({ kind: "postgres", url });
+          try {
+            await approvalQueuePage({ actor: actor!, db: fresh.db, now: new Date() });
+          } finally {
+            await fresh.close();
+          }
+        },
+        500,
+        Math.min(ITERATIONS, 5),
+      );
       await time("queue: first page", () => page(), 500);
       if (later) await time(`queue: page ${laterIndex + 1} (via next)`, () => page({}, later), 500);
       if (cursors.length) await time(`queue: the last page (${cursors.length + 1})`, () => page({}, cursors.at(-1)), 500);
