@@ -1,5 +1,6 @@
 import os from "node:os";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -47,7 +48,8 @@ export function openDatabase(target: AllotConfig["database"]): DatabaseHandle {
   // PGlite is a single-process database: a second process opening the same
   // directory would corrupt it, so the directory is locked while open.
   const releaseLock = target.dataDir === "memory://" ? () => {} : acquireDataDirLock(target.dataDir);
-  const client = new PGlite(target.dataDir);
+  // pg_trgm: the audit log's substring filters are served by trigram indexes (migration 0024).
+  const client = new PGlite(target.dataDir, { extensions: { pg_trgm } });
   return {
     db: drizzlePglite(client, { schema }),
     kind: "pglite",

@@ -168,7 +168,8 @@ export const quotaRequests = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index("quota_requests_status_idx").on(t.status, t.createdAt),
+    // The approval queue and GET /quota-requests page by (created_at, id) within a status (keyset pagination).
+    index("quota_requests_status_idx").on(t.status, t.createdAt, t.id),
     // At most one extension of a grant waits at a time.
     uniqueIndex("quota_requests_pending_extension_unique").on(t.extendsGrantId).where(sql`${t.status} = 'pending' and ${t.extendsGrantId} is not null`),
     check("quota_requests_extension", sql`(${t.extendsGrantId} is null) = (${t.extendsFrom} is null)`),
@@ -393,4 +394,20 @@ export const webhookDeliveries = pgTable(
     deliveredAt: timestamp("delivered_at", { withTimezone: true }),
   },
   (t) => [index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt)],
+);
+
+/**
+ * One row: the generation of what the platform's quota basis is computed from
+ * (lib/quota/platform-quota.ts): quota grants and their lines, lend limits,
+ * projects, tenants and envelopes. Statement triggers on those tables move it
+ * in the transaction of the change (migration 0024), so a process that cached
+ * the basis at one generation knows, by reading this row, whether it still holds.
+ */
+export const quotaBasisVersions = pgTable(
+  "quota_basis_versions",
+  {
+    id: integer("id").primaryKey().default(1),
+    generation: bigint("generation", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [check("quota_basis_versions_one_row", sql`${t.id} = 1`)],
 );

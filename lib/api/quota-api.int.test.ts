@@ -629,6 +629,34 @@ describe(`reading requests (${databaseLabel()})`, () => {
     expect(expectError(await get("/api/v1/quota-requests?status=maybe", token.member), 400, "validation").fields).toHaveProperty("status");
   });
 
+  it("pages GET /quota-requests by ?after and ?limit: every request once, next absent on the last page; a bad cursor or limit is a 400 naming it", async () => {
+    await pendingRequest();
+    await pendingRequest({ ...GPU_REQUEST, gpuCount: 2 });
+    type Page = { requests: RequestOut[]; next?: string };
+    const all = jsonOf<Page>(await get("/api/v1/quota-requests?status=pending", token.platform));
+    expect(all.requests.length).toBeGreaterThanOrEqual(3);
+    expect(all).not.toHaveProperty("next");
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (let i = 0; i < 100; i++) {
+      const page = jsonOf<Page>(await get(`/api/v1/quota-requests?status=pending&limit=2${after ? `&after=${after}` : ""}`, token.platform));
+      seen.push(...page.requests.map((r) => r.id));
+      if (!page.next) break;
+      expect(page.requests).toHaveLength(2);
+      after = page.next;
+    }
+    expect(seen).toEqual(all.requests.map((r) => r.id));
+    for (const [query, field] of [
+      ["after=nonsense", "after"],
+      ["after=1796637600123456_not-a-uuid", "after"],
+      ["limit=0", "limit"],
+      ["limit=1001", "limit"],
+      ["limit=2x", "limit"],
+    ] as const) {
+      expect(expectError(await get(`/api/v1/quota-requests?${query}`, token.platform), 400, "validation").fields, query).toHaveProperty(field);
+    }
+  });
+
   it("gives platform admins the full picture of a pending request, and others the request and its timeline", async () => {
     const request = await pendingRequest({ ...GPU_REQUEST, gpuCount: 3 });
     const admin = jsonOf<Detail>(await get(`/api/v1/quota-requests/${request.id}`, token.platform));

@@ -1,6 +1,4 @@
-import { eq } from "drizzle-orm";
 import type { Database } from "@/db/client";
-import { projects } from "@/db/schema";
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { config, type ClusterSettings } from "@/lib/config";
 import type { QuotaAmounts } from "./amounts";
@@ -9,10 +7,10 @@ import { monthlyCost, ratesInForce, type CostEstimate } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt, linesAt, type GrantSpan } from "./effective";
 import { gpusByModelOfLines, linesOfAmounts } from "./lines";
 import { autoApprovedHoldings, needsSecondApproval, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
-import { autoApprovedGrantsOf, clusterAllocation, grantsOfProjects, knownGpuResources, loadPools, loadQuotaPolicy, loadRates } from "./store";
+import { loadPlatformQuota, type PlatformQuota } from "./platform-quota";
+import { autoApprovedGrantsOf } from "./store";
 import { previewRequest } from "./view-helpers";
 import { cohortPicture } from "./cohort";
-import { cohortMembersOf, tenantLineHoldings } from "./envelope-store";
 import { approvalArithmetic, type ApprovalArithmetic } from "./sharing-arithmetic";
 
 export interface Assessment {
@@ -43,29 +41,12 @@ export class UnknownGpuModelError extends Error {}
  * and what the automatic rules say. Used by the request form's preview, by
  * the create command (auto-approval) and by the approval queue.
  */
-/** What every assessment at one instant shares: pools, prices, policy and the cluster's allocation. Load it once for a list. */
-export type AssessmentBasis = Awaited<ReturnType<typeof loadAssessmentBasis>>;
-
-export async function loadAssessmentBasis(db: Database, settings: ClusterSettings, at: Date) {
-  const [pools, rateRows, policy, allocation, gpuResources, holdings] = await Promise.all([
-    loadPools(db),
-    loadRates(db),
-    loadQuotaPolicy(db),
-    clusterAllocation(db, settings, at),
-    knownGpuResources(db),
-    tenantLineHoldings(db, at),
-  ]);
-  return { pools, rateRows, policy, allocation, gpuResources, holdings };
-}
-
-export async function assessRequest(db: Database, settings: ClusterSettings, projectId: string, amounts: QuotaAmounts, at: Date, basis?: AssessmentBasis): Promise<Assessment> {
-  const [{ pools, rateRows, policy, allocation, gpuResources, holdings }, grants, autoGrants, [project]] = await Promise.all([
-    basis ?? loadAssessmentBasis(db, settings, at),
-    grantsOfProjects(db, [projectId]),
-    autoApprovedGrantsOf(db, [projectId]),
-    db.select({ tenantId: projects.tenantId, slug: projects.slug }).from(projects).where(eq(projects.id, projectId)),
-  ]);
-  const members = project ? await cohortMembersOf(db, project.tenantId, settings.defaultProjectQuota, at) : [];
+export async function assessRequest(db: Database, settings: ClusterSettings, projectId: string, amounts: QuotaAmounts, at: Date, basis?: PlatformQuota): Promise<Assessment> {
+  // The platform's basis (loadPlatformQuota), read once for a list; this project's automatic grants are its own.
+  const [platform, autoGrants] = await Promise.all([basis ?? loadPlatformQuota(db, settings, at), autoApprovedGrantsOf(db, [projectId])]);
+  const { pools, rateRows, policy, allocation, gpuResources, holdings } = platform;
+  const project = platform.projects.get(projectId);
+  const members = project ? platform.cohortOf(project.tenantId) : [];
   let gpuResource: string | null = null;
   // Burst-only GPUs need their resource too: without it the grant would have no GPU line to borrow on.
   if (amounts.gpuCount > 0 || (amounts.gpuBurst ?? 0) > 0) {
@@ -73,7 +54,7 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
     if (!pool) throw new UnknownGpuModelError(`No node pool offers the GPU model "${amounts.gpuModel}".`);
     gpuResource = pool.gpuResource;
   }
-  const spans = grants.get(projectId) ?? [];
+  const spans = platform.grants.get(projectId) ?? [];
   const quota = effectiveQuotaAt(settings.defaultProjectQuota, spans, at, gpuResources);
   const gpusByModel = gpusByModelAt(spans, at);
   const burstByModel = gpusByModelOfLines(linesAt(settings.defaultProjectQuota, spans, at), "burst");

@@ -3,10 +3,10 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { projects, tenantQuotaEnvelopes, tenants } from "@/db/schema";
 import { cohortFigures, type CohortMember } from "./cohort";
-import { grantInForce, linesAt } from "./effective";
+import { grantInForce, linesAt, type GrantSpan } from "./effective";
 import { lendLimitsOf } from "./grant-store";
 import { divideEnvelope, type EnvelopeLine, type EnvelopeRow, type ProjectHolding } from "./envelope";
-import { compareLines, sumLines, type BaseQuota } from "./lines";
+import { compareLines, sumLines, type BaseQuota, type LendLimit } from "./lines";
 import { guaranteedOn, type TenantHoldings } from "./sharing-arithmetic";
 import { grantsOfProjects, loadPools } from "./store";
 
@@ -84,12 +84,28 @@ export async function cohortMembersByTenant(db: Database, base: BaseQuota, at: D
     .orderBy(asc(projects.slug));
   const ids = rows.map((r) => r.id);
   const [grants, limits] = await Promise.all([grantsOfProjects(db, ids), lendLimitsOf(db, ids)]);
+  return cohortMembersOfRows(rows, base, grants, limits, at);
+}
+
+type CohortProjectRow = { id: string; tenantId: string; slug: string; name: string; namespace: string; weight: string };
+
+/** cohortMembersByTenant's arithmetic on rows already read: open projects of active tenants, by slug, with their grants and lend limits. */
+export function cohortMembersOfRows(
+  rows: readonly CohortProjectRow[],
+  base: BaseQuota,
+  grants: ReadonlyMap<string, GrantSpan[]>,
+  limits: ReadonlyMap<string, LendLimit[]>,
+  at: Date,
+): Map<string, CohortQueueMember[]> {
   const byTenant = new Map<string, CohortQueueMember[]>();
-  for (const r of rows) {
-    const member = { slug: r.slug, name: r.name, namespace: r.namespace, weight: Number(r.weight), lines: linesAt(base, grants.get(r.id) ?? [], at, limits.get(r.id)) };
-    byTenant.set(r.tenantId, [...(byTenant.get(r.tenantId) ?? []), member]);
-  }
+  for (const r of rows) pushTo(byTenant, r.tenantId, { slug: r.slug, name: r.name, namespace: r.namespace, weight: Number(r.weight), lines: linesAt(base, grants.get(r.id) ?? [], at, limits.get(r.id)) });
   return byTenant;
+}
+
+function pushTo<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /**
@@ -123,14 +139,35 @@ export async function tenantLineHoldings(db: Database, at: Date): Promise<Tenant
       .orderBy(asc(projects.slug)),
   ]);
   const active = new Set(tenantRows.filter((t) => t.status === "active").map((t) => t.id));
-  const open = projectRows.filter((p) => active.has(p.tenantId));
-  const ids = open.map((p) => p.id);
+  const ids = projectRows.filter((p) => active.has(p.tenantId)).map((p) => p.id);
   const [grants, limits] = await Promise.all([grantsOfProjects(db, ids), lendLimitsOf(db, ids)]);
+  return lineHoldingsOf(tenantRows, envelopes, projectRows, grants, limits, at);
+}
+
+type TenantRow = { id: string; slug: string; name: string; status: string };
+type OpenProjectRow = { id: string; tenantId: string; slug: string; name: string; weight: string };
+
+/**
+ * tenantLineHoldings's arithmetic on rows already read: every tenant (by slug),
+ * the envelopes, the projects that are not archived (by slug) with their grants
+ * and lend limits.
+ */
+export function lineHoldingsOf(
+  tenantRows: readonly TenantRow[],
+  envelopes: readonly (typeof tenantQuotaEnvelopes.$inferSelect)[],
+  projectRows: readonly OpenProjectRow[],
+  grants: ReadonlyMap<string, GrantSpan[]>,
+  limits: ReadonlyMap<string, LendLimit[]>,
+  at: Date,
+): TenantHoldings[] {
+  const active = new Set(tenantRows.filter((t) => t.status === "active").map((t) => t.id));
+  const projectsOf = new Map<string, OpenProjectRow[]>();
+  for (const p of projectRows) if (active.has(p.tenantId)) pushTo(projectsOf, p.tenantId, p);
+  const envelopesOf = new Map<string, (typeof tenantQuotaEnvelopes.$inferSelect)[]>();
+  for (const e of envelopes) pushTo(envelopesOf, e.tenantId, e);
   return tenantRows.flatMap((t) => {
-    const members: CohortMember[] = open
-      .filter((p) => p.tenantId === t.id)
-      .map((p) => ({ slug: p.slug, name: p.name, weight: Number(p.weight), lines: linesAt(NO_STARTING_QUOTA, grants.get(p.id) ?? [], at, limits.get(p.id)) }));
-    const own = envelopes.filter((e) => e.tenantId === t.id);
+    const members: CohortMember[] = (projectsOf.get(t.id) ?? []).map((p) => ({ slug: p.slug, name: p.name, weight: Number(p.weight), lines: linesAt(NO_STARTING_QUOTA, grants.get(p.id) ?? [], at, limits.get(p.id)) }));
+    const own = envelopesOf.get(t.id) ?? [];
     const keyed = new Map<string, { flavor: string; resource: string }>();
     for (const l of [...own, ...members.flatMap((m) => m.lines.filter((x) => x.resource !== "storage"))]) keyed.set(`${l.flavor}\u0000${l.resource}`, { flavor: l.flavor, resource: l.resource });
     const lines = [...keyed.values()].sort(compareLines).map((line) => {

@@ -95,6 +95,18 @@ export async function linesOfRequests(db: Database, requestIds: readonly string[
   return out;
 }
 
+/** Every project's lend limits (project_quota_settings), the platform-wide read; a project without any is left out. */
+export async function allLendLimits(db: Database): Promise<Map<string, LendLimit[]>> {
+  const out = new Map<string, LendLimit[]>();
+  for (const r of await db.select().from(projectQuotaSettings)) {
+    const limit = { flavor: r.flavor, resource: r.resource, lendLimit: num(r.lendLimit) };
+    const limits = out.get(r.projectId);
+    if (limits) limits.push(limit);
+    else out.set(r.projectId, [limit]);
+  }
+  return out;
+}
+
 /** Each project's lend limits (project_quota_settings); a project without any is left out. */
 export async function lendLimitsOf(db: Database, projectIds: readonly string[]): Promise<Map<string, LendLimit[]>> {
   const out = new Map<string, LendLimit[]>();

@@ -1,14 +1,16 @@
 import "server-only";
-import { and, asc, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
-import { principals, projects, quotaGrants, quotaRequestEvents, quotaRequests, tenantRequests as tenantRequestsTable, tenants } from "@/db/schema";
+import { and, asc, desc, eq, gt, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { principals, projects, quotaGrants, quotaRequestEvents, quotaRequestLines, quotaRequests, tenantRequests as tenantRequestsTable, tenants } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can, decisionConflict } from "@/lib/auth/policy";
 import { config } from "@/lib/config";
 import { projectBySlugs, tenantBySlug } from "@/lib/tenancy/lookup";
 import { AppError } from "@/lib/errors";
+import { encodeCursor, exactMicros, pastCursor, type TimeIdCursor } from "@/lib/input/cursor";
 import { projectUsageSummaries, type ProjectUsageSummary } from "@/lib/metering/project-summaries";
 import type { QuotaAmounts } from "./amounts";
-import { assessRequest, loadAssessmentBasis, UnknownGpuModelError, type AssessmentBasis, type Assessment } from "./assess";
+import { assessRequest, UnknownGpuModelError, type Assessment } from "./assess";
+import { loadPlatformQuota, type PlatformQuota } from "./platform-quota";
 import { costOverPeriod, monthlyCost, ratesInForce } from "./cost";
 import { quotaChangeDiff } from "./diff";
 import { effectiveQuotaAt, gpusByModelAt, grantInForce, linesAt } from "./effective";
@@ -17,7 +19,7 @@ import { lendLimitsOf, linesOfGrants, linesOfRequests } from "./grant-store";
 import type { QuotaLine } from "./lines";
 import { requestAmountsOf } from "./request-amounts";
 import { requestConversation, requestHistory, type RequestConversation, type RequestHistory } from "./request-conversation";
-import { grantsOfProjects, loadRates } from "./store";
+import { grantsOfProjects } from "./store";
 
 export type QuotaRequestStatus = (typeof quotaRequests.$inferSelect)["status"];
 export const REQUEST_STATUSES: readonly QuotaRequestStatus[] = ["pending", "approved", "auto_approved", "rejected", "cancelled", "expired", "applied", "apply_failed"];
@@ -49,20 +51,35 @@ export interface RequestListItem {
 
 
 async function listWhere(ctx: CommandContext, where: SQL | undefined, order: "newest" | "oldest", limit = 200): Promise<RequestListItem[]> {
+  return (await listPage(ctx, where, order, limit)).items;
+}
+
+/**
+ * One page of requests in (created_at, id) order, newest or oldest first,
+ * starting after `after`, and the cursor after its last row when more follow
+ * (keyset pagination, lib/input/cursor; quota_requests_status_idx serves a status).
+ */
+async function listPage(ctx: CommandContext, where: SQL | undefined, order: "newest" | "oldest", limit: number, after?: TimeIdCursor): Promise<{ items: RequestListItem[]; next?: string }> {
+  const direction = order === "oldest" ? "asc" : "desc";
+  const by = direction === "asc" ? asc : desc;
   const rows = await ctx.db
-    .select({ r: quotaRequests, tenantSlug: tenants.slug, projectSlug: projects.slug, projectName: projects.name, requester: principals.displayName })
+    .select({ r: quotaRequests, tenantSlug: tenants.slug, projectSlug: projects.slug, projectName: projects.name, requester: principals.displayName, at: exactMicros(quotaRequests.createdAt) })
     .from(quotaRequests)
     .innerJoin(projects, eq(projects.id, quotaRequests.projectId))
     .innerJoin(tenants, eq(tenants.id, quotaRequests.tenantId))
     .leftJoin(principals, eq(principals.id, quotaRequests.requestedBy))
-    .where(where)
-    .orderBy(order === "oldest" ? asc(quotaRequests.createdAt) : desc(quotaRequests.createdAt))
-    .limit(limit);
+    .where(and(where, after ? pastCursor(quotaRequests.createdAt, quotaRequests.id, after, direction) : undefined))
+    .orderBy(by(quotaRequests.createdAt), by(quotaRequests.id))
+    .limit(limit + 1);
+  // One row more than the page says whether another page follows, without counting.
+  const more = rows.length > limit;
+  if (more) rows.length = limit;
   const lines = await linesOfRequests(
     ctx.db,
     rows.map(({ r }) => r.id),
   );
-  return rows.map(({ r, ...x }) => ({
+  const last = rows.at(-1);
+  const items = rows.map(({ r, at: _at, ...x }) => ({
     id: r.id,
     tenantId: r.tenantId,
     projectId: r.projectId,
@@ -81,6 +98,7 @@ async function listWhere(ctx: CommandContext, where: SQL | undefined, order: "ne
     revision: r.revision,
     extension: r.extendsGrantId && r.extendsFrom ? { grantId: r.extendsGrantId, from: r.extendsFrom } : null,
   }));
+  return more && last ? { items, next: encodeCursor({ micros: last.at, id: last.r.id }) } : { items };
 }
 
 /** A project's requests, newest first; null when the project is out of reach. */
@@ -97,20 +115,29 @@ export async function tenantRequests(ctx: CommandContext, tenantSlug: string, st
   return listWhere(ctx, and(eq(quotaRequests.tenantId, tenant.id), status ? eq(quotaRequests.status, status) : undefined), "newest");
 }
 
+/** How many requests GET /quota-requests answers with when no limit is asked. */
+export const REQUEST_LIST_LIMIT = 1000;
+
 /**
  * Requests the actor may see across the platform (platform admins: all; others:
- * those of projects they can view), optionally by status. For GET /quota-requests.
+ * those of projects they can view), optionally by status, newest first, a page
+ * at a time (keyset on created_at and id: `next` is the cursor of the following
+ * page, absent on the last). For GET /quota-requests.
  */
-export async function visibleRequests(ctx: CommandContext, status?: QuotaRequestStatus): Promise<RequestListItem[]> {
+export async function visibleRequests(ctx: CommandContext, status?: QuotaRequestStatus, page: { after?: TimeIdCursor; limit?: number } = {}): Promise<{ requests: RequestListItem[]; next?: string }> {
   const byStatus = status ? eq(quotaRequests.status, status) : undefined;
-  if (ctx.actor.isPlatformAdmin) return listWhere(ctx, byStatus, "newest", 1000);
+  const limit = page.limit ?? REQUEST_LIST_LIMIT;
+  if (ctx.actor.isPlatformAdmin) {
+    const { items, next } = await listPage(ctx, byStatus, "newest", limit, page.after);
+    return { requests: items, next };
+  }
   // Narrow in SQL to the tenants and projects the actor holds a role in, then let the policy decide each row.
   const tenantIds = ctx.actor.memberships.map((m) => m.tenantId);
   const projectIds = ctx.actor.projectGrants.map((g) => g.projectId);
-  if (tenantIds.length === 0 && projectIds.length === 0) return [];
+  if (tenantIds.length === 0 && projectIds.length === 0) return { requests: [] };
   const reach = or(tenantIds.length ? inArray(quotaRequests.tenantId, tenantIds) : undefined, projectIds.length ? inArray(quotaRequests.projectId, projectIds) : undefined);
-  const rows = await listWhere(ctx, and(reach, byStatus), "newest", 1000);
-  return rows.filter((r) => can(ctx.actor, "project.quota.view", { kind: "project", tenantId: r.tenantId, projectId: r.projectId }, ctx.now));
+  const { items, next } = await listPage(ctx, and(reach, byStatus), "newest", limit, page.after);
+  return { requests: items.filter((r) => can(ctx.actor, "project.quota.view", { kind: "project", tenantId: r.tenantId, projectId: r.projectId }, ctx.now)), next };
 }
 
 export interface QueueFilter {
@@ -146,10 +173,10 @@ export interface ExtensionPicture {
 
 const NOTHING: QuotaAmounts = { gpuModel: null, gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
 
-async function extensionPictureOf(ctx: CommandContext, item: RequestListItem, basis?: AssessmentBasis): Promise<ExtensionPicture | null> {
+async function extensionPictureOf(ctx: CommandContext, item: RequestListItem, basis: PlatformQuota): Promise<ExtensionPicture | null> {
   if (!item.extension || !item.endsAt) return null;
   const [grant] = await ctx.db.select({ startsAt: quotaGrants.startsAt, endsAt: quotaGrants.endsAt }).from(quotaGrants).where(eq(quotaGrants.id, item.extension.grantId));
-  const monthly = monthlyCost(item.amounts, ratesInForce(basis?.rateRows ?? (await loadRates(ctx.db)), ctx.now)).monthly;
+  const monthly = monthlyCost(item.amounts, ratesInForce(basis.rateRows, ctx.now)).monthly;
   return {
     grantId: item.extension.grantId,
     grantStartsAt: grant?.startsAt ?? item.createdAt,
@@ -161,23 +188,57 @@ async function extensionPictureOf(ctx: CommandContext, item: RequestListItem, ba
   };
 }
 
-/** The approval queue, oldest first, each entry with the full picture. Platform admins only (null otherwise). */
+/** How many entries a page of the approval queue shows. */
+export const QUEUE_PAGE_SIZE = 25;
+
+/** The whole approval queue (up to 500), oldest first, each entry with the full picture. Platform admins only (null otherwise). */
 export async function approvalQueue(ctx: CommandContext, filter: QueueFilter = {}): Promise<QueueEntry[] | null> {
+  return (await approvalQueuePage(ctx, filter, { limit: 500 }))?.entries ?? null;
+}
+
+/**
+ * One page of the approval queue, oldest first, each entry with the full
+ * picture. The filters run in SQL and the page starts after the cursor, so only
+ * the entries shown are assessed; the platform's quota basis (pools, prices,
+ * policy, every tenant's holdings and the cluster's allocation, loadPlatformQuota)
+ * is loaded once for the page, and every entry is assessed against it, as the
+ * request's own page assesses it. `next` is the cursor of the following page,
+ * absent on the last. Platform admins only (null otherwise).
+ */
+export async function approvalQueuePage(
+  ctx: CommandContext,
+  filter: QueueFilter = {},
+  page: { after?: TimeIdCursor; limit?: number } = {},
+): Promise<{ entries: QueueEntry[]; next?: string } | null> {
   if (!can(ctx.actor, "quota.decide", { kind: "platform" }, ctx.now)) return null;
-  let items = await listWhere(ctx, eq(quotaRequests.status, "pending"), "oldest", 500);
-  if (filter.tenant) items = items.filter((i) => i.tenantSlug === filter.tenant);
-  if (filter.gpuModel) items = items.filter((i) => i.amounts.gpuModel === filter.gpuModel);
-  if (filter.size === "gpu") items = items.filter((i) => i.amounts.gpuCount > 0);
-  if (filter.size === "small") items = items.filter((i) => i.amounts.gpuCount === 0);
   const settings = config().cluster;
-  // Pools, prices, policy and the cluster's allocation are the same for every entry: load them once.
-  const basis = await loadAssessmentBasis(ctx.db, settings, ctx.now);
-  if (filter.size === "large") items = items.filter((i) => i.monthlyCost > largeRequestThreshold(basis.policy));
-  // Use and spend of every project in the queue, in one batch.
+  const basis = await loadPlatformQuota(ctx.db, settings, ctx.now);
+  const { items, next } = await listPage(ctx, and(eq(quotaRequests.status, "pending"), ...queueConditions(filter, basis)), "oldest", page.limit ?? QUEUE_PAGE_SIZE, page.after);
+  // Use and spend of every project on the page, in one batch.
   const usage = await usageOf(ctx, items);
-  const out: QueueEntry[] = [];
-  for (const item of items) out.push(await withPicture(ctx, item, usage.get(item.projectId) ?? null, settings, basis));
-  return out;
+  // Each entry's own reads (its tenant's rendered objects for the diff) overlap with the others' rendering.
+  const entries = await Promise.all(items.map((item) => withPicture(ctx, item, usage.get(item.projectId) ?? null, settings, basis)));
+  return { entries, next };
+}
+
+/** The queue's filters as SQL, with the meaning they have on an entry (requestAmountsOf, largeRequestThreshold). */
+function queueConditions(filter: QueueFilter, basis: PlatformQuota): (SQL | undefined)[] {
+  return [
+    filter.tenant ? eq(tenants.slug, filter.tenant) : undefined,
+    // A request's GPU model is its column, or, when it asks for GPU burst only, the flavour of its GPU burst line.
+    filter.gpuModel
+      ? or(
+          eq(quotaRequests.gpuModel, filter.gpuModel),
+          and(
+            isNull(quotaRequests.gpuModel),
+            sql`exists (select 1 from ${quotaRequestLines} l where l.request_id = ${quotaRequests.id} and l.flavor = ${filter.gpuModel} and l.burst > 0 and l.resource not in ('cpu', 'memory', 'storage'))`,
+          ),
+        )
+      : undefined,
+    filter.size === "gpu" ? gt(quotaRequests.gpuCount, 0) : undefined,
+    filter.size === "small" ? eq(quotaRequests.gpuCount, 0) : undefined,
+    filter.size === "large" ? sql`${quotaRequests.monthlyCost} > ${largeRequestThreshold(basis.policy)}` : undefined,
+  ];
 }
 
 /** The use and spend summaries of the requests' projects whose spend the actor may see. */
@@ -190,7 +251,13 @@ async function usageOf(ctx: CommandContext, items: readonly RequestListItem[]): 
   );
 }
 
-async function withPicture(ctx: CommandContext, item: RequestListItem, usage: ProjectUsageSummary | null, settings = config().cluster, basis?: AssessmentBasis): Promise<QueueEntry> {
+/**
+ * A pending request with everything its decision rests on. The queue passes the
+ * basis it read once for the page; the request's own page reads the same basis
+ * (loadPlatformQuota) for its one entry, so both show the same figures.
+ */
+async function withPicture(ctx: CommandContext, item: RequestListItem, usage: ProjectUsageSummary | null, settings = config().cluster, given?: PlatformQuota): Promise<QueueEntry> {
+  const basis = given ?? (await loadPlatformQuota(ctx.db, settings, ctx.now));
   const assess = (amounts: QuotaAmounts) => assessRequest(ctx.db, settings, item.projectId, amounts, ctx.now, basis);
   // An extension adds nothing now (its grant is in force): the picture is the grant, its ends and the added period's cost.
   if (item.extension) {

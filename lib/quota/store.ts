@@ -5,8 +5,9 @@ import type { ClusterSettings } from "@/lib/config";
 import type { Allocation } from "./capacity";
 import type { RateRow } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt, type GrantSpan } from "./effective";
+import { rowsOf } from "@/db/rows";
 import { linesOfGrants } from "./grant-store";
-import type { QuotaLine } from "./lines";
+import { compareLines, type QuotaLine } from "./lines";
 import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from "./policy";
 import { quotaPolicySchema } from "./policy-schema";
 
@@ -59,6 +60,49 @@ async function spansOf(db: Database, rows: GrantRow[], projectIds: readonly stri
   return out;
 }
 
+/**
+ * Every quota grant of every project, keyed by project (all times): the
+ * platform-wide read, without a list of ids. Plain SQL rows, not drizzle's
+ * mapped ones: ten thousand grants and their lines are read on every page of
+ * the approval queue, and mapping every column of every row cost more than the
+ * reads (the values are the same: numbers, instants).
+ */
+export async function allGrantSpans(db: Database): Promise<Map<string, GrantSpan[]>> {
+  type Row = { id: string; project_id: string; gpu_model: string | null; gpu_resource: string | null; gpu_count: number | string; cpu_cores: number | string; memory_bytes: number | string; storage_bytes: number | string; starts_at: Date | string; ends_at: Date | string | null };
+  type LineRow = { grant_id: string; flavor: string; resource: string; guarantee: string | number; burst: string | number };
+  const [rows, lineRows] = await Promise.all([
+    rowsOf<Row>(db, sql`select id, project_id, gpu_model, gpu_resource, gpu_count, cpu_cores, memory_bytes, storage_bytes, starts_at, ends_at from quota_grants`),
+    rowsOf<LineRow>(db, sql`select grant_id, flavor, resource, guarantee, burst from quota_grant_lines`),
+  ]);
+  const lines = new Map<string, QuotaLine[]>();
+  for (const r of lineRows) {
+    const line: QuotaLine = { flavor: r.flavor, resource: r.resource, guarantee: Number(r.guarantee), burst: Number(r.burst), lendLimit: null };
+    const list = lines.get(r.grant_id);
+    if (list) list.push(line);
+    else lines.set(r.grant_id, [line]);
+  }
+  for (const list of lines.values()) list.sort(compareLines);
+  const instant = (v: Date | string) => (v instanceof Date ? v : new Date(v));
+  const out = new Map<string, GrantSpan[]>();
+  for (const r of rows) {
+    const span: GrantSpan = {
+      gpuModel: r.gpu_model,
+      gpuResource: r.gpu_resource,
+      gpuCount: Number(r.gpu_count),
+      cpuCores: Number(r.cpu_cores),
+      memoryBytes: Number(r.memory_bytes),
+      storageBytes: Number(r.storage_bytes),
+      startsAt: instant(r.starts_at),
+      endsAt: r.ends_at === null ? null : instant(r.ends_at),
+      lines: lines.get(r.id) ?? [],
+    };
+    const spans = out.get(r.project_id);
+    if (spans) spans.push(span);
+    else out.set(r.project_id, [span]);
+  }
+  return out;
+}
+
 /** Every quota grant of the given projects (all times: the caller picks the instant). */
 export async function grantsOfProjects(db: Database, projectIds: readonly string[]): Promise<Map<string, GrantSpan[]>> {
   if (projectIds.length === 0) return new Map();
@@ -91,7 +135,7 @@ export async function autoApprovedGrantsOf(db: Database, projectIds: readonly st
  * quota plus grants in force), in total and per tenant: the "allocated" side
  * of capacity.
  */
-export async function clusterAllocation(db: Database, settings: ClusterSettings, at: Date): Promise<{ total: Allocation; byTenant: Map<string, Allocation>; byProject: Map<string, Allocation> }> {
+export async function clusterAllocation(db: Database, settings: ClusterSettings, at: Date): Promise<ClusterAllocation> {
   const rows = await db
     .select({ id: projects.id, tenantSlug: tenants.slug })
     .from(projects)
@@ -101,6 +145,13 @@ export async function clusterAllocation(db: Database, settings: ClusterSettings,
     db,
     rows.map((r) => r.id),
   );
+  return allocationOf(rows, grants, settings, at);
+}
+
+export type ClusterAllocation = { total: Allocation; byTenant: Map<string, Allocation>; byProject: Map<string, Allocation> };
+
+/** clusterAllocation's arithmetic on rows already read: the open projects of active tenants and their grants. */
+export function allocationOf(rows: readonly { id: string; tenantSlug: string }[], grants: ReadonlyMap<string, GrantSpan[]>, settings: ClusterSettings, at: Date): ClusterAllocation {
   const total: Allocation = { cpuCores: 0, memoryBytes: 0, gpusByModel: {} };
   const byTenant = new Map<string, Allocation>();
   const byProject = new Map<string, Allocation>();

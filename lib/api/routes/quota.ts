@@ -10,7 +10,9 @@ import { commentOnQuotaRequest } from "@/lib/quota/commands/request-comments";
 import { requestQuotaExtension } from "@/lib/quota/commands/extensions";
 import { editQuotaRequest } from "@/lib/quota/commands/request-edits";
 import { approveQuotaRequest, cancelQuotaRequest, createQuotaRequest, rejectQuotaRequest } from "@/lib/quota/commands/requests";
-import { projectQuota, projectRequests, requestDetail, visibleRequests, type RequestDetail, type RequestListItem } from "@/lib/quota/queries";
+import { cursorInput } from "@/lib/input/cursor";
+import { wholeNumber } from "@/lib/input/numbers";
+import { projectQuota, projectRequests, REQUEST_LIST_LIMIT, requestDetail, visibleRequests, type RequestDetail, type RequestListItem } from "@/lib/quota/queries";
 import { projectParams } from "../params";
 import { apiRoute, commandInput } from "../route";
 import { costEstimateOut, effectiveQuotaOut, quotaGrantOut, quotaRequestCommentOut, quotaRequestDetailOut, quotaRequestOut, quotaRequestStatusOut } from "../schemas";
@@ -135,9 +137,18 @@ export const listQuotaRequests = apiRoute({
   summary: "Quota requests the caller can see, newest first: every tenant's for platform admins (?status=pending for the queue)",
   tag: TAG,
   params: z.object({}),
-  query: statusQuery,
-  response: z.object({ requests: z.array(quotaRequestOut) }),
-  handler: async (ctx, { query }) => ({ requests: (await visibleRequests(ctx, query.status)).map(withCurrency) }),
+  query: statusQuery.extend({
+    after: cursorInput,
+    limit: wholeNumber("How many requests a page holds (1000 when not given)", { min: 1, max: REQUEST_LIST_LIMIT, empty: REQUEST_LIST_LIMIT }),
+  }),
+  response: z.object({
+    requests: z.array(quotaRequestOut),
+    next: z.string().optional().describe("Pass as ?after= for the next page (newest first, keyset on created_at and id); absent on the last page"),
+  }),
+  handler: async (ctx, { query }) => {
+    const { requests, next } = await visibleRequests(ctx, query.status, { after: query.after, limit: query.limit });
+    return { requests: requests.map(withCurrency), ...(next ? { next } : {}) };
+  },
 });
 
 export const getQuotaRequest = apiRoute({

@@ -12,7 +12,8 @@ import { currentContext } from "@/lib/auth/current-actor";
 import { config } from "@/lib/config";
 import { requestableGpuModels } from "@/lib/quota/commands/requests";
 import { largeRequestThreshold } from "@/lib/quota/policy";
-import { approvalQueue, pendingRequestCount, pendingTenantRequests, type QueueEntry, type QueueFilter } from "@/lib/quota/queries";
+import { decodeCursor } from "@/lib/input/cursor";
+import { approvalQueuePage, pendingRequestCount, pendingTenantRequests, QUEUE_PAGE_SIZE, type QueueEntry, type QueueFilter } from "@/lib/quota/queries";
 import { loadQuotaPolicy } from "@/lib/quota/store";
 import { addedPeriodCostPhrase, describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 import { allTenantsForAdmin } from "@/lib/tenancy/queries";
@@ -38,8 +39,12 @@ export default async function ApprovalQueuePage({ searchParams }: { searchParams
   const sp = await searchParams;
   const size = one(sp.size);
   const filter: QueueFilter = { tenant: one(sp.tenant), gpuModel: one(sp.gpuModel), size: SIZES.some((s) => s.value === size) ? (size as QueueFilter["size"]) : undefined };
-  const entries = await approvalQueue(ctx, filter);
-  if (!entries) notFound();
+  // A page starts after the cursor of the one before (keyset pagination); a link whose cursor does not parse shows the first page.
+  const after = one(sp.after);
+  const cursor = after ? (decodeCursor(after) ?? undefined) : undefined;
+  const page = await approvalQueuePage(ctx, filter, { after: cursor });
+  if (!page) notFound();
+  const { entries, next } = page;
   const [total, tenants, models, tenantRequests, policy] = await Promise.all([
     pendingRequestCount(ctx),
     allTenantsForAdmin(ctx),
@@ -59,7 +64,8 @@ export default async function ApprovalQueuePage({ searchParams }: { searchParams
         subtitle={
           <span data-testid="queue-count">
             {total === 0 ? "No quota request is waiting." : `${total} quota request${total === 1 ? "" : "s"} waiting, oldest first.`}
-            {filtered && ` Filtered: ${entries.length} shown.`}
+            {filtered && ` Filtered: ${entries.length} shown${next ? " on this page, more on the next" : ""}.`}
+            {cursor && " A later page."}
           </span>
         }
       />
@@ -132,10 +138,31 @@ export default async function ApprovalQueuePage({ searchParams }: { searchParams
           </ol>
         )}
 
+        {(next || cursor) && (
+          <nav aria-label="Pages of the queue" className="flex gap-3">
+            {cursor && (
+              <Link href={queueHref(filter)} className={buttonClass()}>
+                Back to the oldest
+              </Link>
+            )}
+            {next && (
+              <Link href={queueHref(filter, next)} className={buttonClass()} data-testid="queue-next-page">
+                Next {QUEUE_PAGE_SIZE} requests
+              </Link>
+            )}
+          </nav>
+        )}
+
         {tenantRequests && <TenantRequestQueue rows={tenantRequests} currentPrincipalId={ctx.actor.principalId} />}
       </div>
     </>
   );
+}
+
+/** The queue's address with its filters, at the page after `cursor` (the first page without one). */
+function queueHref(filter: QueueFilter, cursor?: string): string {
+  const query = new URLSearchParams(Object.entries({ ...filter, after: cursor }).filter((e): e is [string, string] => typeof e[1] === "string")).toString();
+  return query ? `/admin/requests?${query}` : "/admin/requests";
 }
 
 function waited(from: Date, now: Date): string {
