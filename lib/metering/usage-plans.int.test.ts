@@ -1,9 +1,7 @@
-import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { Database } from "@/db/client";
-import { rowsOf } from "@/db/rows";
 import { databaseLabel } from "@/test/database";
-import { recordStatements, type RecordedStatement } from "@/test/sql-statements";
+import { fullScansOf } from "@/test/query-plans";
+import { recordStatements } from "@/test/sql-statements";
 import { projectIdOf, seededDatabase } from "@/test/tenancy";
 import { borrowedByResource } from "./borrowed";
 import { focusSourceRows } from "./focus-query";
@@ -14,39 +12,14 @@ import { resolveWindow, spendQueryInput } from "./window";
  * The usage tables grow by a row per project, resource and hour: a project's
  * query must reach its rows through an index, never by reading the whole table.
  * Each usage query a project's spend page, API answer and export send is
- * recorded and planned again with sequential scans switched off: a plan that
- * still scans usage_hourly or usage_daily in full has no index to use (the
- * planner picks a sequential scan on small tables anyway, so "off" is what
- * makes the test about indexes, not about this data's size).
+ * recorded and planned again with sequential scans switched off
+ * (test/query-plans.ts): a plan that still scans usage_hourly or usage_daily
+ * in full has no index to use.
  */
 const NOW = new Date("2026-05-06T12:00:00Z");
 const seeded = seededDatabase(new Date("2026-04-01T00:00:00Z"));
 
-/** A statement's text with its parameters as literals, for EXPLAIN (which cannot take bound parameters here). */
-function inlined(s: RecordedStatement): string {
-  return s.text.replace(/\$(\d+)/g, (_, n: string) => {
-    const v = s.params[Number(n) - 1];
-    if (v === null || v === undefined) return "null";
-    if (typeof v === "number" || typeof v === "bigint") return String(v);
-    const text = v instanceof Date ? v.toISOString() : typeof v === "string" ? v : JSON.stringify(v);
-    return `'${text.replace(/'/g, "''")}'`;
-  });
-}
-
-type PlanNode = { "Node Type": string; "Relation Name"?: string; Plans?: PlanNode[] };
-const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodesOf)];
-
-async function fullScansOf(db: Database, statement: RecordedStatement): Promise<string[]> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`set local enable_seqscan = off`);
-    const [row] = await rowsOf<{ "QUERY PLAN": unknown }>(tx, sql.raw(`explain (format json) ${inlined(statement)}`));
-    const raw = row!["QUERY PLAN"];
-    const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
-    return nodesOf(plan[0]!.Plan)
-      .filter((n) => n["Node Type"] === "Seq Scan" && (n["Relation Name"] === "usage_hourly" || n["Relation Name"] === "usage_daily"))
-      .map((n) => n["Relation Name"]!);
-  });
-}
+const USAGE_TABLES = ["usage_hourly", "usage_daily"] as const;
 
 function windowOf(granularity: "hour" | "day" | "month") {
   const r = resolveWindow(spendQueryInput.parse({ range: "custom", from: "2026-04-20", to: "2026-05-05", granularity }), NOW);
@@ -74,11 +47,11 @@ describe(`a project's usage queries go through an index (${databaseLabel()})`, (
     // Both tables are read: hours by the hourly series, borrowing and export, days by the rest.
     expect(usage.some((s) => s.text.includes("usage_hourly"))).toBe(true);
     expect(usage.some((s) => s.text.includes("usage_daily"))).toBe(true);
-    for (const s of usage) expect(await fullScansOf(db, s), s.text.slice(0, 200)).toEqual([]);
+    for (const s of usage) expect(await fullScansOf(db, s, USAGE_TABLES), s.text.slice(0, 200)).toEqual([]);
   });
 
   it("would catch a query with no index to use", async () => {
     // Quantity has no index: filtering the hourly table by it alone must show as a full scan.
-    expect(await fullScansOf(seeded.db, { text: "select count(*) from usage_hourly where quantity = $1", params: ["3"], wave: 0 })).toEqual(["usage_hourly"]);
+    expect(await fullScansOf(seeded.db, { text: "select count(*) from usage_hourly where quantity = $1", params: ["3"], wave: 0 }, USAGE_TABLES)).toEqual(["usage_hourly"]);
   });
 });
