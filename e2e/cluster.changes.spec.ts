@@ -106,6 +106,15 @@ test.describe("Priya, platform admin", () => {
     await cluster.goto();
     await expect(cluster.filter("all")).toHaveAttribute("aria-current", "page");
     await expect(cluster.filter("failed")).toHaveText("failed 0");
+
+    // Older changes are a page by the id of the newest one shown: that page leaves the newest out and links back.
+    const newest = (await cluster.changeRows.first().getByRole("cell").first().textContent())!.trim();
+    await page.goto(`/admin/cluster?before=${newest}`);
+    await expect(cluster.changes).toContainText(new RegExp(`showing \\d+ changes? older than #${newest}, of \\d+\\.`));
+    const firstOlder = Number((await cluster.changeRows.first().getByRole("cell").first().textContent())!.trim());
+    expect(firstOlder).toBeLessThan(Number(newest));
+    await page.getByRole("navigation", { name: "Pages of changes" }).getByRole("link", { name: "Back to the newest" }).click();
+    await expect(page).toHaveURL("/admin/cluster");
     await saveScreenshot(page, "cluster-admin");
 
     await cluster.goto("failed");

@@ -6,7 +6,7 @@ import { clusterChanges } from "@/db/schema";
 import { seedDemoData } from "@/db/seed";
 import type { CommandContext } from "@/lib/auth/context";
 import { currentContext } from "@/lib/auth/current-actor";
-import { listClusterChanges } from "@/lib/cluster/queries";
+import { clusterChangesPage } from "@/lib/cluster/queries";
 import { reconcileDue } from "@/lib/cluster/worker";
 import { config } from "@/lib/config";
 import { databaseLabel, freshTestDatabase } from "@/test/database";
@@ -63,7 +63,7 @@ const kinds = (docs: Record<string, unknown>[]) => docs.map((d) => d.kind);
 const metadataOf = (doc: Record<string, unknown>) => doc.metadata as { name: string; namespace?: string };
 
 async function changeIdOf(namespace: string): Promise<number> {
-  const change = (await listClusterChanges(db)).find((c) => c.namespace === namespace);
+  const change = (await clusterChangesPage(db, { limit: 1000 })).changes.find((c) => c.namespace === namespace);
   if (!change) throw new Error(`no change for ${namespace}`);
   return change.id;
 }

@@ -1,4 +1,4 @@
-import { asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { clusterChangeAttempts, clusterChanges, clusterObjects, projects, tenants } from "@/db/schema";
 
@@ -33,27 +33,50 @@ export interface ChangeListItem extends ClusterChangeRow {
   attemptLog: (typeof clusterChangeAttempts.$inferSelect)[];
 }
 
-/** Changes for the platform cluster page, newest first, with their targets and every attempt. */
-export async function listClusterChanges(db: Database, filter: { status?: ChangeStatus; limit?: number } = {}): Promise<ChangeListItem[]> {
+/** Changes shown on one page of the platform cluster page. */
+export const CHANGES_PAGE_SIZE = 100;
+
+export interface ClusterChangesPage {
+  changes: ChangeListItem[];
+  /** The id to pass as `before` for the next (older) page; null on the last page. */
+  older: number | null;
+}
+
+/**
+ * One page of the platform cluster page's changes, newest first, with their
+ * targets and every attempt. Keyset paging on the change's id (the outbox's
+ * order): a page is "the changes before #before", so a late page costs what
+ * the first costs and a change queued meanwhile neither repeats nor hides
+ * another. One row more than the page is read to know whether an older page exists.
+ */
+export async function clusterChangesPage(db: Database, filter: { status?: ChangeStatus; before?: number; limit?: number } = {}): Promise<ClusterChangesPage> {
+  const limit = filter.limit ?? CHANGES_PAGE_SIZE;
+  const conditions = [filter.status ? eq(clusterChanges.status, filter.status) : undefined, filter.before !== undefined ? lt(clusterChanges.id, filter.before) : undefined];
   const rows = await db
     .select({ change: clusterChanges, tenantSlug: tenants.slug, projectSlug: projects.slug, namespace: projects.namespace })
     .from(clusterChanges)
     .leftJoin(tenants, eq(tenants.id, clusterChanges.tenantId))
     .leftJoin(projects, eq(projects.id, clusterChanges.projectId))
-    .where(filter.status ? eq(clusterChanges.status, filter.status) : undefined)
+    .where(and(...conditions))
     .orderBy(desc(clusterChanges.id))
-    .limit(filter.limit ?? 100);
-  const ids = rows.map((r) => r.change.id);
+    .limit(limit + 1);
+  const shown = rows.slice(0, limit);
+  const ids = shown.map((r) => r.change.id);
   const attempts = ids.length
     ? await db.select().from(clusterChangeAttempts).where(inArray(clusterChangeAttempts.changeId, ids)).orderBy(asc(clusterChangeAttempts.id))
     : [];
-  return rows.map((r) => ({
-    ...r.change,
-    tenantSlug: r.tenantSlug,
-    projectSlug: r.projectSlug,
-    namespace: r.namespace,
-    attemptLog: attempts.filter((a) => a.changeId === r.change.id),
-  }));
+  const attemptsByChange = new Map<number, typeof attempts>();
+  for (const a of attempts) attemptsByChange.set(a.changeId, [...(attemptsByChange.get(a.changeId) ?? []), a]);
+  return {
+    changes: shown.map((r) => ({
+      ...r.change,
+      tenantSlug: r.tenantSlug,
+      projectSlug: r.projectSlug,
+      namespace: r.namespace,
+      attemptLog: attemptsByChange.get(r.change.id) ?? [],
+    })),
+    older: rows.length > limit ? shown[shown.length - 1]!.change.id : null,
+  };
 }
 
 /** How many changes are in each status: the summary line of the cluster page. */

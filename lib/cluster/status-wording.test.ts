@@ -26,5 +26,7 @@ describe("cluster status wording", () => {
     expect(shownWording(1, 1, "change")).toBe("1 change");
     expect(shownWording(0, 0, "change")).toBe("0 changes");
     expect(shownWording(100, 250, "change")).toBe("the newest 100 of 250 changes");
+    expect(shownWording(50, 250, "failed change", 201)).toBe("50 failed changes older than #201, of 250");
+    expect(shownWording(1, 250, "change", 2)).toBe("1 change older than #2, of 250");
   });
 });

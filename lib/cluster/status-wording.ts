@@ -23,7 +23,8 @@ export function noDriftWording(mode: ClusterMode): { title: string; body: string
 }
 
 /** How much of a list is shown, stated with the same count as the list's filter. */
-export function shownWording(shown: number, total: number, noun: string): string {
+export function shownWording(shown: number, total: number, noun: string, before?: number): string {
+  if (before !== undefined) return `${shown === 1 ? `1 ${noun}` : `${shown} ${noun}s`} older than #${before}, of ${total}`;
   if (shown >= total) return total === 1 ? `1 ${noun}` : `${total} ${noun}s`;
   return `the newest ${shown} of ${total} ${noun}s`;
 }

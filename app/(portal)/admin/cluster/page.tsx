@@ -7,7 +7,7 @@ import { Cell, DataTable } from "@/components/table";
 import { Card, EmptyState, formatDateTime, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can } from "@/lib/auth/policy";
-import { CHANGE_STATUSES, changeCounts, driftedObjects, listClusterChanges, type ChangeListItem, type ChangeStatus } from "@/lib/cluster/queries";
+import { CHANGE_STATUSES, CHANGES_PAGE_SIZE, changeCounts, clusterChangesPage, driftedObjects, type ChangeListItem, type ChangeStatus } from "@/lib/cluster/queries";
 import { clusterRuntime } from "@/lib/cluster/runtime";
 import { scheduledClusterChanges, type ScheduledChangeItem } from "@/lib/cluster/scheduled-queries";
 import { noDriftWording, shownWording, waitingWording } from "@/lib/cluster/status-wording";
@@ -19,11 +19,21 @@ import { viewerTimeZone } from "@/lib/server/time-zone";
 export const metadata = { title: "Cluster" };
 export const dynamic = "force-dynamic";
 
-const PAGE = 100;
 const SHOWN_REASONS = 3;
 
 function statusFilter(value: string | string[] | undefined): ChangeStatus | undefined {
   return typeof value === "string" && (CHANGE_STATUSES as readonly string[]).includes(value) ? (value as ChangeStatus) : undefined;
+}
+
+/** The `before` of a page link: a change id. Anything else (a hand-edited link) shows the newest page. */
+function beforeId(value: string | string[] | undefined): number | undefined {
+  return typeof value === "string" && /^[1-9]\d{0,15}$/.test(value) ? Number(value) : undefined;
+}
+
+/** The cluster page's address with its status filter, at the page of changes before `before` (the newest without one). */
+function changesHref(status: ChangeStatus | undefined, before?: number): string {
+  const query = new URLSearchParams([...(status ? [["status", status]] : []), ...(before !== undefined ? [["before", String(before)]] : [])]).toString();
+  return query ? `/admin/cluster?${query}` : "/admin/cluster";
 }
 
 export default async function ClusterPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -31,13 +41,15 @@ export default async function ClusterPage({ searchParams }: { searchParams: Prom
   if (!ctx) redirect("/sign-in");
   if (!can(ctx.actor, "cluster.view", { kind: "platform" }, ctx.now)) notFound();
   const canManage = can(ctx.actor, "cluster.manage", { kind: "platform" }, ctx.now);
-  const status = statusFilter((await searchParams).status);
+  const sp = await searchParams;
+  const status = statusFilter(sp.status);
+  const before = beforeId(sp.before);
   const runtime = clusterRuntime(config().cluster);
   const live = runtime.mode === "live";
-  const [counts, drifted, changes, scheduled] = await Promise.all([
+  const [counts, drifted, { changes, older }, scheduled] = await Promise.all([
     changeCounts(ctx.db),
     driftedObjects(ctx.db),
-    listClusterChanges(ctx.db, { status, limit: PAGE }),
+    clusterChangesPage(ctx.db, { status, before }),
     scheduledClusterChanges(ctx.db, ctx.now),
   ]);
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
@@ -110,12 +122,18 @@ export default async function ClusterPage({ searchParams }: { searchParams: Prom
 
         <Card
           title="Changes"
-          description={`Newest first; showing ${shownWording(changes.length, status ? counts[status] : total, status ? `${status} change` : "change")}. A change renders its target from the database as it is when a worker takes it.`}
+          description={`Newest first; showing ${shownWording(changes.length, status ? counts[status] : total, status ? `${status} change` : "change", before)}. A change renders its target from the database as it is when a worker takes it.`}
         >
           <div className="space-y-4">
             <StatusFilter active={status} counts={counts} total={total} />
             {changes.length === 0 ? (
-              status ? (
+              before !== undefined ? (
+                <EmptyState title={`No ${status ? `${status} ` : ""}changes before #${before}`}>
+                  <Link href={changesHref(status)} className="text-brand-700 hover:underline">
+                    Show the newest
+                  </Link>
+                </EmptyState>
+              ) : status ? (
                 <EmptyState title={`No ${status} changes`}>
                   <Link href="/admin/cluster" className="text-brand-700 hover:underline">
                     Show all changes
@@ -133,6 +151,20 @@ export default async function ClusterPage({ searchParams }: { searchParams: Prom
                   <ChangeRows key={c.id} change={c} canRetry={canManage} now={ctx.now} />
                 ))}
               </DataTable>
+            )}
+            {(older !== null || before !== undefined) && (
+              <nav aria-label="Pages of changes" className="flex flex-wrap gap-3">
+                {before !== undefined && (
+                  <Link href={changesHref(status)} className={buttonClass()}>
+                    Back to the newest
+                  </Link>
+                )}
+                {older !== null && (
+                  <Link href={changesHref(status, older)} className={buttonClass()} data-testid="changes-older-page">
+                    Older {CHANGES_PAGE_SIZE} changes
+                  </Link>
+                )}
+              </nav>
             )}
           </div>
         </Card>
