@@ -1,5 +1,6 @@
 import type { ClusterChangeRow, ClusterObjectRow } from "@/lib/cluster/queries";
 import type { ScheduledChangeItem } from "@/lib/cluster/scheduled-queries";
+import { failureAdvice } from "@/lib/cluster/failure-advice";
 import { waitingWording } from "@/lib/cluster/status-wording";
 import { storedManifestsToYaml } from "@/lib/cluster/yaml";
 import { buttonClass } from "./button-class";
@@ -10,7 +11,7 @@ import { Time } from "@/components/time";
 import { viewerTimeZone } from "@/lib/server/time-zone";
 
 export type ClusterObjectView = Pick<ClusterObjectRow, "id" | "kind" | "name" | "status" | "manifest" | "drift" | "error" | "updatedAt">;
-export type ClusterChangeView = Pick<ClusterChangeRow, "id" | "status" | "attempts" | "lastError" | "createdAt" | "finishedAt" | "nextAttemptAt">;
+export type ClusterChangeView = Pick<ClusterChangeRow, "id" | "status" | "attempts" | "lastError" | "lastErrorReason" | "createdAt" | "finishedAt" | "nextAttemptAt">;
 
 /**
  * What a project becomes on the cluster: its objects in apply order, each with
@@ -149,6 +150,7 @@ export async function LatestChange({ change, now }: { change: ClusterChangeView 
   if (!change) return <p className="mb-4 text-sm text-slate-600">No cluster change for this project yet.</p>;
   const zone = await viewerTimeZone();
   const waiting = waitingWording(change, now, (d) => formatDateTime(d, zone));
+  const advice = failureAdvice(change);
   return (
     <p className="mb-4 text-sm text-slate-700" data-testid="latest-cluster-change">
       Latest change <span className="font-mono text-xs">#{change.id}</span> <ChangeStatusBadge status={change.status} /> · {plural(change.attempts, "attempt")} ·{" "}
@@ -159,6 +161,11 @@ export async function LatestChange({ change, now }: { change: ClusterChangeView 
           {" "}
           · <span className="text-red-700">last error: {truncate(change.lastError, 200)}</span>
         </>
+      )}
+      {change.status === "failed" && (
+        <span className="mt-1 block" data-testid="latest-change-advice">
+          {advice?.what ? `${advice.what} ` : ""}Platform admins see what to do on the Cluster page and retry it there once its cause is fixed.
+        </span>
       )}
     </p>
   );

@@ -45,6 +45,13 @@ export const clusterChanges = pgTable(
     /** Owned objects that were no longer desired and were deleted (or would be, in record-only mode). */
     deletions: jsonb("deletions").$type<{ apiVersion: string; kind: string; namespace?: string; name: string }[]>(),
     lastError: text("last_error"),
+    /**
+     * Why the last attempt did not apply, as a word the pages turn into what to
+     * do: the API's Status reason, ours (Timeout, ConnectionRefused,
+     * FlavorsNotReady, ...), InvalidObject or http_<code>. Null with no error,
+     * and on changes whose last attempt was before migration 0025.
+     */
+    lastErrorReason: text("last_error_reason"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true }),

@@ -174,12 +174,14 @@ describe(`worker, live against the stand-in API server (${databaseLabel()})`, ()
     const retrying = await lastChange(projectTarget(projectId));
     expect(retrying).toMatchObject({ status: "pending", attempts: 1 });
     expect(retrying.lastError).toBeTruthy();
+    // The reason is kept beside the message, for the pages' "what to do".
+    expect(retrying.lastErrorReason).toMatch(/^(InternalError|http_500|TooManyRequests|http_429|ConnectionRefused|ConnectionReset|Timeout)$/);
     const delay = retrying.nextAttemptAt.getTime() - NOW.getTime();
     expect(delay).toBeGreaterThanOrEqual("retryAfterSeconds" in fault ? 2000 : 750);
 
     await drain();
     const done = await lastChange(projectTarget(projectId));
-    expect(done).toMatchObject({ status: "applied", attempts: 2, lastError: null });
+    expect(done).toMatchObject({ status: "applied", attempts: 2, lastError: null, lastErrorReason: null });
     const attempts = await db.select().from(clusterChangeAttempts).where(eq(clusterChangeAttempts.changeId, done.id)).orderBy(asc(clusterChangeAttempts.id));
     expect(attempts.map((a) => a.outcome)).toEqual(["retry", "applied"]);
   });
@@ -202,6 +204,7 @@ describe(`worker, live against the stand-in API server (${databaseLabel()})`, ()
     expect(failed.attempts).toBe(3);
     expect(failed.lastError).toMatch(/etcdserver: leader changed/);
     expect(failed.lastError).toMatch(/gave up after 3 attempts/);
+    expect(failed.lastErrorReason).toMatch(/^(ServiceUnavailable|http_503)$/);
     expect((await db.select().from(clusterObjects).where(eq(clusterObjects.lastChangeId, failed.id))).every((o) => o.status === "failed")).toBe(true);
     api.faults.clear();
 
@@ -222,6 +225,7 @@ describe(`worker, live against the stand-in API server (${databaseLabel()})`, ()
     const failed = await lastChange(projectTarget(projectId));
     expect(failed).toMatchObject({ status: "failed", attempts: 1 });
     expect(failed.lastError).toMatch(/^RoleBinding vision-lab--tracking\/.+: .*forbidden/);
+    expect(failed.lastErrorReason).toMatch(/^(Forbidden|http_403)$/);
   });
 
   it("finds drifted and missing objects, and a reconcile puts them back", async () => {
@@ -284,6 +288,7 @@ describe(`worker, live against the stand-in API server (${databaseLabel()})`, ()
     const held = await lastChange(PLATFORM_FLAVORS_TARGET);
     expect(held.status).toBe("pending");
     expect(held.lastError).toContain("gone-pool (named by ClusterQueue someone-elses)");
+    expect(held.lastErrorReason).toBe("FlavorInUse");
     expect(api.get("kueue.x-k8s.io/v1beta2", "ResourceFlavor", undefined, "gone-pool")).toBeDefined();
     await client.remove({ apiVersion: "kueue.x-k8s.io/v1beta2", kind: "ClusterQueue", name: "someone-elses" });
     await drain(o);

@@ -224,6 +224,7 @@ describe(`outbox and worker, record-only (${databaseLabel()})`, () => {
     expect(last.status).toBe("failed");
     expect(last.attempts).toBe(1);
     expect(last.lastError).toMatch(/invalid ServiceAccount Bad_Name/);
+    expect(last.lastErrorReason).toBe("InvalidObject");
     expect((await objectsOf("language-models--pretraining")).some((o) => o.name === "Bad_Name")).toBe(false);
     await db.delete(principals).where(eq(principals.displayName, "Bad_Name"));
   });

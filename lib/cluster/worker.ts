@@ -231,7 +231,9 @@ async function loadTarget(o: ReconcilerOptions, change: Change, now: Date): Prom
   return loaded ? targetOf(loaded, change.projectId) : null;
 }
 
-/** How a tenant change waiting for the platform's flavours begins its error (it is woken by that text). */
+/** The reason of a tenant change waiting for the platform's flavours (it is woken by it). */
+const FLAVORS_NOT_READY = "FlavorsNotReady";
+/** How such a change's error begins: it woke changes written before migration 0025 recorded the reason, by this text. */
 const WAITING_FOR_FLAVORS = "Waiting for the platform's ResourceFlavors";
 
 /**
@@ -243,7 +245,13 @@ async function wakeChangesWaitingForFlavors(db: Database, now: Date): Promise<vo
   await db
     .update(clusterChanges)
     .set({ nextAttemptAt: now })
-    .where(and(eq(clusterChanges.status, "pending"), gt(clusterChanges.nextAttemptAt, now), like(clusterChanges.lastError, `${WAITING_FOR_FLAVORS}%`)));
+    .where(
+      and(
+        eq(clusterChanges.status, "pending"),
+        gt(clusterChanges.nextAttemptAt, now),
+        or(eq(clusterChanges.lastErrorReason, FLAVORS_NOT_READY), and(isNull(clusterChanges.lastErrorReason), like(clusterChanges.lastError, `${WAITING_FOR_FLAVORS}%`))),
+      ),
+    );
 }
 
 /** Applies (or records) one claimed change; every line logged meanwhile names it, and one line says how it ended. */
@@ -312,7 +320,7 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
     const mine = and(eq(clusterChanges.id, change.id), eq(clusterChanges.status, "applying"), eq(clusterChanges.claimedBy, o.workerId));
     const common = { objects: objects as unknown as Record<string, unknown>[], deletions, claimedBy: null, claimedUntil: null, updatedAt: now };
     if (outcome.status === "applied" || outcome.status === "recorded") {
-      const [done] = await tx.update(clusterChanges).set({ ...common, status: outcome.status, lastError: null, finishedAt: now }).where(mine).returning({ id: clusterChanges.id });
+      const [done] = await tx.update(clusterChanges).set({ ...common, status: outcome.status, lastError: null, lastErrorReason: null, finishedAt: now }).where(mine).returning({ id: clusterChanges.id });
       // Older failures of this target are settled by this success: nothing left to retry there.
       if (done) {
         await tx
@@ -321,7 +329,7 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
           .where(and(eq(clusterChanges.targetKey, change.targetKey), eq(clusterChanges.status, "failed"), lt(clusterChanges.id, change.id)));
       }
     } else if (outcome.status === "failed") {
-      await tx.update(clusterChanges).set({ ...common, status: "failed", lastError: outcome.error, finishedAt: now }).where(mine);
+      await tx.update(clusterChanges).set({ ...common, status: "failed", lastError: outcome.error, lastErrorReason: outcome.reason, finishedAt: now }).where(mine);
     } else {
       // Back to pending, unless a newer change for the target is already
       // waiting: that one renders the same (or newer) state, so this one is done.
@@ -333,8 +341,8 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
         .update(clusterChanges)
         .set(
           newer
-            ? { ...common, status: "superseded", lastError: outcome.error, finishedAt: now }
-            : { ...common, status: "pending", lastError: outcome.error, nextAttemptAt: new Date(now.getTime() + outcome.delayMs) },
+            ? { ...common, status: "superseded", lastError: outcome.error, lastErrorReason: outcome.reason, finishedAt: now }
+            : { ...common, status: "pending", lastError: outcome.error, lastErrorReason: outcome.reason, nextAttemptAt: new Date(now.getTime() + outcome.delayMs) },
         )
         .where(mine);
     }
@@ -396,7 +404,7 @@ async function awaitPlatformFlavors(o: ReconcilerOptions, target: Target & { kin
   const missing = [...named].filter((n) => !present.has(n)).sort();
   if (missing.length === 0) return;
   await enqueuePlatformFlavorsChange(o.db, { reason: `tenant ${target.tenant.slug}'s queues name ResourceFlavors not there yet: ${missing.join(", ")}`, at }, { always: true });
-  if (o.client) throw new ClusterApiError(`Waiting for the platform's ResourceFlavors ${missing.join(", ")} (queued) before the ClusterQueues that name them`, { reason: "FlavorsNotReady", retryable: true });
+  if (o.client) throw new ClusterApiError(`Waiting for the platform's ResourceFlavors ${missing.join(", ")} (queued) before the ClusterQueues that name them`, { reason: FLAVORS_NOT_READY, retryable: true });
 }
 
 /**

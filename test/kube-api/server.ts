@@ -20,6 +20,8 @@ import { pendingWorkloadsSummary, VISIBILITY_GROUP } from "./visibility";
  */
 
 export type { Fault, FaultMatch } from "./faults";
+/** Where a journey in another process queues faults (POST one as JSON) or clears them (DELETE). */
+export const FAULTS_PATH = "/stand-in/faults";
 export { FaultQueue } from "./faults";
 export type { StoredObject, StoredMetadata, ManagedFieldsEntry } from "./store";
 export type { KueueVersion } from "./resources";
@@ -323,12 +325,26 @@ export async function startStandInApiServer(options: StandInOptions = {}): Promi
     throw new StatusError(405, "the server does not allow this method on the requested resource");
   }
 
+  function controlFaults(method: string, body: string, res: http.ServerResponse): void {
+    if (method === "DELETE") {
+      faults.clear();
+      return send(res, 200, {});
+    }
+    if (method !== "POST") return send(res, 405, { message: `POST a fault or DELETE them at ${FAULTS_PATH}` });
+    const fault = JSON.parse(body) as Fault;
+    faults.push(fault);
+    return send(res, 201, {});
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
     const url = new URL(req.url ?? "/", "http://stand-in");
     const method = (req.method ?? "GET").toUpperCase();
+    // Not Kubernetes: how a journey in another process queues faults (POST a Fault as JSON, DELETE to clear them).
+    // Kept out of the recorded requests, so what the portal sent is all they hold.
+    if (url.pathname === FAULTS_PATH) return controlFaults(method, body, res);
     const record: RecordedRequest = { at: Date.now(), method, path: url.pathname, query: Object.fromEntries(url.searchParams), contentType: req.headers["content-type"], body, abandoned: false };
     requests.push(record);
     let droppedHere = false;

@@ -8,6 +8,7 @@ import { Card, EmptyState, formatDateTime, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
 import { can } from "@/lib/auth/policy";
 import { CHANGE_STATUSES, CHANGES_PAGE_SIZE, changeCounts, clusterChangesPage, driftedObjects, type ChangeListItem, type ChangeStatus } from "@/lib/cluster/queries";
+import { failureAdvice } from "@/lib/cluster/failure-advice";
 import { clusterRuntime } from "@/lib/cluster/runtime";
 import { scheduledClusterChanges, type ScheduledChangeItem } from "@/lib/cluster/scheduled-queries";
 import { noDriftWording, shownWording, waitingWording } from "@/lib/cluster/status-wording";
@@ -298,6 +299,7 @@ async function When({ at }: { at: Date | null }) {
 async function ChangeRows({ change: c, canRetry, now }: { change: ChangeListItem; canRetry: boolean; now: Date }) {
   const zone = await viewerTimeZone();
   const reasons = c.reasons.slice(-SHOWN_REASONS);
+  const advice = failureAdvice(c);
   const earlier = c.reasons.length - reasons.length;
   return (
     <>
@@ -322,7 +324,14 @@ async function ChangeRows({ change: c, canRetry, now }: { change: ChangeListItem
           )}
         </Cell>
         <Cell className="pb-1 tabular-nums">{c.attempts}</Cell>
-        <Cell className="min-w-40 pb-1 text-xs text-red-700">{c.lastError ? truncate(c.lastError, 100) : <span className="text-slate-500">—</span>}</Cell>
+        <Cell className="min-w-40 pb-1 text-xs">
+          {c.lastError ? <p className="text-red-700">{truncate(c.lastError, 100)}</p> : <span className="text-slate-500">—</span>}
+          {c.status === "failed" && advice && (
+            <p className="mt-1 text-slate-700" data-testid="change-advice">
+              <span className="font-medium text-slate-900">What to do:</span> {advice.text}
+            </p>
+          )}
+        </Cell>
         <Cell className="pb-1 text-xs text-slate-600">
           <When at={c.createdAt} />
         </Cell>
@@ -364,6 +373,12 @@ async function ChangeRows({ change: c, canRetry, now }: { change: ChangeListItem
                   <div>
                     <p className="font-medium text-slate-900">Last error</p>
                     <p className="whitespace-pre-wrap break-words text-red-700">{c.lastError}</p>
+                  </div>
+                )}
+                {advice && (
+                  <div>
+                    <p className="font-medium text-slate-900">What to do</p>
+                    <p>{advice.text}</p>
                   </div>
                 )}
                 {earlier > 0 && (

@@ -1,4 +1,5 @@
 import { can } from "@/lib/auth/policy";
+import { failureAdvice } from "@/lib/cluster/failure-advice";
 import { clusterChangeById, type ChangeListItem } from "@/lib/cluster/queries";
 import { storedManifestsToYaml } from "@/lib/cluster/yaml";
 import { yamlDownload } from "@/lib/server/yaml-download";
@@ -20,6 +21,7 @@ function changeHeader(c: ChangeListItem): string {
   const mode =
     c.mode === "live" ? "live (applied to the connected cluster)" : c.mode === "record-only" ? "record-only (no cluster connected: a plan, not live objects)" : "not yet taken by a worker";
   const deletions = c.deletions ?? [];
+  const advice = failureAdvice(c);
   return [
     `Allot cluster change #${c.id}`,
     `Target: ${target}`,
@@ -27,6 +29,7 @@ function changeHeader(c: ChangeListItem): string {
     `Status: ${c.status}, ${c.attempts} attempt${c.attempts === 1 ? "" : "s"}`,
     `Reasons: ${c.reasons.join("; ")}`,
     ...(c.lastError ? [`Last error: ${c.lastError}`] : []),
+    ...(advice ? [`What to do: ${advice.text}`] : []),
     deletions.length === 0
       ? "Deletions: none"
       : `Deletions (${c.mode === "live" ? "deleted" : "to delete"}):\n${deletions.map((d) => `  - ${d.apiVersion} ${d.kind} ${d.namespace ? `${d.namespace}/` : ""}${d.name}`).join("\n")}`,

@@ -1,0 +1,1 @@
+ALTER TABLE "cluster_changes" ADD COLUMN "last_error_reason" text;
