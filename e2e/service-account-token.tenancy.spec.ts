@@ -1,7 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { ProjectPage } from "./pages/project-page";
+import { ServiceAccountPage } from "./pages/service-account-page";
 import { ServiceAccountsPage } from "./pages/service-accounts-page";
-import { expectCells, NARROW, saveScreenshot, sidewaysOverflow, WIDE } from "./support/checks";
+import { expectCells, expectNotFound, NARROW, saveScreenshot, sidewaysOverflow, WIDE } from "./support/checks";
 import { PERSONAS, SIGNED_OUT, storageStateOf } from "./support/personas";
 
 // A service account gets a project role and a token on its own page; the token
@@ -160,5 +161,33 @@ test.describe("Alex, tenant admin of Vision Lab", () => {
     expect((await api.get("/api/v1/tenants/vision-lab/projects/detector-training")).status()).toBe(404);
     expect(await (await api.get("/api/v1/me")).json()).toMatchObject({ kind: "service_account", displayName: "e2e-meter" });
     await api.dispose();
+  });
+});
+
+// After the journeys above, which made e2e-bot with a member role on Detector training.
+test.describe("the account's page for others", () => {
+  test("shows Dana, a member of Vision Lab, the account and its roles, but not its tokens or history", async ({ browser }) => {
+    const context = await browser.newContext({ storageState: storageStateOf("dana") });
+    const page = await context.newPage();
+    const account = new ServiceAccountPage(page);
+    await account.goto("vision-lab", "e2e-bot");
+    await expect(account.section("Project roles")).toContainText("Detector training (member)");
+    await expect(account.section("Tokens")).toHaveCount(0);
+    await expect(account.section("Recent activity")).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Set project role" })).toHaveCount(0);
+    await context.close();
+  });
+
+  test("is not found for Bo of another tenant, and for an account that does not exist", async ({ browser }) => {
+    const bo = await browser.newContext({ storageState: storageStateOf("bo") });
+    const page = await bo.newPage();
+    await expectNotFound(page, await page.goto("/tenants/vision-lab/service-accounts/e2e-bot"));
+    await expect(page.locator("body")).not.toContainText("e2e-bot");
+    await bo.close();
+    const alex = await browser.newContext({ storageState: storageStateOf("alex") });
+    const own = await alex.newPage();
+    await expectNotFound(own, await own.goto("/tenants/vision-lab/service-accounts/no-such-account"));
+    await expectNotFound(own, await own.goto("/tenants/vision-lab/service-accounts/Not_A_Name"));
+    await alex.close();
   });
 });
