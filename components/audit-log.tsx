@@ -63,33 +63,7 @@ export function AuditLog({
         <EmptyState title="No events match">Change or clear the filters.</EmptyState>
       ) : (
         <div className="rounded-lg border border-slate-200 bg-white px-5">
-          <DataTable caption="Audit events" columns={["#", "When", "Actor", ...(showTenant ? ["Tenant"] : []), "Action", "Target", "Change"]}>
-            {events.map((e) => (
-              <tr key={e.seq}>
-                <Cell className="font-mono text-xs text-slate-500">{e.seq}</Cell>
-                <Cell className="whitespace-nowrap text-slate-600"><Time at={e.at} /></Cell>
-                <Cell>{e.actorLabel}</Cell>
-                {showTenant && <Cell className="font-mono text-xs">{e.tenantSlug ?? "—"}</Cell>}
-                <Cell className="font-mono text-xs">{e.action}</Cell>
-                <Cell className="font-mono text-xs text-slate-600">
-                  {e.targetType} {e.targetId.slice(0, 12)}
-                </Cell>
-                <Cell>
-                  {e.before || e.after ? (
-                    <details>
-                      <summary className="cursor-pointer text-xs text-brand-700">details</summary>
-                      <pre tabIndex={0} className="mt-1 max-w-md overflow-x-auto whitespace-pre-wrap text-xs text-slate-700">
-                        {e.before ? `before: ${JSON.stringify(e.before, null, 1)}\n` : ""}
-                        {e.after ? `after: ${JSON.stringify(e.after, null, 1)}` : ""}
-                      </pre>
-                    </details>
-                  ) : (
-                    <span className="text-xs text-slate-500">—</span>
-                  )}
-                </Cell>
-              </tr>
-            ))}
-          </DataTable>
+          <AuditEventsTable events={events} showTenant={showTenant} />
         </div>
       )}
       {last && events.length === pageSize && (
@@ -98,6 +72,39 @@ export function AuditLog({
         </Link>
       )}
     </div>
+  );
+}
+
+/** The events as a table: the audit pages' and a service account's history (its own page). */
+export function AuditEventsTable({ events, showTenant, caption = "Audit events" }: { events: AuditRowView[]; showTenant: boolean; caption?: string }) {
+  return (
+    <DataTable caption={caption} columns={["#", "When", "Actor", ...(showTenant ? ["Tenant"] : []), "Action", "Target", "Change"]}>
+      {events.map((e) => (
+        <tr key={e.seq}>
+          <Cell className="font-mono text-xs text-slate-500">{e.seq}</Cell>
+          <Cell className="whitespace-nowrap text-slate-600"><Time at={e.at} /></Cell>
+          <Cell>{e.actorLabel}</Cell>
+          {showTenant && <Cell className="font-mono text-xs">{e.tenantSlug ?? "—"}</Cell>}
+          <Cell className="font-mono text-xs">{e.action}</Cell>
+          <Cell className="font-mono text-xs text-slate-600">
+            {e.targetType} {e.targetId.slice(0, 12)}
+          </Cell>
+          <Cell>
+            {e.before || e.after ? (
+              <details>
+                <summary className="cursor-pointer text-xs text-brand-700">details</summary>
+                <pre tabIndex={0} className="mt-1 max-w-md overflow-x-auto whitespace-pre-wrap text-xs text-slate-700">
+                  {e.before ? `before: ${JSON.stringify(e.before, null, 1)}\n` : ""}
+                  {e.after ? `after: ${JSON.stringify(e.after, null, 1)}` : ""}
+                </pre>
+              </details>
+            ) : (
+              <span className="text-xs text-slate-500">—</span>
+            )}
+          </Cell>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -18,6 +18,7 @@ const APP_DIR = path.resolve(__dirname, "..", "app");
 const NOT_LINKED = new Map([
   ["/invite/[token]", "reached from an invitation link handed out elsewhere (member-invitation.tenancy.spec.ts)"],
   ["/reviews/[id]", "exists once an access review is started; the demo data has none (access-review.reviews.spec.ts)"],
+  ["/tenants/[tenant]/service-accounts/[account]", "the demo data has no service accounts; service-account-token.tenancy.spec.ts opens one from the list (axe, both widths, no sideways scroll)"],
   ["/admin/capacity/import", "linked in live mode only: a record-only portal has no cluster to import from"],
   ["/tenants/[tenant]/projects/[project]/quota/requests/[id]/edit", "linked for the requester of a pending request only; the demo's requests are all decided (quota-request-conversation.changes.spec.ts edits one)"],
 ]);

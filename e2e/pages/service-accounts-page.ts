@@ -1,8 +1,9 @@
 import { expect, type Locator, type Page } from "@playwright/test";
 import { FormDialog } from "./form-dialog";
 import { openPopup } from "./open-popup";
+import { ServiceAccountPage } from "./service-account-page";
 
-/** /tenants/<slug>/service-accounts: one card per account, with its tokens. */
+/** /tenants/<slug>/service-accounts: one compact row per account, its name a link to its own page. */
 export class ServiceAccountsPage {
   readonly heading: Locator;
   readonly newAccountButton: Locator;
@@ -24,31 +25,18 @@ export class ServiceAccountsPage {
     return this.newAccountDialog;
   }
 
-  card(name: string): Locator {
+  row(name: string): Locator {
     return this.page
-      .getByRole("main")
-      .locator("section")
+      .getByRole("list", { name: "Service accounts", exact: true })
+      .getByRole("listitem")
       .filter({ has: this.page.getByRole("heading", { level: 2, name, exact: true }) });
   }
 
-  tokenRows(name: string): Locator {
-    return this.card(name).getByRole("table", { name: `Tokens of ${name}` }).locator("tbody").getByRole("row");
-  }
-
-  /** A token's row, by the public prefix shown as `allot_<prefix>_…`. */
-  tokenRow(name: string, prefix: string): Locator {
-    return this.tokenRows(name).filter({ has: this.page.getByRole("cell", { name: `allot_${prefix}_…`, exact: true }) });
-  }
-
-  async openMintToken(name: string): Promise<FormDialog> {
-    const dialog = new FormDialog(this.page, `New token for ${name}`);
-    await openPopup(this.card(name).getByRole("button", { name: "Mint token", exact: true }), dialog.root);
-    return dialog;
-  }
-
-  async openRevokeToken(name: string, prefix: string): Promise<FormDialog> {
-    const dialog = new FormDialog(this.page, `Revoke token ${prefix}?`);
-    await openPopup(this.tokenRow(name, prefix).getByRole("button", { name: "Revoke", exact: true }), dialog.root);
-    return dialog;
+  /** Follow the account's name to its own page. */
+  async openAccount(name: string): Promise<ServiceAccountPage> {
+    await this.row(name).getByRole("link", { name, exact: true }).click();
+    const account = new ServiceAccountPage(this.page);
+    await expect(account.heading).toHaveText(name);
+    return account;
   }
 }

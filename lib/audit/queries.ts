@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, gte, ilike, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, ilike, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { wholeNumber } from "@/lib/input/numbers";
 import { instantInput } from "@/lib/input/instants";
@@ -93,4 +93,48 @@ export async function listAuditEvents(ctx: CommandContext, filter: AuditFilter) 
     .orderBy(desc(auditEvents.seq))
     .limit(filter.limit);
   return { events, scope: tenantId ? "tenant" : "all", canVerify: can(ctx.actor, "audit.verify", { kind: "platform" }, ctx.now) };
+}
+
+/**
+ * The recent history of one service account, newest first, keyset on seq
+ * (`before`): what it did with its tokens, and what was done to it, its tokens
+ * (by their prefixes) and its project roles (the grant events name it as
+ * principal, before and after). For those who read the tenant's audit log;
+ * null for anyone else, as the tenant's audit page is not theirs.
+ */
+export async function serviceAccountAuditEvents(
+  ctx: CommandContext,
+  account: { tenantId: string; principalId: string; tokenPrefixes: readonly string[] },
+  page: { before?: number; limit: number },
+) {
+  if (!can(ctx.actor, "tenant.audit.view", { kind: "tenant", tenantId: account.tenantId }, ctx.now)) return null;
+  const ids = [account.principalId, ...account.tokenPrefixes];
+  const rows = await ctx.db
+    .select({
+      seq: auditEvents.seq,
+      at: auditEvents.at,
+      actorLabel: auditEvents.actorLabel,
+      tenantSlug: sql<string | null>`null`,
+      action: auditEvents.action,
+      targetType: auditEvents.targetType,
+      targetId: auditEvents.targetId,
+      before: auditEvents.before,
+      after: auditEvents.after,
+    })
+    .from(auditEvents)
+    .where(
+      and(
+        eq(auditEvents.tenantId, account.tenantId),
+        page.before ? lt(auditEvents.seq, page.before) : undefined,
+        or(
+          eq(auditEvents.actorPrincipalId, account.principalId),
+          inArray(auditEvents.targetId, ids),
+          sql`${auditEvents.after}->>'principalId' = ${account.principalId}`,
+          sql`${auditEvents.before}->>'principalId' = ${account.principalId}`,
+        ),
+      ),
+    )
+    .orderBy(desc(auditEvents.seq))
+    .limit(page.limit + 1);
+  return { events: rows.slice(0, page.limit), older: rows.length > page.limit ? rows[page.limit - 1]!.seq : null };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Actor, Resource } from "./actor";
-import { ACTIONS, decide, decisionConflict, isCollaboratorOn, mayDiscussRequest, mayEditRequest, rolesOn, scimClientActor, type Action } from "./policy";
+import { ACTIONS, decide, decisionConflict, isCollaboratorOn, mayDiscussRequest, mayEditRequest, maySetRoleWhileMinting, rolesOn, scimClientActor, type Action } from "./policy";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
 const LATER = new Date("2026-12-20T00:00:00Z");
@@ -440,5 +440,26 @@ describe("the two sides of a quota request", () => {
   it("leaves a request whose requester was deleted to the admins", () => {
     expect(mayDiscussRequest(subjects.tenantAdminA, onA1(null), NOW)).toBe(true);
     expect(mayEditRequest({ ...requester, principalId: "" }, onA1(null), NOW)).toBe(false);
+  });
+});
+
+describe("setting a role while minting a token", () => {
+  // Every subject of the matrix on every project: both rights of the two steps apart, or neither (a foreign tenant, an expired collaborator, a meter).
+  const projects = (Object.entries(resources) as [ResourceName, Resource][]).filter((e): e is [ResourceName, Extract<Resource, { kind: "project" }>] => e[1].kind === "project");
+  for (const [subjectName, subject] of Object.entries(subjects) as [SubjectName, Actor][]) {
+    for (const [projectName, project] of projects) {
+      const tenantName = (Object.entries(resources) as [ResourceName, Resource][]).find(([, r]) => r.kind === "tenant" && r.tenantId === project.tenantId)?.[0];
+      const expected = Boolean(tenantName && allowed[subjectName]["service_account.manage"]?.includes(tenantName) && allowed[subjectName]["project.access.manage"]?.includes(projectName));
+      it(`${subjectName} ${expected ? "may" : "may not"} set a role on ${projectName} while minting`, () => {
+        expect(maySetRoleWhileMinting(subject, project, NOW)).toBe(expected);
+      });
+    }
+  }
+
+  it("is refused to the admin of the tenant the project only claims to be in", () => {
+    expect(maySetRoleWhileMinting(subjects.tenantAdminB, resources.projectA1InB, NOW)).toBe(true);
+    expect(maySetRoleWhileMinting(subjects.tenantAdminA, resources.projectA1InB, NOW)).toBe(false);
+    expect(maySetRoleWhileMinting(subjects.adminOfDisabledTenant, resources.projectOff, NOW)).toBe(false);
+    expect(maySetRoleWhileMinting(subjects.expiredCollaboratorOnA1, resources.projectA1, NOW)).toBe(false);
   });
 });

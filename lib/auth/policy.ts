@@ -281,3 +281,16 @@ export function mayCloseReview(actor: Actor, review: { tenantId: string | null; 
 export function mayEditRequest(actor: Actor, request: RequestSides, now: Date): boolean {
   return request.requestedBy !== null && request.requestedBy === actor.principalId && can(actor, "quota_request.edit", requestProject(request), now);
 }
+
+/**
+ * Minting a token and setting its account's project role in one step
+ * (lib/tenancy/commands/mint-token-with-role.ts) takes both rights the two
+ * steps take apart: managing the tenant's service accounts, and managing
+ * access to that project of the same tenant.
+ */
+export function maySetRoleWhileMinting(actor: Actor, project: { tenantId: string; projectId: string }, now: Date): boolean {
+  return (
+    can(actor, "service_account.manage", { kind: "tenant", tenantId: project.tenantId }, now) &&
+    can(actor, "project.access.manage", { kind: "project", tenantId: project.tenantId, projectId: project.projectId }, now)
+  );
+}

@@ -1,6 +1,6 @@
 import { formatDateTime } from "@/lib/format";
 import type { GrantCandidate, ReminderCandidate, TokenCandidate } from "./candidates";
-import { extensionRequestPath, projectPath, serviceAccountsPath, tenantCollaboratorsPath } from "./places";
+import { extensionRequestPath, projectPath, serviceAccountPath, tenantCollaboratorsPath } from "./places";
 import { timeLeftWords } from "./thresholds";
 
 /**
@@ -46,7 +46,7 @@ function tokenWords(c: TokenCandidate, now: Date): ReminderWords {
     others: {
       title: `Token ${c.prefix} of ${c.serviceAccountName} expires ${when}`,
       body: `The service account ${place} has no other token that lasts longer: automation using it stops at ${at}. Rotate the token or mint a new one before then.`,
-      link: serviceAccountsPath(c.tenantSlug),
+      link: serviceAccountPath(c.tenantSlug, c.serviceAccountName),
     },
     text: `Token ${c.prefix} of the service account ${place} expires ${when}, at ${at}, and the account has no token that lasts longer.`,
   };

@@ -126,7 +126,7 @@ describe(`expiry reminders (${databaseLabel()})`, () => {
     expect(await sentFor(revoked.id)).toEqual([]);
     expect(await sentFor(exchanged.id)).toEqual([]);
     const notice = (await db.select().from(notifications).where(eq(notifications.principalId, visionAdmin))).find((n) => n.title.startsWith(`Token ${last.prefix}`));
-    expect(notice).toMatchObject({ title: `Token ${last.prefix} of ${accountName.name} expires in 2 days`, link: "/tenants/vision-lab/service-accounts" });
+    expect(notice).toMatchObject({ title: `Token ${last.prefix} of ${accountName.name} expires in 2 days`, link: `/tenants/vision-lab/service-accounts/${accountName.name}` });
     const [delivery] = await deliveriesAbout(last.id);
     expect(delivery!.payload).toMatchObject({ subject: "api_token", tenant: "vision-lab", serviceAccount: accountName.name, tokenPrefix: last.prefix, thresholdDays: 7, expiresAt: end.toISOString() });
 

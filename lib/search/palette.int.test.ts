@@ -58,6 +58,8 @@ describe(`the command palette's search (${databaseLabel()})`, () => {
     expect(lines(found.filter((i) => i.kind === "tenant" || i.kind === "project"))).toEqual(["project Detector training", "tenant Vision Lab"]);
     expect(found.every((i) => !i.href.includes("language-models"))).toBe(true);
     expect(lines(found.filter((i) => i.kind === "service_account"))).toEqual(["service_account vision-ci"]);
+    // A service account opens its own page.
+    expect(found.filter((i) => i.kind === "service_account").map((i) => i.href)).toEqual(["/tenants/vision-lab/service-accounts/vision-ci"]);
     expect(found.filter((i) => i.kind === "request").map((i) => i.label)).toEqual(["Quota request for Detector training (pending)"]);
   });
 

@@ -107,7 +107,7 @@ async function searchServiceAccounts(ctx: CommandContext, pattern: string, reach
   return rows
     .filter((r) => can(ctx.actor, "service_account.view", { kind: "tenant", tenantId: r.tenantId }, ctx.now))
     .slice(0, PER_KIND)
-    .map((r) => ({ kind: "service_account", id: `service_account:${r.principalId}`, label: r.name, detail: `Service account of ${r.tenantName}`, href: `/tenants/${r.tenantSlug}/service-accounts` }));
+    .map((r) => ({ kind: "service_account", id: `service_account:${r.principalId}`, label: r.name, detail: `Service account of ${r.tenantName}`, href: `/tenants/${r.tenantSlug}/service-accounts/${r.name}` }));
 }
 
 const STATUS_WORDS: Record<(typeof quotaRequests.$inferSelect)["status"], string> = {

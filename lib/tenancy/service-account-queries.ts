@@ -15,6 +15,22 @@ export type TokenSummary = { prefix: string; createdAt: Date; expiresAt: Date | 
  * dates only, never hashes) and trusted issuers for those who may manage them.
  */
 export async function tenantServiceAccounts(ctx: CommandContext, tenantSlug: string) {
+  return accountsOf(ctx, tenantSlug);
+}
+
+/**
+ * One service account of the tenant, for its own page: as the list shows it,
+ * with what the viewer may do there. not_found when the tenant or the account
+ * is out of reach or missing, alike.
+ */
+export async function serviceAccountDetail(ctx: CommandContext, tenantSlug: string, name: string) {
+  const { accounts, ...rest } = await accountsOf(ctx, tenantSlug, name);
+  const account = accounts[0];
+  if (!account) throw new AppError("not_found");
+  return { ...rest, account };
+}
+
+async function accountsOf(ctx: CommandContext, tenantSlug: string, name?: string) {
   const tenant = await tenantBySlug(ctx.db, tenantSlug);
   const resource = { kind: "tenant", tenantId: tenant.id } as const;
   if (!can(ctx.actor, "service_account.view", resource, ctx.now)) throw new AppError("not_found");
@@ -32,7 +48,7 @@ export async function tenantServiceAccounts(ctx: CommandContext, tenantSlug: str
     .from(serviceAccounts)
     .innerJoin(principals, eq(principals.id, serviceAccounts.principalId))
     .leftJoin(creator, eq(creator.id, serviceAccounts.createdBy))
-    .where(eq(serviceAccounts.tenantId, tenant.id))
+    .where(and(eq(serviceAccounts.tenantId, tenant.id), name === undefined ? undefined : eq(serviceAccounts.name, name)))
     .orderBy(asc(serviceAccounts.name));
   const ids = accounts.map((a) => a.principalId);
   const [grants, tokens, trusts, openProjects] = await Promise.all([

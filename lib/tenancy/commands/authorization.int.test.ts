@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { accessExtensionRequests, projectGrants, projects, tenants } from "@/db/schema";
 import { verifyAuditChainCommand, writeAuditCheckpointCommand } from "@/lib/audit/commands";
-import { auditFilterInput, listAuditEvents } from "@/lib/audit/queries";
+import { auditFilterInput, listAuditEvents, serviceAccountAuditEvents } from "@/lib/audit/queries";
 import type { z } from "zod";
 import type { Resource } from "@/lib/auth/actor";
 import { executeCommand, type Command } from "@/lib/auth/command";
@@ -27,12 +27,14 @@ import {
   userWithEmail,
 } from "@/test/tenancy";
 import { createServiceAccountAsOperator, mintTokenAsOperator } from "../operator";
+import { serviceAccountDetail } from "../service-account-queries";
 import { acceptInvitation } from "./accept-invitation";
 import { extendCollaborator, inviteCollaborator } from "./collaborators";
 import { declineExtension, grantExtension, requestExtension } from "./extensions";
 import { createProject } from "./create-project";
 import { createTenant } from "./create-tenant";
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from "./members";
+import { mintTokenWithRole } from "./mint-token-with-role";
 import { grantProjectRole, revokeProjectGrant } from "./project-access";
 import { archiveProject, updateProject } from "./projects";
 import {
@@ -194,6 +196,11 @@ const CASES: Case[] = [
   { command: runner(setServiceAccountDisabled), expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant)), disabled: true }) },
   { command: runner(deleteServiceAccount), expected: TENANT_ADMIN_ACTION, input: async (tenant) => serviceAccountIn(tenant) },
   { command: runner(mintToken), expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant)), expiresInDays: 30 }) },
+  {
+    command: runner(mintTokenWithRole),
+    expected: TENANT_ADMIN_ACTION,
+    input: async (tenant) => ({ ...(await serviceAccountIn(tenant)), expiresInDays: 30, project: PROJECT[tenant], role: "viewer" }),
+  },
   { command: runner(revokeToken), expected: TENANT_ADMIN_ACTION, input: async (tenant) => serviceAccountIn(tenant, true) },
   { command: runner(rotateToken), expected: TENANT_ADMIN_ACTION, input: async (tenant) => ({ ...(await serviceAccountIn(tenant, true)), graceHours: 1, expiresInDays: 30 }) },
   {
@@ -338,6 +345,51 @@ describe(`authorization of every command, own tenant and the other (${databaseLa
     await executeCommand(setServiceAccountDisabled, ctx.alex, { tenant: "vision-lab", serviceAccount, disabled: true });
     const auth = await authenticateToken(db, token, later(2000), []);
     expect(auth).toMatchObject({ ok: false, reason: "disabled" });
+  });
+});
+
+/**
+ * The service account's own page (/tenants/[tenant]/service-accounts/[account]) reads through
+ * serviceAccountDetail and, for its history, serviceAccountAuditEvents: who gets the page,
+ * and what of it. The tokens and the history are the admins'; a revoked token reaches nothing.
+ */
+describe(`the service account page, own tenant and the other (${databaseLabel()})`, () => {
+  const PAGE: Record<TenantSlug, Row> = {
+    "vision-lab": { priya: "ok", alex: "ok", bo: "not_found", dana: "ok", vic: "not_found", cleo: "not_found", cleoExpired: "not_found", bot: "not_found" },
+    "language-models": { priya: "ok", alex: "not_found", bo: "ok", dana: "not_found", vic: "ok", cleo: "not_found", cleoExpired: "not_found", bot: "not_found" },
+  };
+  const MANAGES: Record<TenantSlug, Who[]> = { "vision-lab": ["priya", "alex"], "language-models": ["priya", "bo"] };
+
+  it.each(TENANTS)("on %s", async (tenant) => {
+    const { serviceAccount, prefix } = await serviceAccountIn(tenant, true);
+    const outcomes = {} as Row;
+    for (const who of WHO) {
+      const read = serviceAccountDetail(ctx[who], tenant, serviceAccount);
+      outcomes[who] = await outcomeOf(read);
+      if (outcomes[who] !== "ok") continue;
+      const { account, canManage } = await read;
+      const manages = MANAGES[tenant].includes(who);
+      expect(canManage, who).toBe(manages);
+      expect(account.tokens.map((t) => t.prefix), who).toEqual(manages ? [prefix] : []);
+      const history = await serviceAccountAuditEvents(ctx[who], { tenantId: tenantId[tenant]!, principalId: account.principalId, tokenPrefixes: [prefix!] }, { limit: 20 });
+      expect(history?.events.map((e) => e.action), who).toEqual(manages ? ["api_token.created", "service_account.created"] : undefined);
+    }
+    expect(outcomes).toEqual(PAGE[tenant]);
+  });
+
+  it("answers another tenant's account, asked under one's own tenant, as not found", async () => {
+    const { serviceAccount } = await serviceAccountIn("language-models");
+    expect(await outcomeOf(serviceAccountDetail(ctx.alex, "vision-lab", serviceAccount))).toBe("not_found");
+    expect(await outcomeOf(serviceAccountDetail(ctx.alex, "vision-lab", "no-such-account"))).toBe("not_found");
+    expect(await outcomeOf(serviceAccountDetail(ctx.alex, "no-such-tenant", serviceAccount))).toBe("not_found");
+  });
+
+  it("gives a revoked token of an account no actor, so it reaches neither page nor command", async () => {
+    const { serviceAccount, prefix } = await serviceAccountIn("vision-lab");
+    const { token, prefix: minted } = await mintTokenAsOperator(db, "vision-lab", serviceAccount, null, NOW);
+    expect(prefix).toBeUndefined();
+    await executeCommand(revokeToken, ctx.alex, { tenant: "vision-lab", serviceAccount, prefix: minted });
+    expect(await authenticateToken(db, token, later(1000), [])).toMatchObject({ ok: false, reason: "revoked" });
   });
 });
 

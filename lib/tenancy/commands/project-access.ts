@@ -4,7 +4,7 @@ import { memberships, projectGrants, serviceAccounts } from "@/db/schema";
 import type { Database } from "@/db/client";
 import { recordAudit, type AuditActor } from "@/lib/audit/record";
 import { defineCommand } from "@/lib/auth/command";
-import { auditActorOf } from "@/lib/auth/context";
+import { auditActorOf, type CommandContext } from "@/lib/auth/context";
 import { AppError, isUniqueViolation } from "@/lib/errors";
 import { futureInstant, projectGrantRoleInput, uuidInput } from "../inputs";
 import { assertProjectOpen, assertTenantActive, projectBySlugs } from "../lookup";
@@ -31,44 +31,7 @@ export const grantProjectRole = defineCommand({
         const { tenant, project } = await projectBySlugs(tx, input.tenant, input.project);
         assertTenantActive(tenant);
         assertProjectOpen(project);
-        const [[member], [account]] = await Promise.all([
-          tx.select({ id: memberships.id }).from(memberships).where(and(eq(memberships.tenantId, tenantId), eq(memberships.principalId, input.principalId))),
-          tx.select({ id: serviceAccounts.principalId }).from(serviceAccounts).where(and(eq(serviceAccounts.tenantId, tenantId), eq(serviceAccounts.principalId, input.principalId))),
-        ]);
-        if (!member && !account) {
-          throw new AppError("validation", "Only members and service accounts of this tenant can be granted a role here; invite others as collaborators.", {
-            principalId: ["Choose a member or service account of this tenant."],
-          });
-        }
-        if (input.role === "meter" && !account) {
-          throw new AppError("validation", "The meter role is for service accounts that push usage, not for people.", { role: ["Choose member or viewer: meter is for service accounts only."] });
-        }
-        const [existing] = await tx
-          .select()
-          .from(projectGrants)
-          .where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.principalId, input.principalId)));
-        const values = { role: input.role, expiresAt: input.expiresAt ?? null };
-        const [grant] = existing
-          ? await tx
-              .update(projectGrants)
-              .set({ ...values, version: existing.version + 1 })
-              .where(eq(projectGrants.id, existing.id))
-              .returning()
-          : await tx
-              .insert(projectGrants)
-              .values({ projectId, principalId: input.principalId, ...values, grantedBy: ctx.actor.principalId, createdAt: ctx.now })
-              .returning();
-        await recordAudit(tx, {
-          actor: auditActorOf(ctx.actor),
-          at: ctx.now,
-          tenantId,
-          action: existing ? "project_grant.changed" : "project_grant.created",
-          target: { type: "project_grant", id: grant!.id },
-          before: existing ? { role: existing.role, expiresAt: existing.expiresAt } : null,
-          after: { projectId, principalId: input.principalId, ...values },
-        });
-        await enqueueProjectChange(tx, { tenantId, projectId, reason: existing ? "project role changed" : "project role granted", at: ctx.now });
-        return grant!;
+        return setProjectRoleWithin(tx, ctx, { tenantId, projectId }, input.principalId, input.role, input.expiresAt ?? null);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError("conflict", "This principal was granted a role meanwhile. Reload and try again.");
@@ -76,6 +39,60 @@ export const grantProjectRole = defineCommand({
     }
   },
 });
+
+/**
+ * Set a principal's role on a project (insert or replace), audited, with the
+ * project's cluster change queued; inside the caller's transaction, which has
+ * checked the tenant is active and the project open (the command above, and
+ * minting a token with a role, lib/tenancy/commands/mint-token-with-role.ts).
+ */
+export async function setProjectRoleWithin(
+  tx: Database,
+  ctx: CommandContext,
+  { tenantId, projectId }: { tenantId: string; projectId: string },
+  principalId: string,
+  role: "member" | "viewer" | "meter",
+  expiresAt: Date | null,
+) {
+  const [[member], [account]] = await Promise.all([
+    tx.select({ id: memberships.id }).from(memberships).where(and(eq(memberships.tenantId, tenantId), eq(memberships.principalId, principalId))),
+    tx.select({ id: serviceAccounts.principalId }).from(serviceAccounts).where(and(eq(serviceAccounts.tenantId, tenantId), eq(serviceAccounts.principalId, principalId))),
+  ]);
+  if (!member && !account) {
+    throw new AppError("validation", "Only members and service accounts of this tenant can be granted a role here; invite others as collaborators.", {
+      principalId: ["Choose a member or service account of this tenant."],
+    });
+  }
+  if (role === "meter" && !account) {
+    throw new AppError("validation", "The meter role is for service accounts that push usage, not for people.", { role: ["Choose member or viewer: meter is for service accounts only."] });
+  }
+  const [existing] = await tx
+    .select()
+    .from(projectGrants)
+    .where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.principalId, principalId)));
+  const values = { role, expiresAt };
+  const [grant] = existing
+    ? await tx
+        .update(projectGrants)
+        .set({ ...values, version: existing.version + 1 })
+        .where(eq(projectGrants.id, existing.id))
+        .returning()
+    : await tx
+        .insert(projectGrants)
+        .values({ projectId, principalId, ...values, grantedBy: ctx.actor.principalId, createdAt: ctx.now })
+        .returning();
+  await recordAudit(tx, {
+    actor: auditActorOf(ctx.actor),
+    at: ctx.now,
+    tenantId,
+    action: existing ? "project_grant.changed" : "project_grant.created",
+    target: { type: "project_grant", id: grant!.id },
+    before: existing ? { role: existing.role, expiresAt: existing.expiresAt } : null,
+    after: { projectId, principalId, ...values },
+  });
+  await enqueueProjectChange(tx, { tenantId, projectId, reason: existing ? "project role changed" : "project role granted", at: ctx.now });
+  return grant!;
+}
 
 /** Remove a grant: a member's or service account's project role, or a collaborator's access. */
 export const revokeProjectGrant = defineCommand({

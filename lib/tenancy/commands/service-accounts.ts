@@ -53,9 +53,9 @@ export async function insertServiceAccount(
   return row!;
 }
 
-const accountTarget = tenantAddress.extend({ serviceAccount: serviceAccountName });
+export const accountTarget = tenantAddress.extend({ serviceAccount: serviceAccountName });
 
-const manageTenant = onTenant("service_account.manage");
+export const manageTenant = onTenant("service_account.manage");
 
 /** A service account belongs to the tenant, not to the admin who made it (created_by is a record only). */
 export const createServiceAccount = defineCommand({
@@ -171,7 +171,7 @@ export const deleteServiceAccount = defineCommand({
 });
 
 /** Expiry of a new token: a number of days, or none when the admin explicitly confirmed it. */
-const tokenExpiry = z
+export const tokenExpiry = z
   .object({
     expiresInDays: wholeNumber("Expires in (days)", { min: 1, max: 365, empty: undefined }),
     noExpiry: checkbox,
@@ -180,9 +180,9 @@ const tokenExpiry = z
   .refine((v) => !(v.expiresInDays !== undefined && v.noExpiry), { message: "Choose either an expiry or no expiry, not both.", path: ["noExpiry"] });
 
 /** The OpenAPI statement of the first rule above, on the whole input (where the document's object is). */
-const EXPIRY_DOC = { anyOf: [{ required: ["expiresInDays"] }, { required: ["noExpiry"] }] };
+export const EXPIRY_DOC = { anyOf: [{ required: ["expiresInDays"] }, { required: ["noExpiry"] }] };
 
-function expiryFrom(now: Date, input: { expiresInDays?: number; noExpiry: boolean }): Date | null {
+export function expiryFrom(now: Date, input: { expiresInDays?: number; noExpiry: boolean }): Date | null {
   return input.expiresInDays === undefined ? null : new Date(now.getTime() + input.expiresInDays * DAY);
 }
 

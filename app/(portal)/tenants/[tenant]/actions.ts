@@ -18,7 +18,8 @@ import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from "
 import { grantProjectRole, revokeProjectGrant } from "@/lib/tenancy/commands/project-access";
 import { archiveProject, updateProject } from "@/lib/tenancy/commands/projects";
 import { setTenantClusterSettings } from "@/lib/tenancy/commands/tenant-cluster-settings";
-import { tenantServiceAccounts } from "@/lib/tenancy/service-account-queries";
+import { serviceAccountDetail } from "@/lib/tenancy/service-account-queries";
+import { mintTokenWithRole } from "@/lib/tenancy/commands/mint-token-with-role";
 import { rolesInForce, tokenExample } from "@/lib/tenancy/token-example";
 import {
   createServiceAccount,
@@ -49,15 +50,17 @@ async function invitationReveal(result: { path: string; expiresAt: Date; mailed:
 
 /** The one-time view of a new token: the token, what it may do, and a ready curl command using it. */
 function tokenReveal(formData: FormData) {
-  return async (result: { token: string; expiresAt: Date | null; previous?: { prefix: string; validUntil: Date } }) => {
+  return async (result: { token: string; expiresAt: Date | null; previous?: { prefix: string; validUntil: Date }; role?: { projectName: string; role: string } | null }) => {
     refresh();
     const ctx = await currentContext();
     const zone = await viewerTimeZone();
     const tenant = textField(formData, "tenant");
-    const account = ctx ? (await tenantServiceAccounts(ctx, tenant)).accounts.find((a) => a.name === textField(formData, "serviceAccount")) : undefined;
+    // Read after the command's commit, so a role set with the token is in the example.
+    const account = ctx ? (await serviceAccountDetail(ctx, tenant, textField(formData, "serviceAccount")).catch(() => null))?.account : undefined;
     const example = tokenExample(await absoluteUrl("/"), account ? rolesInForce(tenant, account.projectRoles, new Date()) : [], new Date(), result.token);
+    const made = result.role ? `Role ${result.role.role} on ${result.role.projectName} set and token created.` : "Token created.";
     return {
-      message: result.previous ? `Token rotated; the old token ${result.previous.prefix} works until ${formatDateTime(result.previous.validUntil, zone)}.` : "Token created.",
+      message: result.previous ? `Token rotated; the old token ${result.previous.prefix} works until ${formatDateTime(result.previous.validUntil, zone)}.` : made,
       reveal: {
         label: "Service account token",
         value: result.token,
@@ -101,6 +104,17 @@ export const setServiceAccountDisabledAction = formAction(setServiceAccountDisab
 export const deleteServiceAccountAction = formAction(deleteServiceAccount, refresh);
 export async function mintTokenAction(previous: FormState, formData: FormData): Promise<FormState> {
   return formAction(mintToken, tokenReveal(formData))(previous, formData);
+}
+/** The account page's Mint token: optionally with a project role for an account that holds none, in the same transaction. */
+export async function mintTokenWithRoleAction(previous: FormState, formData: FormData): Promise<FormState> {
+  return formAction(mintTokenWithRole, tokenReveal(formData))(previous, formData);
+}
+/** Deleting from the account's own page leaves for the list: the page is gone with the account. */
+export async function deleteServiceAccountFromPageAction(previous: FormState, formData: FormData): Promise<FormState> {
+  return formAction(deleteServiceAccount, () => {
+    refresh();
+    redirect(`/tenants/${textField(formData, "tenant")}/service-accounts`);
+  })(previous, formData);
 }
 export async function rotateTokenAction(previous: FormState, formData: FormData): Promise<FormState> {
   return formAction(rotateToken, tokenReveal(formData))(previous, formData);

@@ -34,16 +34,16 @@ const TRUST_FIELDS: FieldSpec[] = [
   { kind: "number", name: "expiresInDays", label: "Trust expires in (days, optional)", min: "1", max: "365", hint: "Empty: until revoked." },
 ];
 
-/** A service account's trusted OIDC issuers (keyless automation): tenant admins add and revoke them. */
+/** A service account's trusted OIDC issuers (keyless automation), on its own page: tenant admins add and revoke them. */
 export function TrustsSection({ tenant, account, trusts, tokenMinutes }: { tenant: string; account: string; trusts: TrustSummary[]; tokenMinutes: number }) {
   const sa: FieldSpec[] = [
     { kind: "hidden", name: "tenant", value: tenant },
     { kind: "hidden", name: "serviceAccount", value: account },
   ];
   return (
-    <section className="mt-5 border-t border-slate-200 pt-4">
+    <section aria-labelledby="trusted-issuers">
       <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
-        <h3 className="text-sm font-semibold text-slate-900">Trusted issuers (no stored secret)</h3>
+        <h2 id="trusted-issuers" className="text-base font-semibold text-slate-900">Trusted issuers (no stored secret)</h2>
         <ActionDialog
           triggerLabel="Trust an issuer"
           triggerKind="secondary"
