@@ -24,7 +24,6 @@ import { rolesInForce, tokenExample } from "@/lib/tenancy/token-example";
 import {
   createServiceAccount,
   deleteServiceAccount,
-  mintToken,
   revokeToken,
   rotateToken,
   setServiceAccountDisabled,
@@ -101,10 +100,6 @@ export const revokeProjectGrantAction = formAction(revokeProjectGrant, refresh);
 export const createServiceAccountAction = formAction(createServiceAccount, refresh);
 export const updateServiceAccountAction = formAction(updateServiceAccount, refresh);
 export const setServiceAccountDisabledAction = formAction(setServiceAccountDisabled, refresh);
-export const deleteServiceAccountAction = formAction(deleteServiceAccount, refresh);
-export async function mintTokenAction(previous: FormState, formData: FormData): Promise<FormState> {
-  return formAction(mintToken, tokenReveal(formData))(previous, formData);
-}
 /** The account page's Mint token: optionally with a project role for an account that holds none, in the same transaction. */
 export async function mintTokenWithRoleAction(previous: FormState, formData: FormData): Promise<FormState> {
   return formAction(mintTokenWithRole, tokenReveal(formData))(previous, formData);
