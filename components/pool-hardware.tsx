@@ -1,6 +1,7 @@
 import { Fragment } from "react";
 import type { OfferedGpuResource } from "@/lib/quota/import-pools";
 import { formatNodeTaint, type NodeTaint } from "@/lib/quota/pool-hardware";
+import type { GpuProfile } from "@/lib/quota/pool-profiles";
 
 /** Text that may break after "/", "=" and ":" (and anywhere, when a part is still too long). */
 function Breakable({ text }: { text: string }) {
@@ -65,14 +66,15 @@ export function HardwareFacts({ labels, taints, tiers }: { labels: Record<string
 }
 
 /**
- * What a pool's nodes advertise beyond the GPU resource quota is requested in
+ * What a pool's nodes advertise beyond the GPU resources quota is requested in
  * (a MIG mixed-strategy node offers several profiles): named so the admin sees
  * the whole node, and said not to be requestable (every namespace's quota caps
- * them at 0). Nothing when the nodes offer only the requestable resource.
+ * them at 0). Nothing when the nodes offer only requestable resources.
  */
-export function OfferedGpuResources({ offered, requestable }: { offered: readonly OfferedGpuResource[]; requestable: string | null }) {
-  const others = offered.filter((o) => o.resource !== requestable);
+export function OfferedGpuResources({ offered, requestable }: { offered: readonly OfferedGpuResource[]; requestable: readonly (string | null)[] }) {
+  const others = offered.filter((o) => !requestable.includes(o.resource));
   if (others.length === 0) return null;
+  const named = requestable.filter((r): r is string => r !== null);
   return (
     <dl className="mt-1 text-xs text-slate-600">
       <dt className="font-medium text-slate-700">Nodes also offer</dt>
@@ -85,8 +87,27 @@ export function OfferedGpuResources({ offered, requestable }: { offered: readonl
           ))}
         </ul>
         <p>
-          not requestable: every namespace’s quota caps {others.length > 1 ? "them" : "it"} at 0{requestable ? `; quota is requested in ${requestable}` : ""}
+          not requestable: every namespace’s quota caps {others.length > 1 ? "them" : "it"} at 0{named.length > 0 ? `; quota is requested in ${named.join(", ")}` : ""}
         </p>
+      </dd>
+    </dl>
+  );
+}
+
+/** A mixed MIG pool's further requestable profiles: each a model of its own, with its resource and instances per node. */
+export function GpuProfilesList({ profiles }: { profiles: readonly GpuProfile[] }) {
+  if (profiles.length === 0) return null;
+  return (
+    <dl className="mt-1 text-xs text-slate-600">
+      <dt className="font-medium text-slate-700">Also requestable</dt>
+      <dd>
+        <ul>
+          {profiles.map((x) => (
+            <li key={x.resource} className="[overflow-wrap:anywhere]">
+              {x.perNode} × {x.model} <span className="font-mono text-slate-500">{x.resource}</span>
+            </li>
+          ))}
+        </ul>
       </dd>
     </dl>
   );

@@ -39,11 +39,19 @@ export const nodePools = pgTable(
     /**
      * Every GPU extended resource the pool's nodes advertise, with how many a
      * node offers (a MIG mixed-strategy node offers several profiles): the
-     * hardware view. Only gpuResource is requestable; every namespace's
-     * ResourceQuota names the others too (hard 0 unless held), so none is
-     * consumed uncapped. Empty for pools added by hand.
+     * hardware view. gpuResource and gpuProfiles are requestable; every
+     * namespace's ResourceQuota names the others too (hard 0 unless held), so
+     * none is consumed uncapped. Empty for pools added by hand.
      */
     offeredGpuResources: jsonb("offered_gpu_resources").$type<{ resource: string; perNode: number }[]>().notNull().default([]),
+    /**
+     * The pool's further requestable GPU profiles (a MIG mixed-strategy node
+     * offers several): each a model name of its own (its flavour and rate card
+     * key), its MIG resource and the instances a node offers. The pool's
+     * gpuModel / gpuResource / gpusPerNode stay its first profile, so pools of
+     * one profile are unchanged (lib/quota/pool-profiles.ts reads both).
+     */
+    gpuProfiles: jsonb("gpu_profiles").$type<{ model: string; resource: string; perNode: number }[]>().notNull().default([]),
     version: integer("version").notNull().default(1),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -52,12 +60,14 @@ export const nodePools = pgTable(
     check("node_pools_gpu_pair", sql`(${t.gpuModel} is null) = (${t.gpuResource} is null)`),
     check("node_pools_counts", sql`${t.nodeCount} >= 0 and ${t.gpusPerNode} >= 0 and ${t.cpuPerNode} >= 0 and ${t.memoryBytesPerNode} >= 0`),
     check("node_pools_gpu_sharing", sql`${t.gpuSharing} in ('exclusive', 'mig', 'time_sliced') and ${t.gpuSlices} >= 1 and (${t.gpuSharing} = 'time_sliced' or ${t.gpuSlices} = 1)`),
+    // Further profiles are MIG instances beside a first one: a pool without a GPU model, or of whole or time-sliced GPUs, has none.
+    check("node_pools_gpu_profiles", sql`jsonb_typeof(${t.gpuProfiles}) = 'array' and (jsonb_array_length(${t.gpuProfiles}) = 0 or (${t.gpuModel} is not null and ${t.gpuSharing} = 'mig'))`),
   ],
 );
 
 /**
  * What each pool held, over time: one row per span in which its capacity
- * facts (nodes, GPUs, CPU and memory per node, GPU model) stood still, from
+ * facts (nodes, GPUs, CPU and memory per node, GPU model and profiles) stood still, from
  * valid_from to valid_to (null: still so). Written in the transaction of every
  * change of a pool (lib/quota/pool-sizes.ts), kept when the pool is deleted
  * (its last span is closed then), so idle and capacity cost are priced on
@@ -73,6 +83,8 @@ export const nodePoolSizes = pgTable(
     poolName: text("pool_name").notNull(),
     gpuModel: text("gpu_model"),
     gpusPerNode: integer("gpus_per_node").notNull(),
+    /** The pool's further requestable profiles then (model and instances per node), each priced on its own. */
+    gpuProfiles: jsonb("gpu_profiles").$type<{ model: string; perNode: number }[]>().notNull().default([]),
     nodeCount: integer("node_count").notNull(),
     cpuPerNode: doublePrecision("cpu_per_node").notNull(),
     memoryBytesPerNode: bigint("memory_bytes_per_node", { mode: "number" }).notNull(),

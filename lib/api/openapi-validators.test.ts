@@ -35,6 +35,8 @@ const BEYOND_JSON_SCHEMA: Record<string, string> = {
   "POST /api/v1/tenants/{tenant}/service-accounts/{serviceAccount}/tokens/{prefix}/rotate expiresInDays": "empty means no number of days, and then noExpiry must be sent",
   "POST /api/v1/tenants/{tenant}/service-accounts/{serviceAccount}/tokens/{prefix}/rotate noExpiry": "expiresInDays or noExpiry, not both",
   "POST /api/v1/rates (sample)": "a custom meter (any other key) needs its unit; a built-in resource has one",
+  "POST /api/v1/node-pools gpuProfiles": "as model = resource x perNode lines, each line read as the list's items are; each model and each resource once in the list",
+  "PATCH /api/v1/node-pools/{pool} gpuProfiles": "as model = resource x perNode lines, each line read as the list's items are; each model and each resource once in the list",
   "POST /api/v1/node-pools gpuModel": "checked after trimming, where an empty value means none",
   "POST /api/v1/node-pools gpuResource": "an extended resource name outside kubernetes.io, checked after trimming",
   "PATCH /api/v1/node-pools/{pool} gpuModel": "checked after trimming, where an empty value means none",

@@ -172,7 +172,12 @@ export const nodePoolOut = z.object({
   offeredGpuResources: z
     .array(z.object({ resource: z.string(), perNode: z.number().int() }))
     .describe(
-      "Every GPU extended resource the pool's nodes advertise, as imported from the cluster (a MIG mixed-strategy node offers several profiles); only gpuResource is requestable, every namespace's ResourceQuota caps the others at 0. Empty for a pool added by hand",
+      "Every GPU extended resource the pool's nodes advertise, as imported from the cluster (a MIG mixed-strategy node offers several profiles); gpuResource and gpuProfiles are requestable, every namespace's ResourceQuota caps the others at 0. Empty for a pool added by hand",
+    ),
+  gpuProfiles: z
+    .array(z.object({ model: z.string(), resource: z.string(), perNode: z.number().int() }))
+    .describe(
+      "A MIG mixed-strategy pool's further requestable profiles beside gpuModel: each a GPU model of its own (its Kueue flavour, quota line and gpu:<model> rate), its MIG resource and the instances a node offers (the pool holds perNode × capacityNodes). Empty for a pool of one profile",
     ),
   nodeCount: z.number().int(),
   minNodes: z.number().int().nullable(),

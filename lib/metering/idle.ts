@@ -9,22 +9,28 @@ const HOUR_MS = 3_600_000;
  * model, the unit its rate prices (a slice of a time-sliced model, a MIG
  * instance): the size history records it so (lib/quota/pool-sizes.ts), so a
  * time-sliced pool costs its slices × the slice's price, and projects' slices
- * plus idle slices add up to it.
+ * plus idle slices add up to it. A mixed MIG pool's further requestable
+ * profiles (gpuProfiles) are priced each at its own rate on the same nodes.
  */
 export interface PoolForCost {
   gpuModel: string | null;
   gpusPerNode: number;
+  /** Further requestable profiles, instances per node; absent: none. */
+  gpuProfiles?: readonly { model: string; perNode: number }[];
   nodeCount: number;
   cpuPerNode: number;
   memoryBytesPerNode: number;
 }
+
+/** Every GPU model a pool offers with its units per node: its first profile, then the others. */
+const gpuUnitsOf = (p: PoolForCost): { model: string; perNode: number }[] => (p.gpuModel ? [{ model: p.gpuModel, perNode: p.gpusPerNode }, ...(p.gpuProfiles ?? [])] : []);
 
 /** What each pool offers per hour, by rate-card resource: GPU-hours, core-hours, GiB-hours. */
 export function capacityPerHour(pools: readonly PoolForCost[]): Map<string, number> {
   const perHour = new Map<string, number>();
   const add = (key: string, q: number) => q > 0 && perHour.set(key, (perHour.get(key) ?? 0) + q);
   for (const p of pools) {
-    if (p.gpuModel) add(gpuRateKey(p.gpuModel), p.gpusPerNode * p.nodeCount);
+    for (const g of gpuUnitsOf(p)) add(gpuRateKey(g.model), g.perNode * p.nodeCount);
     add("cpu", p.cpuPerNode * p.nodeCount);
     add("memory", (p.memoryBytesPerNode / GiB) * p.nodeCount);
   }
@@ -42,7 +48,7 @@ function exactPerHour(pools: readonly PoolForCost[]): Map<string, bigint> {
   const add = (key: string, units: bigint) => units > 0n && perHour.set(key, (perHour.get(key) ?? 0n) + units);
   for (const p of pools) {
     const nodes = BigInt(p.nodeCount);
-    if (p.gpuModel) add(gpuRateKey(p.gpuModel), scaleDecimal(String(p.gpusPerNode), 3) * BigInt(GiB) * nodes);
+    for (const g of gpuUnitsOf(p)) add(gpuRateKey(g.model), scaleDecimal(String(g.perNode), 3) * BigInt(GiB) * nodes);
     add("cpu", scaleDecimal(String(p.cpuPerNode), 3) * BigInt(GiB) * nodes);
     add("memory", BigInt(Math.round(p.memoryBytesPerNode)) * 1000n * nodes);
   }

@@ -63,7 +63,12 @@ export type UsageQueryName = "requests" | "gpuRequests" | "cpuUsed" | "memoryUse
 export interface GpuPool {
   gpuModel: string | null;
   gpuResource: string | null;
+  /** A mixed MIG pool's further requestable profiles: each a model of its own; absent: none. */
+  gpuProfiles?: readonly { model: string; resource: string }[];
 }
+
+/** Every model the pools offer with its resource, one entry each: a mixed MIG pool's further profiles are models of their own. */
+const offersOf = (pools: readonly GpuPool[]): GpuPool[] => pools.flatMap((p) => [p, ...(p.gpuModel ? (p.gpuProfiles ?? []).map((x) => ({ gpuModel: x.model, gpuResource: x.resource })) : [])]);
 
 /** Amount-hours within the hour: the sum over 60 one-minute points / 60 (see the module comment). */
 const hoursOf = (expr: string) => `sum_over_time((${expr})[${WINDOW}:1m]) / ${POINTS_PER_HOUR}`;
@@ -84,7 +89,7 @@ const GPU_ACTIVITY_ON_NODES =
 
 /** The `resource` values (as kube-state-metrics writes them) counted as GPUs: the pools' GPU resources, nvidia.com/gpu and every MIG profile. */
 export function gpuResourceMatcher(pools: readonly GpuPool[]): string {
-  const named = new Set(["nvidia_com_gpu", ...pools.flatMap((p) => (p.gpuResource ? [sanitizeLabelName(p.gpuResource)] : []))]);
+  const named = new Set(["nvidia_com_gpu", ...offersOf(pools).flatMap((p) => (p.gpuResource ? [sanitizeLabelName(p.gpuResource)] : []))]);
   const explicit = [...named].filter((r) => !r.startsWith("nvidia_com_mig_")).sort();
   return [...explicit, "nvidia_com_mig_.+"].join("|");
 }
@@ -125,7 +130,7 @@ export interface ProjectNamespace {
 
 /** The Kubernetes resource name behind a sanitised label: "nvidia_com_mig_1g_10gb" -> "nvidia.com/mig-1g.10gb". */
 function resourceNameOf(label: string, pools: readonly GpuPool[]): string {
-  const pooled = pools.find((p) => p.gpuResource && sanitizeLabelName(p.gpuResource) === label)?.gpuResource;
+  const pooled = offersOf(pools).find((p) => p.gpuResource && sanitizeLabelName(p.gpuResource) === label)?.gpuResource;
   if (pooled) return pooled;
   if (label === "nvidia_com_gpu") return "nvidia.com/gpu";
   const mig = /^nvidia_com_mig_(\d+g)_(\d+gb)(?:_(me))?$/.exec(label);
@@ -152,7 +157,7 @@ function keyOf(model: string): string {
  * one), never at another model's rate.
  */
 export function gpuUsageKey(resourceLabel: string, node: string, product: string | undefined, pools: readonly GpuPool[]): { resource: string; unmatched: string | null } {
-  const candidates = pools.filter((p): p is { gpuModel: string; gpuResource: string } => Boolean(p.gpuModel && p.gpuResource) && sanitizeLabelName(p.gpuResource!) === resourceLabel);
+  const candidates = offersOf(pools).filter((p): p is { gpuModel: string; gpuResource: string } => Boolean(p.gpuModel && p.gpuResource) && sanitizeLabelName(p.gpuResource!) === resourceLabel);
   const resourceName = resourceNameOf(resourceLabel, pools);
   if (!product) {
     if (candidates.length === 1) return { resource: keyOf(candidates[0]!.gpuModel), unmatched: null };

@@ -8,6 +8,7 @@ import { effectiveQuotaAt, gpusByModelAt, linesAt, type GrantSpan } from "./effe
 import { gpusByModelOfLines, linesOfAmounts } from "./lines";
 import { autoApprovedHoldings, needsSecondApproval, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
 import { loadPlatformQuota, type PlatformQuota } from "./platform-quota";
+import { gpuResourcesByModel } from "./pool-profiles";
 import { autoApprovedGrantsOf } from "./store";
 import { previewRequest } from "./view-helpers";
 import { cohortPicture } from "./cohort";
@@ -48,11 +49,12 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
   const project = platform.projects.get(projectId);
   const members = project ? platform.cohortOf(project.tenantId) : [];
   let gpuResource: string | null = null;
+  const resourceByModel = gpuResourcesByModel(pools);
   // Burst-only GPUs need their resource too: without it the grant would have no GPU line to borrow on.
   if (amounts.gpuCount > 0 || (amounts.gpuBurst ?? 0) > 0) {
-    const pool = pools.find((p) => p.gpuModel === amounts.gpuModel);
-    if (!pool) throw new UnknownGpuModelError(`No node pool offers the GPU model "${amounts.gpuModel}".`);
-    gpuResource = pool.gpuResource;
+    // A mixed MIG pool's further profiles are models of their own.
+    gpuResource = (amounts.gpuModel && resourceByModel.get(amounts.gpuModel)) ?? null;
+    if (!gpuResource) throw new UnknownGpuModelError(`No node pool offers the GPU model "${amounts.gpuModel}".`);
   }
   const spans = platform.grants.get(projectId) ?? [];
   const quota = effectiveQuotaAt(settings.defaultProjectQuota, spans, at, gpuResources);
@@ -65,7 +67,7 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
   const preview = previewRequest(
     {
       current: { quota, gpusByModel, burstByModel },
-      gpuResources: Object.fromEntries(pools.filter((p) => p.gpuModel && p.gpuResource).map((p) => [p.gpuModel!, p.gpuResource!])),
+      gpuResources: Object.fromEntries(resourceByModel),
       prices: [...prices],
       pools: pools.map(capacityPoolOf),
       allocated: allocation.total,

@@ -13,6 +13,7 @@ import { importPoolInput } from "./commands/capacity";
 import { compareWithExisting, nodeFactsOf, proposePools, type ImportItem, type NodeFacts } from "./import-pools";
 import type { QuotaPolicy } from "./policy";
 import { physicalGpusPerNode, schedulableGpusPerNode } from "./pool-hardware";
+import { gpuResourcesByModel } from "./pool-profiles";
 import { recentPoolSizes, type PoolSizeSpan } from "./pool-sizes";
 import { tenantLineHoldings } from "./envelope-store";
 import { sharingArithmetic, type LineArithmetic } from "./sharing-arithmetic";
@@ -245,7 +246,8 @@ export async function capacityOverview(ctx: CommandContext, settings: ClusterSet
     state: currentIds.has(rate.id) ? "current" : rate.effectiveFrom.getTime() > now ? "scheduled" : "past",
   }));
   const viewById = new Map(rateHistory.map((r) => [r.id, r]));
-  const offeredModels = poolRows.flatMap((p) => (p.gpuModel ? [`gpu:${p.gpuModel}`] : []));
+  // Each requestable profile is priced on its own (a mixed MIG pool's further profiles too).
+  const offeredModels = [...gpuResourcesByModel(poolRows).keys()].map((m) => `gpu:${m}`);
   const rateKeys = [...new Set([...offeredModels, ...STANDARD_RATES, ...rowsByResource.keys(), ...meteredCustom.map((m) => m.resource)])].sort(byRateOrder);
   const rateCard: RateCardLine[] = rateKeys.map((resource) => {
     const current = rateHistory.find((r) => r.resource === resource && r.state === "current") ?? null;

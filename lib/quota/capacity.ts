@@ -1,5 +1,6 @@
 import { GiB } from "./amounts";
-import { schedulableGpusPerNode, type GpuSharing } from "./pool-hardware";
+import { type GpuSharing } from "./pool-hardware";
+import { perNodeOfModel, requestableProfilesOf, type GpuProfile } from "./pool-profiles";
 
 export interface PoolCapacityInput {
   name: string;
@@ -11,6 +12,8 @@ export interface PoolCapacityInput {
   gpuSharing?: GpuSharing;
   /** Time-slicing replicas per GPU; absent: 1. */
   gpuSlices?: number;
+  /** Further requestable MIG profiles on the same nodes (lib/quota/pool-profiles.ts); absent: none. */
+  gpuProfiles?: readonly GpuProfile[];
   /** The nodes present now: what capacity counts. */
   nodeCount: number;
   /** The autoscaler's minimum; null or absent: the nodes present. */
@@ -38,6 +41,7 @@ export const capacityPoolOf = (p: PoolCapacityInput): PoolCapacityInput => ({
   gpusPerNode: p.gpusPerNode,
   gpuSharing: p.gpuSharing ?? "exclusive",
   gpuSlices: p.gpuSlices ?? 1,
+  gpuProfiles: (p.gpuProfiles ?? []).map((x) => ({ ...x })),
   nodeCount: p.nodeCount,
   minNodes: p.minNodes ?? null,
   maxNodes: p.maxNodes,
@@ -53,16 +57,24 @@ export const minNodesOf = (p: Pick<PoolCapacityInput, "nodeCount" | "minNodes">)
 
 /**
  * What one pool adds to a resource at `nodes` nodes, overcommit included (GPUs
- * whole, rounded down per pool). GPUs count what the pool offers of its model
- * (schedulableGpusPerNode): a time-sliced pool's slices, a MIG pool's instances.
+ * whole, rounded down per pool and profile). GPUs count what the pool offers
+ * of the model (schedulableGpusPerNode): a time-sliced pool's slices, a MIG
+ * pool's instances; a mixed MIG pool offers each of its profiles as a model of
+ * its own, on the same nodes.
  */
 function poolAmount(p: PoolCapacityInput, key: CapacityKey, nodes: number, overcommit: Overcommit): number {
   if (key === "cpu") return nodes * p.cpuPerNode * overcommit.cpu;
   if (key === "memory") return nodes * p.memoryBytesPerNode * overcommit.memory;
-  return p.gpuModel && p.gpusPerNode > 0 && key === `gpu:${p.gpuModel}` ? Math.floor(nodes * schedulableGpusPerNode(p) * overcommit.gpu) : 0;
+  return key.startsWith("gpu:") ? Math.floor(nodes * perNodeOfModel(p, key.slice(4)) * overcommit.gpu) : 0;
 }
 
-const keysOf = (p: PoolCapacityInput): CapacityKey[] => ["cpu", "memory", ...(p.gpuModel && p.gpusPerNode > 0 ? [`gpu:${p.gpuModel}`] : [])];
+const keysOf = (p: PoolCapacityInput): CapacityKey[] => [
+  "cpu",
+  "memory",
+  ...requestableProfilesOf(p)
+    .filter((x) => x.perNode > 0)
+    .map((x) => `gpu:${x.model}`),
+];
 
 /**
  * What the cluster can hold, per resource: the nodes present × per-node

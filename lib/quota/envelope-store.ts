@@ -8,6 +8,7 @@ import { lendLimitsOf } from "./grant-store";
 import { divideEnvelope, type EnvelopeLine, type EnvelopeRow, type ProjectHolding } from "./envelope";
 import { compareLines, sumLines, type BaseQuota, type LendLimit } from "./lines";
 import { guaranteedOn, type TenantHoldings } from "./sharing-arithmetic";
+import { gpuResourcesByModel as profileResources } from "./pool-profiles";
 import { grantsOfProjects, loadPools } from "./store";
 
 /** A tenant's envelope lines, ordered ("default" flavour first); `lock` takes them FOR UPDATE, so moves and approvals on one tenant take turns. */
@@ -42,9 +43,8 @@ export async function holdingsOf(db: Database, tenantId: string, at: Date): Prom
 
 /** GPU model -> the extended resource its pools serve: what turns a "gpu:<model>" key into a line. */
 export async function gpuResourcesByModel(db: Database): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const p of await loadPools(db)) if (p.gpuModel && p.gpuResource && !out[p.gpuModel]) out[p.gpuModel] = p.gpuResource;
-  return out;
+  // Each requestable profile of a mixed MIG pool is a model of its own.
+  return Object.fromEntries(profileResources(await loadPools(db)));
 }
 
 export interface TenantEnvelope {

@@ -86,6 +86,7 @@ describe("proposePools", () => {
         nodeLabels: H100_LABELS,
         nodeTaints: [],
         offeredGpuResources: [{ resource: "nvidia.com/gpu", perNode: 8 }],
+        gpuProfiles: [],
         warnings: [],
       },
     ]);
@@ -108,7 +109,7 @@ describe("proposePools", () => {
     expect(pools.every((p) => p.gpuModel === null && p.gpuResource === null && p.gpusPerNode === 0)).toBe(true);
   });
 
-  it("reads MIG pools (mixed strategy) from the nvidia.com/mig-* resource, requestable in the most plentiful profile, recording every profile", () => {
+  it("reads MIG pools (mixed strategy) from the nvidia.com/mig-* resource, requestable first in the most plentiful profile, proposing each other profile every node offers as requestable and recording every profile", () => {
     const labels = { "eks.amazonaws.com/nodegroup": "a100-mig", "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/mig.strategy": "mixed" };
     const { pools } = proposePools([
       node("mig-1", labels, { cpu: "95", memory: "1100Gi", "nvidia.com/mig-1g.10gb": "48", "nvidia.com/mig-3g.40gb": "2" }),
@@ -121,10 +122,19 @@ describe("proposePools", () => {
       { resource: "nvidia.com/mig-3g.40gb", perNode: 1 },
       { resource: "nvidia.com/mig-7g.80gb", perNode: 1 },
     ]);
+    // 3g.40gb is on every node (the fewest, 1, counts); 7g.80gb on one node only stays capped at 0.
+    expect(pools[0]!.gpuProfiles).toEqual([{ model: "A100 SXM4 80GB 3g.40gb", resource: "nvidia.com/mig-3g.40gb", perNode: 1 }]);
     expect(pools[0]!.warnings).toEqual([
-      "also offers nvidia.com/mig-3g.40gb ×2: recorded as the pool's hardware and capped at 0 in every namespace's quota; only nvidia.com/mig-1g.10gb is requestable (a pool offers one GPU resource to quota)",
-      "also offers nvidia.com/mig-3g.40gb ×1, nvidia.com/mig-7g.80gb ×1: recorded as the pool's hardware and capped at 0 in every namespace's quota; only nvidia.com/mig-1g.10gb is requestable (a pool offers one GPU resource to quota)",
+      "also offers nvidia.com/mig-3g.40gb ×1 on every node: proposed as further requestable profiles (A100 SXM4 80GB 3g.40gb), each a model of its own",
+      "also offers nvidia.com/mig-7g.80gb ×1: recorded as the pool's hardware and capped at 0 in every namespace's quota; not every node offers it, so it is not requestable",
     ]);
+  });
+
+  it("proposes no further profile beside whole GPUs: a node offering nvidia.com/gpu and a MIG profile is requestable in nvidia.com/gpu only", () => {
+    const labels = { "eks.amazonaws.com/nodegroup": "h100-mixed", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3" };
+    const { pools } = proposePools([node("h-1", labels, { cpu: "95", memory: "1100Gi", "nvidia.com/gpu": "4", "nvidia.com/mig-1g.10gb": "7" })]);
+    expect(pools[0]).toMatchObject({ gpuResource: "nvidia.com/gpu", gpuSharing: "exclusive", gpuProfiles: [] });
+    expect(pools[0]!.warnings).toEqual(["also offers nvidia.com/mig-1g.10gb ×7: recorded as the pool's hardware and capped at 0 in every namespace's quota; only nvidia.com/gpu is requestable beside GPUs that are not MIG-partitioned"]);
   });
 
   it("records time-sliced GPUs renamed to nvidia.com/gpu.shared as offered, and a plain GPU pool's one resource", () => {
@@ -249,6 +259,7 @@ describe("compareWithExisting", () => {
     gpuSharing: "exclusive",
     gpuSlices: 1,
     offeredGpuResources: [{ resource: "nvidia.com/gpu", perNode: 8 }],
+    gpuProfiles: [],
     tiers: ["training"],
     version: 3,
   };
@@ -279,6 +290,34 @@ describe("compareWithExisting", () => {
       { field: "maxNodes", from: 6, to: 7 },
     ]);
     expect(item!.pool).toMatchObject({ gpuModel: "H100", minNodes: 2, maxNodes: 7, version: 3 });
+  });
+
+  it("keeps the admin's name of a further profile whose resource the nodes still offer, and lists a new profile as a change", () => {
+    const labels = { "cloud.google.com/gke-nodepool": "a100-mig", "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB" };
+    const mixed = (name: string) => node(name, labels, { cpu: "96", memory: "1152Gi", "nvidia.com/mig-1g.10gb": "28", "nvidia.com/mig-3g.40gb": "2", "nvidia.com/mig-2g.20gb": "1" });
+    const mig: ExistingPool = {
+      ...stored,
+      name: "a100-mig",
+      gpuModel: "A100 1g.10gb",
+      gpuResource: "nvidia.com/mig-1g.10gb",
+      gpusPerNode: 28,
+      nodeCount: 2,
+      minNodes: null,
+      maxNodes: null,
+      gpuSharing: "mig",
+      gpuProfiles: [{ model: "A100 3g.40gb", resource: "nvidia.com/mig-3g.40gb", perNode: 2 }],
+    };
+    const [item] = compareWithExisting(proposePools([mixed("m-0"), mixed("m-1")]).pools, [mig]);
+    expect(item!.pool.gpuModel).toBe("A100 1g.10gb");
+    expect(item!.pool.gpuProfiles).toEqual([
+      { model: "A100 SXM4 80GB 2g.20gb", resource: "nvidia.com/mig-2g.20gb", perNode: 1 },
+      { model: "A100 3g.40gb", resource: "nvidia.com/mig-3g.40gb", perNode: 2 },
+    ]);
+    expect(item!.changes.find((c) => c.field === "gpuProfiles")).toEqual({
+      field: "gpuProfiles",
+      from: "A100 3g.40gb (nvidia.com/mig-3g.40gb ×2 per node)",
+      to: "A100 SXM4 80GB 2g.20gb (nvidia.com/mig-2g.20gb ×1 per node), A100 3g.40gb (nvidia.com/mig-3g.40gb ×2 per node)",
+    });
   });
 
   it("takes the cluster's model name when the GPU resource changed", () => {

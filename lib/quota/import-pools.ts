@@ -1,6 +1,7 @@
 import type { PoolBounds } from "./autoscaler-status";
 import { parseQuantity } from "@/lib/cluster/quantity";
 import { formatNodeLabels, formatNodeTaints, TAINT_EFFECTS, type GpuSharing, type NodeTaint } from "./pool-hardware";
+import { profileLabel, type GpuProfile } from "./pool-profiles";
 
 /**
  * Proposing node pools from a cluster's Node objects (pure: the caller lists
@@ -101,9 +102,15 @@ export interface PoolProposal {
   /**
    * Every GPU extended resource the nodes advertise (a MIG mixed-strategy node
    * offers several profiles), each with the fewest a node of the pool offers:
-   * the pool's hardware. gpuResource is the one quota is requested in.
+   * the pool's hardware. gpuResource is the first one quota is requested in.
    */
   offeredGpuResources: OfferedGpuResource[];
+  /**
+   * A MIG pool's further MIG profiles that every node offers, proposed as
+   * requestable, each under a model name of its own with the fewest a node
+   * offers. Resources only some nodes offer stay capped at 0.
+   */
+  gpuProfiles: GpuProfile[];
   /** What the admin should know before importing: nodes that differ, GPU resources not requestable, missing labels. */
   warnings: string[];
 }
@@ -221,8 +228,6 @@ function shapeOf(node: NodeFacts): NodeShape {
       gpuModel = gpu.resource === "nvidia.com/gpu" && sharing.slices === 1 ? "unknown GPU" : gpuModelName("unknown GPU", gpu.resource, sharing.slices);
       notes.push(`no ${GPU_PRODUCT_LABEL} label: the GPU model is called “${gpuModel}”; rename it after importing`);
     }
-    if (gpu.others.length > 0)
-      notes.push(`also offers ${gpu.others.join(", ")}: recorded as the pool's hardware and capped at 0 in every namespace's quota; only ${gpu.resource} is requestable (a pool offers one GPU resource to quota)`);
   }
   const cpu = parseQuantity(node.allocatable.cpu ?? "");
   const memory = parseQuantity(node.allocatable.memory ?? "");
@@ -269,6 +274,32 @@ function offeredByPool(shapes: readonly NodeShape[]): OfferedGpuResource[] {
   const fewest = new Map<string, number>();
   for (const { resource, perNode } of shapes.flatMap((s) => s.offered)) fewest.set(resource, Math.min(perNode, fewest.get(resource) ?? perNode));
   return [...fewest].map(([resource, perNode]) => ({ resource, perNode })).sort((a, b) => (a.resource < b.resource ? -1 : 1));
+}
+
+/**
+ * The further requestable profiles of a MIG pool: each other MIG profile
+ * every node offers (the fewest a node has), named from the product as the
+ * first is ("A100 SXM4 80GB 3g.40gb"). What stays capped at 0 (offered by
+ * some nodes only, or beside whole or time-sliced GPUs) is said in a warning.
+ */
+function furtherProfiles(first: NodeShape, shapes: readonly NodeShape[], members: readonly NodeFacts[], warnings: string[]): GpuProfile[] {
+  const others = offeredByPool(shapes).filter((o) => o.resource !== first.gpuResource);
+  if (!first.gpuResource || others.length === 0) return [];
+  const everywhere = (r: string) => shapes.every((s) => s.offered.some((o) => o.resource === r));
+  const product = members.every((m) => m.labels[GPU_PRODUCT_LABEL] === members[0]?.labels[GPU_PRODUCT_LABEL]) ? members[0]?.labels[GPU_PRODUCT_LABEL] : undefined;
+  const requestable = first.gpuSharing === "mig" ? others.filter((o) => MIG_RESOURCE.test(o.resource) && everywhere(o.resource)) : [];
+  const profiles = requestable.map((o) => ({
+    model: gpuModelName(product ?? "unknown GPU", o.resource),
+    resource: o.resource,
+    perNode: Math.min(...shapes.map((s) => s.offered.find((x) => x.resource === o.resource)!.perNode)),
+  }));
+  if (profiles.length > 0) warnings.push(`also offers ${profiles.map((x) => `${x.resource} ×${x.perNode}`).join(", ")} on every node: proposed as further requestable profiles (${profiles.map((x) => x.model).join(", ")}), each a model of its own`);
+  const capped = others.filter((o) => !requestable.includes(o));
+  if (capped.length > 0) {
+    const why = first.gpuSharing !== "mig" ? `only ${first.gpuResource} is requestable beside GPUs that are not MIG-partitioned` : "not every node offers it, so it is not requestable";
+    warnings.push(`also offers ${capped.map((o) => `${o.resource} ×${o.perNode}`).join(", ")}: recorded as the pool's hardware and capped at 0 in every namespace's quota; ${why}`);
+  }
+  return profiles;
 }
 
 /** The labels worth recording (the pool label and HARDWARE_LABELS) that every node carries with the same value. */
@@ -350,6 +381,7 @@ export function proposePools(nodes: readonly NodeFacts[]): PoolProposals {
       if (!groupedBy) warnings.push(`these nodes carry none of the pool labels (${POOL_LABELS.join(", ")})`);
       for (const note of new Set(shapes.flatMap((s) => s.notes))) warnings.push(note);
       const nodeTaints = commonTaints(members, warnings);
+      const gpuProfiles = furtherProfiles(gpu, shapes, members, warnings);
       return {
         name,
         groupedBy,
@@ -365,6 +397,7 @@ export function proposePools(nodes: readonly NodeFacts[]): PoolProposals {
         nodeLabels: commonLabels(members, groupedBy),
         nodeTaints,
         offeredGpuResources: offeredByPool(shapes),
+        gpuProfiles,
         warnings,
       };
     });
@@ -388,6 +421,8 @@ export interface ExistingPool {
   gpuSlices: number;
   /** Every GPU resource the nodes advertise (empty for a pool added by hand). */
   offeredGpuResources: OfferedGpuResource[];
+  /** Further requestable MIG profiles beside gpuModel. */
+  gpuProfiles: GpuProfile[];
   /** The admin's choice (WorkloadTier names); the cluster does not tell, importing keeps it. */
   tiers: string[] | null;
   version: number;
@@ -412,7 +447,8 @@ export type PoolField =
   | "memoryBytesPerNode"
   | "nodeLabels"
   | "nodeTaints"
-  | "offeredGpuResources";
+  | "offeredGpuResources"
+  | "gpuProfiles";
 
 export interface ImportItem {
   proposal: PoolProposal;
@@ -435,6 +471,7 @@ const COMPARED: PoolField[] = [
   "nodeLabels",
   "nodeTaints",
   "offeredGpuResources",
+  "gpuProfiles",
 ];
 
 /** "nvidia.com/mig-1g.10gb ×4, nvidia.com/mig-3g.40gb ×1": what a pool's nodes offer, as pages show it. */
@@ -445,6 +482,7 @@ function shown(pool: Omit<ImportPool, "version">, field: PoolField): string | nu
   if (field === "nodeLabels") return formatNodeLabels(pool.nodeLabels).replace(/\n/g, ", ") || "none";
   if (field === "nodeTaints") return formatNodeTaints(pool.nodeTaints).replace(/\n/g, ", ") || "none";
   if (field === "offeredGpuResources") return formatOfferedGpuResources(pool.offeredGpuResources) || "none";
+  if (field === "gpuProfiles") return pool.gpuProfiles.map(profileLabel).join(", ") || "none";
   return pool[field];
 }
 
@@ -484,6 +522,8 @@ export function compareWithExisting(proposals: readonly PoolProposal[], existing
       gpuSharing: proposal.gpuSharing,
       gpuSlices: proposal.gpuSlices,
       offeredGpuResources: proposal.offeredGpuResources,
+      // A profile's name is the admin's (rates and requests use it) while its resource stays requestable on the pool.
+      gpuProfiles: proposal.gpuProfiles.map((x) => ({ ...x, model: stored?.gpuProfiles.find((y) => y.resource === x.resource)?.model ?? x.model })),
       tiers: stored?.tiers ?? null,
       version: stored?.version ?? null,
     };

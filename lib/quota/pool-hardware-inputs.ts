@@ -85,3 +85,78 @@ export const tiersInput = z
   })
   .describe(`The workload tiers allowed on the pool (${WORKLOAD_TIERS.join(", ")}); null or empty: every tier`);
 
+
+/** A pool's further requestable profiles: at most this many (a MIG GPU has at most 7 instances, of few profiles). */
+export const MAX_GPU_PROFILES = 16;
+const MIG_PROFILE_RESOURCE = /^nvidia\.com\/mig-[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const PROFILE_MODEL = /^[A-Za-z0-9][A-Za-z0-9 ._()+-]*$/;
+const MODEL_RULE = "a model name such as A100 3g.40gb (letters, digits, spaces, '.', '-', '_', '+', brackets, at most 60)";
+const PROFILE_LINE = /^(.+?)\s*=\s*(\S+)\s*[x×]\s*(\S+)$/;
+
+interface ProfileIn {
+  model: string;
+  resource: string;
+  perNode: number;
+}
+
+/** Why a profile is not one, each problem a sentence naming it; the list is checked as a whole too (each model and resource once). */
+function profileProblems(list: readonly ProfileIn[]): string[] {
+  const problems: string[] = [];
+  if (list.length > MAX_GPU_PROFILES) problems.push(`Enter at most ${MAX_GPU_PROFILES} further GPU profiles.`);
+  for (const x of list) {
+    if (x.model.length > 60 || !PROFILE_MODEL.test(x.model)) problems.push(`Give the profile “${x.model}” ${MODEL_RULE}.`);
+    if (!MIG_PROFILE_RESOURCE.test(x.resource)) problems.push(`Give the profile ${x.model} a MIG resource such as nvidia.com/mig-3g.40gb, not “${x.resource}”.`);
+    if (!Number.isInteger(x.perNode) || x.perNode < 1 || x.perNode > 1024) problems.push(`Give the profile ${x.model} a whole number from 1 to 1024 of instances per node.`);
+  }
+  const models = list.map((x) => x.model);
+  const dupModel = models.find((m, i) => models.indexOf(m) !== i);
+  if (dupModel) problems.push(`Name the profile ${dupModel} once only.`);
+  const resources = list.map((x) => x.resource);
+  const dupResource = resources.find((r, i) => resources.indexOf(r) !== i);
+  if (dupResource) problems.push(`Make ${dupResource} requestable under one model only.`);
+  return problems;
+}
+
+/** "model = resource x perNode" lines (the form) into profiles. */
+function parseProfileLines(text: string): Parsed<ProfileIn[]> {
+  const problems: string[] = [];
+  const list: ProfileIn[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "") continue;
+    const m = PROFILE_LINE.exec(line);
+    if (!m) {
+      problems.push(`Write “${line}” as model = resource x instances per node, e.g. A100 3g.40gb = nvidia.com/mig-3g.40gb x 2.`);
+      continue;
+    }
+    list.push({ model: m[1]!.trim(), resource: m[2]!, perNode: /^\d+$/.test(m[3]!) ? Number(m[3]) : NaN });
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: list };
+}
+
+const PER_NODE_RULE = "Enter a whole number from 1 to 1024 of instances per node.";
+const RESOURCE_RULE = "Enter a MIG resource such as nvidia.com/mig-3g.40gb.";
+const profileObject = z.object({
+  model: z.string({ message: `Enter ${MODEL_RULE}.` }).max(60, atMostChars(60)).regex(PROFILE_MODEL, `Enter ${MODEL_RULE}.`),
+  resource: z.string({ message: RESOURCE_RULE }).max(253, atMostChars(253)).regex(MIG_PROFILE_RESOURCE, RESOURCE_RULE),
+  perNode: z.number({ message: PER_NODE_RULE }).int(PER_NODE_RULE).min(1, PER_NODE_RULE).max(1024, PER_NODE_RULE),
+});
+
+/**
+ * A pool's further requestable GPU profiles (MIG mixed strategy): "model =
+ * resource x perNode" lines (form), or a list of {model, resource, perNode}
+ * (API). Absent or empty: none, the pool's GPU model is its only profile.
+ */
+export const gpuProfilesInput = z
+  .union([z.string().max(5_000, atMostChars(5000)).describe("model = resource x perNode lines"), z.array(profileObject).max(MAX_GPU_PROFILES, `Enter at most ${MAX_GPU_PROFILES} further GPU profiles.`), z.null()])
+  .optional()
+  .transform((raw, ctx): ProfileIn[] => {
+    if (raw == null) return [];
+    const parsed = typeof raw === "string" ? parseProfileLines(raw) : ({ ok: true, value: raw } as const);
+    if (!parsed.ok) return fromParsed(parsed, ctx);
+    const list = parsed.value;
+    const problems = profileProblems(list);
+    if (problems.length > 0) return fromParsed<ProfileIn[]>({ ok: false, problems }, ctx);
+    return list.map((x) => ({ model: x.model, resource: x.resource, perNode: x.perNode }));
+  })
+  .describe("Further requestable GPU profiles of a MIG mixed-strategy pool, beside its GPU model: each a model name of its own, its MIG resource and the instances a node offers");

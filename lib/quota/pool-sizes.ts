@@ -19,6 +19,8 @@ import { schedulableGpusPerNode, type GpuSharingFacts } from "./pool-hardware";
 export interface PoolSizeFacts {
   gpuModel: string | null;
   gpusPerNode: number;
+  /** The pool's further requestable profiles (instances per node), each priced on its own. */
+  gpuProfiles: { model: string; perNode: number }[];
   nodeCount: number;
   cpuPerNode: number;
   memoryBytesPerNode: number;
@@ -32,12 +34,15 @@ export interface PoolSizeSpan extends PoolSizeFacts {
   validTo: Date | null;
 }
 
+const profilesKey = (p: Pick<PoolSizeFacts, "gpuProfiles">) => JSON.stringify(p.gpuProfiles.map((x) => [x.model, x.perNode]));
+
 const sameFacts = (a: PoolSizeFacts, b: PoolSizeFacts) =>
-  a.gpuModel === b.gpuModel && a.gpusPerNode === b.gpusPerNode && a.nodeCount === b.nodeCount && a.cpuPerNode === b.cpuPerNode && a.memoryBytesPerNode === b.memoryBytesPerNode;
+  a.gpuModel === b.gpuModel && a.gpusPerNode === b.gpusPerNode && profilesKey(a) === profilesKey(b) && a.nodeCount === b.nodeCount && a.cpuPerNode === b.cpuPerNode && a.memoryBytesPerNode === b.memoryBytesPerNode;
 
 const factsOf = (p: PoolSizeFacts): PoolSizeFacts => ({
   gpuModel: p.gpuModel,
   gpusPerNode: p.gpusPerNode,
+  gpuProfiles: p.gpuProfiles.map((x) => ({ model: x.model, perNode: x.perNode })),
   nodeCount: p.nodeCount,
   cpuPerNode: p.cpuPerNode,
   memoryBytesPerNode: p.memoryBytesPerNode,
@@ -50,8 +55,8 @@ const factsOf = (p: PoolSizeFacts): PoolSizeFacts => ({
  * instant (or, with a clock that went back, before the open span began)
  * replaces the open span's facts instead of leaving a span of no length.
  */
-export async function recordPoolSize(tx: Database, row: PoolSizeFacts & GpuSharingFacts & { id: string; name: string }, at: Date): Promise<void> {
-  const pool = { ...row, gpusPerNode: schedulableGpusPerNode(row) };
+export async function recordPoolSize(tx: Database, row: Omit<PoolSizeFacts, "gpuProfiles"> & GpuSharingFacts & { id: string; name: string; gpuProfiles?: readonly { model: string; perNode: number }[] }, at: Date): Promise<void> {
+  const pool = { ...row, gpusPerNode: schedulableGpusPerNode(row), gpuProfiles: row.gpuModel ? (row.gpuProfiles ?? []).map((x) => ({ model: x.model, perNode: x.perNode })) : [] };
   const [open] = await tx
     .select()
     .from(nodePoolSizes)

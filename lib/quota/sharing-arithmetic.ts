@@ -1,5 +1,6 @@
 import { capacityAtMinNowMax, fitOf, type CapacityKey, type Fit, type Overcommit, type PoolCapacityInput } from "./capacity";
 import { DEFAULT_FLAVOR } from "./lines";
+import { gpuResourcesByModel } from "./pool-profiles";
 
 /**
  * The arithmetic of GPU sharing, per GPU line (flavour): what the pools hold
@@ -132,8 +133,7 @@ export const isComputeLine = (l: Line) => l.flavor === DEFAULT_FLAVOR && (l.reso
  */
 export function sharingArithmetic(pools: readonly PoolCapacityInput[], overcommit: Overcommit, tenants: readonly TenantHoldings[], compute = false): LineArithmetic[] {
   const ranges = capacityAtMinNowMax(pools, overcommit).filter((r) => r.resource.startsWith("gpu:") || (compute && (r.resource === "cpu" || r.resource === "memory")));
-  const resourceOf = new Map<string, string>();
-  for (const p of pools) if (p.gpuModel && p.gpuResource && !resourceOf.has(p.gpuModel)) resourceOf.set(p.gpuModel, p.gpuResource);
+  const resourceOf = gpuResourcesByModel(pools);
   const lines = new Map<CapacityKey, Line>();
   for (const r of ranges) {
     if (!r.resource.startsWith("gpu:")) {

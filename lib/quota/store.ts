@@ -30,9 +30,9 @@ export async function loadRates(db: Database): Promise<RateRow[]> {
 
 /** GPU resources a ResourceQuota must always name (at 0 when not granted): the node pools' and the default device plugin's. */
 export async function knownGpuResources(db: Database): Promise<string[]> {
-  const rows = await db.select({ r: nodePools.gpuResource, offered: nodePools.offeredGpuResources }).from(nodePools);
+  const rows = await db.select({ r: nodePools.gpuResource, profiles: nodePools.gpuProfiles, offered: nodePools.offeredGpuResources }).from(nodePools);
   // Every resource the nodes advertise, not only the requestable ones (a MIG mixed-strategy node offers several profiles), so each is capped.
-  const named = rows.flatMap((x) => [x.r, ...x.offered.map((o) => o.resource)]).filter((r): r is string => Boolean(r));
+  const named = rows.flatMap((x) => [x.r, ...x.profiles.map((g) => g.resource), ...x.offered.map((o) => o.resource)]).filter((r): r is string => Boolean(r));
   return [...new Set(["nvidia.com/gpu", ...named])].sort();
 }
 

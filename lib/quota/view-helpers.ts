@@ -1,7 +1,7 @@
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { formatMoney as formatAmount, formatUnitPrice as formatPrice, minorDigits, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
 import { GiB, type QuotaAmounts } from "./amounts";
-import { schedulableGpusPerNode } from "./pool-hardware";
+import { perNodeOfModel } from "./pool-profiles";
 import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine, type PoolCapacityInput } from "./capacity";
 import { costOverPeriod, describePeriod, monthlyCost, type CostEstimate } from "./cost";
 import { autoApproval, NO_AUTO_APPROVED_HOLDINGS, type AutoApprovedHoldings, type AutoDecision, type QuotaPolicy } from "./policy";
@@ -182,8 +182,10 @@ export function computeBurstHint(basis: Pick<PreviewBasis, "pools">, amounts: Qu
   if ((after.burst?.cpuCores ?? 0) === 0) missing.push("cpuBurst");
   if ((after.burst?.memoryBytes ?? 0) === 0) missing.push("memoryBurst");
   if (missing.length === 0) return null;
-  const pool = basis.pools.find((p) => p.gpuModel === amounts.gpuModel && schedulableGpusPerNode(p) > 0);
-  const perGpu = pool ? gpus / schedulableGpusPerNode(pool) : 0;
+  // A mixed MIG pool's further profile shares the same nodes: its per-instance share is of its own instances.
+  const model = amounts.gpuModel;
+  const pool = basis.pools.find((p) => perNodeOfModel(p, model) > 0);
+  const perGpu = pool ? gpus / perNodeOfModel(pool, model) : 0;
   return {
     missing,
     gpus,

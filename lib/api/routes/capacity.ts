@@ -104,7 +104,7 @@ export const updateNodePoolRoute = apiRoute({
   method: "PATCH",
   path: "/api/v1/node-pools/{pool}",
   summary:
-    "Change a node pool (platform admins): send the facts to change and the version you read; null clears minNodes, maxNodes, dedicatedTenant, nodeLabels, nodeTaints or tiers (every tier); gpuSharing other than time_sliced sets gpuSlices to 1 unless sent",
+    "Change a node pool (platform admins): send the facts to change and the version you read; null clears minNodes, maxNodes, dedicatedTenant, nodeLabels, nodeTaints, gpuProfiles or tiers (every tier); gpuSharing other than time_sliced sets gpuSlices to 1 unless sent",
   tag: TAG,
   params: poolParams,
   body: poolPatch,
@@ -132,6 +132,8 @@ export const updateNodePoolRoute = apiRoute({
       gpuSharing: current.gpuSharing === "exclusive" || body.gpuResource !== undefined ? null : current.gpuSharing,
       // Slices belong to time-slicing: a body that stops it without naming slices goes back to 1.
       gpuSlices: body.gpuSharing !== undefined && body.gpuSharing !== "time_sliced" ? 1 : current.gpuSlices,
+      // Further profiles stay as stored unless sent (null or [] clears them).
+      gpuProfiles: current.gpuProfiles,
       tiers: current.tiers,
     };
     const row = await executeCommand(updateNodePool, ctx, { ...stored, ...body, id: current.id });

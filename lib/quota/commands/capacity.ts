@@ -21,7 +21,8 @@ import type { QuotaPolicy } from "../policy";
 import { quotaPolicySchema } from "../policy-schema";
 import { loadPoolFlavors } from "../pool-flavors";
 import { MAX_GPU_SLICES, sharingFor, type GpuSharing } from "../pool-hardware";
-import { gpuSharingInput, nodeLabelsInput, nodeTaintsInput, tiersInput } from "../pool-hardware-inputs";
+import { gpuProfilesInput, gpuSharingInput, nodeLabelsInput, nodeTaintsInput, tiersInput } from "../pool-hardware-inputs";
+import { profileClash, requestableProfilesOf, type GpuProfile } from "../pool-profiles";
 import { endPoolSize, recordPoolSize } from "../pool-sizes";
 import { lockGuaranteeSum, tenantLineHoldings } from "../envelope-store";
 import { isGpuExtendedResource } from "../import-pools";
@@ -137,6 +138,7 @@ const poolFields = z.object({
   nodeTaints: nodeTaintsInput,
   gpuSharing: gpuSharingInput,
   gpuSlices: gpuSlicesInput,
+  gpuProfiles: gpuProfilesInput,
   tiers: tiersInput,
 });
 
@@ -150,6 +152,8 @@ interface PoolShape {
   /** null: as the resource says. */
   gpuSharing: GpuSharing | null;
   gpuSlices: number | null;
+  /** Further requestable MIG profiles beside the first (gpuModel). */
+  gpuProfiles: readonly GpuProfile[];
 }
 
 const MIG_RESOURCE = /^nvidia\.com\/mig-/;
@@ -166,6 +170,16 @@ function poolProblems(v: PoolShape, ctx: z.RefinementCtx, prefix: (string | numb
   else if (v.gpuResource && MIG_RESOURCE.test(v.gpuResource) && sharing !== "mig") issue("gpuSharing", `Choose mig: ${v.gpuResource} is a MIG profile.`);
   else if (v.gpuResource === "nvidia.com/gpu.shared" && sharing !== "time_sliced") issue("gpuSharing", "Choose time_sliced: nvidia.com/gpu.shared is what the device plugin calls time-sliced GPUs.");
   if (v.gpuSlices !== null && v.gpuSlices !== 1 && sharing !== "time_sliced") issue("gpuSlices", "Enter 1 unless the GPUs are time-sliced.");
+  if (v.gpuProfiles.length > 0) {
+    if (!v.gpuModel || !v.gpuResource) issue("gpuProfiles", "Enter the pool's GPU model and resource first: further profiles are requestable beside it.");
+    else if (sharing !== "mig") issue("gpuProfiles", "Leave further profiles empty unless the GPUs are MIG-partitioned (sharing mig): whole and time-sliced GPUs offer one resource.");
+    else {
+      const same = v.gpuProfiles.find((x) => x.resource === v.gpuResource);
+      if (same) issue("gpuProfiles", `Remove ${same.resource} from the further profiles: it is the pool's GPU resource (${v.gpuModel}).`);
+      const named = v.gpuProfiles.find((x) => x.model === v.gpuModel);
+      if (named) issue("gpuProfiles", `Give the profile ${named.resource} a model name of its own: ${v.gpuModel} is the pool's GPU model.`);
+    }
+  }
   if (v.minNodes !== null && v.maxNodes !== null && v.minNodes > v.maxNodes) issue("maxNodes", "Enter at least the minimum nodes.");
   else if (v.nodeCount !== null) {
     if (v.maxNodes !== null && v.nodeCount > v.maxNodes) issue("nodeCount", `Enter at most the maximum nodes (${v.maxNodes}).`);
@@ -188,9 +202,10 @@ async function dedicatedTenantId(db: Database, slug: string | null): Promise<str
  * One GPU model is one extended resource everywhere: a request for "H100"
  * must turn into the same ResourceQuota key whichever pool serves it.
  */
-async function assertModelConsistent(db: Database, input: { name: string; gpuModel: string | null; gpuResource: string | null; gpuSharing: GpuSharing | null; gpuSlices: number }) {
+async function assertModelConsistent(db: Database, input: { name: string; gpuModel: string | null; gpuResource: string | null; gpuSharing: GpuSharing | null; gpuSlices: number; gpusPerNode: number; gpuProfiles: readonly GpuProfile[] }) {
   const model = input.gpuModel;
   if (!model) return;
+  await assertProfilesConsistent(db, input);
   const pool = { ...input, gpuModel: model, gpuSharing: sharingFor(input.gpuSharing, input.gpuResource) };
   const [other] = await db
     .select({ name: nodePools.name, gpuResource: nodePools.gpuResource })
@@ -216,6 +231,14 @@ async function assertModelConsistent(db: Database, input: { name: string; gpuMod
   }
 }
 
+/** Every requestable profile (the first and the further ones) against every other pool's: one model, one resource and one way of sharing. */
+async function assertProfilesConsistent(db: Database, input: { name: string; gpuModel: string | null; gpuResource: string | null; gpuSharing: GpuSharing | null; gpusPerNode: number; gpuProfiles: readonly GpuProfile[] }, skip: ReadonlySet<string> = new Set(), field = (f: string) => f) {
+  const pool = { name: input.name, profiles: requestableProfilesOf({ ...input, gpuSharing: sharingFor(input.gpuSharing, input.gpuResource) }) };
+  const others = (await loadPools(db)).filter((p) => !skip.has(p.name)).map((p) => ({ name: p.name, profiles: requestableProfilesOf(p) }));
+  const clash = profileClash(pool, others);
+  if (clash) throw new AppError("validation", undefined, { [field(clash.field)]: [clash.message] });
+}
+
 /** What the audit log keeps of a pool. */
 const poolFacts = (p: PoolRow) => ({
   name: p.name,
@@ -233,6 +256,7 @@ const poolFacts = (p: PoolRow) => ({
   gpuSharing: p.gpuSharing,
   gpuSlices: p.gpuSlices,
   offeredGpuResources: p.offeredGpuResources,
+  gpuProfiles: p.gpuProfiles,
   tiers: p.tiers,
 });
 
@@ -303,6 +327,7 @@ function poolColumns(input: z.output<typeof poolFields>, dedicatedTenantId: stri
     nodeTaints: input.nodeTaints,
     gpuSharing: input.gpuModel ? sharingFor(input.gpuSharing, input.gpuResource) : ("exclusive" as const),
     gpuSlices: input.gpuModel && sharingFor(input.gpuSharing, input.gpuResource) === "time_sliced" ? input.gpuSlices : 1,
+    gpuProfiles: input.gpuModel ? input.gpuProfiles : [],
     tiers: input.tiers,
   };
 }
@@ -399,7 +424,9 @@ async function assertGuaranteesFitMinimum(tx: Database, poolsBefore: (typeof nod
     holdings,
   );
   if (!problem) return;
-  const changed = (["minNodes", "nodeCount", "gpusPerNode", "gpuModel", "gpuSlices"] as const).find((f) => before[f] !== after[f]) ?? "minNodes";
+  const changed =
+    (["minNodes", "nodeCount", "gpusPerNode", "gpuModel", "gpuSlices"] as const).find((f) => before[f] !== after[f]) ??
+    (JSON.stringify(before.gpuProfiles) !== JSON.stringify(after.gpuProfiles) ? "gpuProfiles" : "minNodes");
   throw new AppError("validation", undefined, { [changed]: [`This ${problem}.`] });
 }
 
@@ -475,6 +502,8 @@ export const importPoolInput = z
     tiers: tiersInput,
     /** Every GPU resource the nodes advertise; absent: none recorded. */
     offeredGpuResources: offeredGpuResourcesInput,
+    /** Further requestable MIG profiles (each of the offered resources); absent: none. */
+    gpuProfiles: gpuProfilesInput,
     /** The stored pool's version the proposal was compared with; null: the pool is new. */
     version: z.number().int().min(1).nullable(),
   })
@@ -482,6 +511,8 @@ export const importPoolInput = z
     poolProblems(v, ctx);
     if (v.gpuResource && v.offeredGpuResources.length > 0 && !v.offeredGpuResources.some((o) => o.resource === v.gpuResource))
       ctx.addIssue({ code: "custom", path: ["offeredGpuResources"], message: `Include the pool's GPU resource ${v.gpuResource}.` });
+    const unoffered = v.offeredGpuResources.length > 0 ? v.gpuProfiles.find((x) => !v.offeredGpuResources.some((o) => o.resource === x.resource)) : undefined;
+    if (unoffered) ctx.addIssue({ code: "custom", path: ["gpuProfiles"], message: `Make only resources the nodes offer requestable: ${unoffered.resource} (${unoffered.model}) is not among them.` });
   });
 
 const importInput = z.object({
@@ -541,6 +572,7 @@ export const importNodePools = defineCommand({
             gpuSharing: p.gpuModel ? sharingFor(p.gpuSharing, p.gpuResource) : ("exclusive" as const),
             gpuSlices: p.gpuModel && sharingFor(p.gpuSharing, p.gpuResource) === "time_sliced" ? p.gpuSlices : 1,
             offeredGpuResources: p.offeredGpuResources,
+            gpuProfiles: p.gpuModel && sharingFor(p.gpuSharing, p.gpuResource) === "mig" ? p.gpuProfiles : [],
             tiers: p.tiers,
           };
           const [after] = before
@@ -575,6 +607,11 @@ export const importNodePools = defineCommand({
 /** Within one import, and against pools the import does not touch, one model is one resource. */
 async function assertModelConsistentAmong(tx: Database, pool: z.output<typeof importPoolInput>, all: z.output<typeof importPoolInput>[], index: number) {
   if (!pool.gpuModel) return;
+  // Further profiles against the other pools of this import, then against stored pools it does not touch.
+  const offers = (p: z.output<typeof importPoolInput>) => ({ name: p.name, profiles: requestableProfilesOf({ ...p, gpuSharing: sharingFor(p.gpuSharing, p.gpuResource) }) });
+  const among = profileClash(offers(pool), all.map(offers));
+  if (among) throw new AppError("validation", undefined, { [`pools.${index}.${among.field}`]: [among.message] });
+  await assertProfilesConsistent(tx, pool, new Set(all.map((p) => p.name)), (f) => `pools.${index}.${f}`);
   const clash = all.find((o) => o.gpuModel === pool.gpuModel && o.gpuResource !== pool.gpuResource);
   if (clash) {
     throw new AppError("validation", undefined, {

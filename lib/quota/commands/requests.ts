@@ -26,6 +26,7 @@ import { assessRequest, UnknownGpuModelError } from "../assess";
 import { minimumProblem } from "../sharing-arithmetic";
 import { requestPath } from "../places";
 import { describeAmounts } from "../view-helpers";
+import { gpuResourcesByModel } from "../pool-profiles";
 import { loadPools } from "../store";
 
 import { addEvent, announceDecision, insertPendingRequest, justificationInput, lockPending, markApproved, optionalEnd, requestById, type RequestRow } from "./request-parts";
@@ -280,11 +281,8 @@ export const cancelQuotaRequest = defineCommand({
   },
 });
 
-/** GPU models people can ask for: one entry per model the node pools offer, MIG profiles apart. */
+/** GPU models people can ask for: one entry per model the node pools offer (each requestable profile of a mixed MIG pool too), MIG profiles apart. */
 export async function requestableGpuModels(db: Database): Promise<{ model: string; resource: string; mig: boolean }[]> {
-  const seen = new Map<string, { model: string; resource: string; mig: boolean }>();
-  for (const p of await loadPools(db)) {
-    if (p.gpuModel && p.gpuResource && !seen.has(p.gpuModel)) seen.set(p.gpuModel, { model: p.gpuModel, resource: p.gpuResource, mig: p.gpuResource.includes("/mig-") });
-  }
-  return [...seen.values()].sort((a, b) => Number(a.mig) - Number(b.mig) || (a.model < b.model ? -1 : 1));
+  const models = [...gpuResourcesByModel(await loadPools(db))].map(([model, resource]) => ({ model, resource, mig: resource.includes("/mig-") }));
+  return models.sort((a, b) => Number(a.mig) - Number(b.mig) || (a.model < b.model ? -1 : 1));
 }

@@ -18,6 +18,7 @@ import { amountFields } from "../amount-inputs";
 import { amountsOf, isEmpty } from "../amounts";
 import { insertGrant } from "../grant-store";
 import { linesOfAmounts } from "../lines";
+import { gpuResourcesByModel } from "../pool-profiles";
 import { loadPools } from "../store";
 import { FILL_IN, NO_POOL_OFFERS, TELL_REQUESTER_WHY, atMostChars } from "@/lib/input/messages";
 
@@ -52,7 +53,7 @@ export const requestTenant = defineCommand({
       const [taken] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.slug, input.slug));
       const [asked] = await tx.select({ id: tenantRequests.id }).from(tenantRequests).where(and(eq(tenantRequests.slug, input.slug), eq(tenantRequests.status, "pending")));
       if (taken || asked) throw new AppError("validation", undefined, { slug: [taken ? "Choose another slug: this one is taken." : "Choose another slug: a pending request already asks for this one."] });
-      if (quota.gpuCount > 0 && !(await loadPools(tx)).some((p) => p.gpuModel === quota.gpuModel)) throw new AppError("validation", undefined, { gpuModel: [NO_POOL_OFFERS] });
+      if (quota.gpuCount > 0 && !gpuResourcesByModel(await loadPools(tx)).has(quota.gpuModel!)) throw new AppError("validation", undefined, { gpuModel: [NO_POOL_OFFERS] });
       const [row] = await tx
         .insert(tenantRequests)
         .values({
@@ -104,9 +105,10 @@ export const approveTenantRequest = defineCommand({
         );
         const project = await insertProject(tx, tenant, { slug: r.projectSlug, name: r.projectName, description: "" }, actor, ctx.now);
         if (!isEmpty(r.quota)) {
-          const pool = r.quota.gpuCount > 0 ? (await loadPools(tx)).find((p) => p.gpuModel === r.quota.gpuModel) : undefined;
-          if (r.quota.gpuCount > 0 && !pool) throw new AppError("conflict", `No node pool offers ${r.quota.gpuModel} any more; reject the request or add the pool first.`);
-          await insertGrant(tx, { projectId: project.id, lines: linesOfAmounts(r.quota, pool?.gpuResource ?? null), startsAt: ctx.now, endsAt: null, source: "onboarding", createdAt: ctx.now });
+          // A mixed MIG pool's further profiles are models of their own.
+          const gpuResource = r.quota.gpuCount > 0 && r.quota.gpuModel ? (gpuResourcesByModel(await loadPools(tx)).get(r.quota.gpuModel) ?? null) : null;
+          if (r.quota.gpuCount > 0 && !gpuResource) throw new AppError("conflict", `No node pool offers ${r.quota.gpuModel} any more; reject the request or add the pool first.`);
+          await insertGrant(tx, { projectId: project.id, lines: linesOfAmounts(r.quota, gpuResource), startsAt: ctx.now, endsAt: null, source: "onboarding", createdAt: ctx.now });
           await enqueueProjectChange(tx, { tenantId: tenant.id, projectId: project.id, reason: "tenant request approved", at: ctx.now });
         }
         const [row] = await tx

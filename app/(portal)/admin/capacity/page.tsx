@@ -4,7 +4,8 @@ import { ActionDialog } from "@/components/action-dialog";
 import { type FieldSpec } from "@/components/action-form";
 import { buttonClass } from "@/components/button-class";
 import { plural } from "@/components/cluster-status";
-import { HardwareFacts, OfferedGpuResources } from "@/components/pool-hardware";
+import { GpuProfilesList, HardwareFacts, OfferedGpuResources } from "@/components/pool-hardware";
+import { formatGpuProfiles } from "@/lib/quota/pool-profiles";
 import { PlatformCohortsCard } from "@/components/quota/cohort-now-card";
 import { SharingCard } from "@/components/quota/sharing-card";
 import { Cell, DataTable } from "@/components/table";
@@ -150,6 +151,14 @@ function poolFields(data: CapacityOverview, pool?: PoolView): FieldSpec[] {
     },
     {
       kind: "textarea",
+      name: "gpuProfiles",
+      label: "Further requestable profiles (MIG mixed)",
+      placeholder: "A100 3g.40gb = nvidia.com/mig-3g.40gb x 2",
+      defaultValue: pool ? formatGpuProfiles(pool.gpuProfiles) : "",
+      hint: "Only for MIG-partitioned nodes that offer several profiles: one model = resource x instances per node a line. Each is a GPU model of its own (its flavour, quota and price) on these nodes. Empty: the GPU model above is the only one.",
+    },
+    {
+      kind: "textarea",
       name: "nodeLabels",
       label: "Node labels",
       placeholder: "cloud.google.com/gke-nodepool=h100-pool\nnvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3",
@@ -219,7 +228,8 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
                       {sharingLabel(p)}
                       {p.gpuSharing === "time_sliced" && `: ${schedulableGpusPerNode(p)} slices a node`}
                     </span>
-                    <OfferedGpuResources offered={p.offeredGpuResources} requestable={p.gpuResource} />
+                    <GpuProfilesList profiles={p.gpuProfiles} />
+                    <OfferedGpuResources offered={p.offeredGpuResources} requestable={[p.gpuResource, ...p.gpuProfiles.map((x) => x.resource)]} />
                   </>
                 ) : (
                   <span className="text-slate-500">none</span>
@@ -241,9 +251,15 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
                 {p.totals.gpus > 0 && (
                   <span className="block">
                     {number.format(p.totals.gpus)} {p.gpuSharing === "time_sliced" ? "slices" : p.gpuSharing === "mig" ? "instances" : "GPUs"}
+                    {p.gpuProfiles.length > 0 && ` ${p.gpuModel}`}
                     {p.gpuSharing === "time_sliced" && p.totals.physicalGpus !== null && <span className="block text-xs text-slate-500">of {number.format(p.totals.physicalGpus)} GPUs</span>}
                   </span>
                 )}
+                {p.gpuProfiles.map((x) => (
+                  <span key={x.resource} className="block">
+                    {number.format(x.perNode * p.nodeCount)} instances {x.model}
+                  </span>
+                ))}
                 <span className="block">{fmtCores(p.totals.cpuCores)} cores</span>
                 <span className="block text-xs text-slate-500">{fmtGiB(p.totals.memoryBytes)} GiB</span>
                 {p.atMax.nodes > p.nodeCount && (

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
 import { plural } from "@/components/cluster-status";
-import { HardwareFacts, OfferedGpuResources } from "@/components/pool-hardware";
+import { HardwareFacts, OfferedGpuResources, GpuProfilesList } from "@/components/pool-hardware";
 import { Cell, DataTable } from "@/components/table";
 import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { currentContext } from "@/lib/auth/current-actor";
@@ -35,6 +35,7 @@ const FIELD_LABELS: Record<PoolField, string> = {
   nodeLabels: "node labels",
   nodeTaints: "node taints",
   offeredGpuResources: "GPU resources the nodes offer",
+  gpuProfiles: "further requestable profiles",
 };
 
 function show(field: PoolField, value: string | number | null): string {
@@ -136,7 +137,8 @@ function Proposal({ proposal, server }: { proposal: ImportProposal; server: stri
                       </span>
                       <span className="block font-mono text-xs text-slate-500">{item.pool.gpuResource}</span>
                       {item.pool.gpuSharing !== "exclusive" && <span className="block text-xs text-slate-500">{sharingLabel(item.pool)}</span>}
-                      <OfferedGpuResources offered={item.pool.offeredGpuResources} requestable={item.pool.gpuResource} />
+                      <GpuProfilesList profiles={item.pool.gpuProfiles} />
+                      <OfferedGpuResources offered={item.pool.offeredGpuResources} requestable={[item.pool.gpuResource, ...item.pool.gpuProfiles.map((x) => x.resource)]} />
                     </>
                   ) : (
                     <span className="text-slate-500">none</span>

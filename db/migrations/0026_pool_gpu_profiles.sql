@@ -1,0 +1,3 @@
+ALTER TABLE "node_pool_sizes" ADD COLUMN "gpu_profiles" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "node_pools" ADD COLUMN "gpu_profiles" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "node_pools" ADD CONSTRAINT "node_pools_gpu_profiles" CHECK (jsonb_typeof("node_pools"."gpu_profiles") = 'array' and (jsonb_array_length("node_pools"."gpu_profiles") = 0 or ("node_pools"."gpu_model" is not null and "node_pools"."gpu_sharing" = 'mig')));
