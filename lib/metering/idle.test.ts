@@ -20,6 +20,21 @@ describe("capacity cost of node pools", () => {
     );
   });
 
+  it("prices each requestable profile of a mixed MIG pool at its own rate, on the same nodes (CPU and memory once)", () => {
+    const mixed = { gpuModel: "A100 1g.10gb", gpusPerNode: 28, gpuProfiles: [{ model: "A100 3g.40gb", perNode: 2 }], nodeCount: 2, cpuPerNode: 96, memoryBytesPerNode: 1152 * GiB };
+    expect(capacityPerHour([mixed])).toEqual(
+      new Map([
+        ["gpu:A100 1g.10gb", 56],
+        ["gpu:A100 3g.40gb", 4],
+        ["cpu", 192],
+        ["memory", 2304],
+      ]),
+    );
+    const rates = [rate("gpu:A100 1g.10gb", 0.5, "2026-01-01T00:00:00Z"), rate("gpu:A100 3g.40gb", 1.75, "2026-01-01T00:00:00Z")];
+    // A day: 56 instances × 24 h × 0.50 + 4 instances × 24 h × 1.75, in cents.
+    expect(capacityCost([always(mixed)], rates, new Date("2026-03-01T00:00:00Z"), new Date("2026-03-02T00:00:00Z"), 2)).toBe((56 * 24 * 0.5 + 4 * 24 * 1.75) * 100);
+  });
+
   it("prices each piece of the window at the rate in force, cutting where a price changes", () => {
     const rates = [rate("gpu:H100", 4, "2026-01-01T00:00:00Z"), rate("gpu:H100", 5, "2026-03-01T12:00:00Z"), rate("gpu:A100 1g.10gb", 0.5, "2026-01-01T00:00:00Z")];
     const cost = capacityCost([always(h100), always(mig)], rates, new Date("2026-03-01T00:00:00Z"), new Date("2026-03-02T00:00:00Z"), 2);

@@ -106,4 +106,41 @@ describe(`idle cost on the pool size history (${databaseLabel()})`, () => {
     // The fourth day: 12 h × 40 GPUs + 12 h × 8 GPUs, × 2.
     expect((await cost(72, 96)).capacityCost).toBe((12 * 40 + 12 * 8) * GPU_PRICE);
   });
+
+  it("prices each requestable profile of a mixed MIG pool on its own, span by span, and projects + idle = capacity to the cent", async () => {
+    await db.insert(rates).values([
+      { resource: "gpu:A100 1g.10gb", unitPrice: "0.5", effectiveFrom: new Date("2026-01-01T00:00:00Z") },
+      { resource: "gpu:A100 3g.40gb", unitPrice: "1.75", effectiveFrom: new Date("2026-01-01T00:00:00Z") },
+    ]);
+    const mixed = {
+      ...pool,
+      name: "a100-mixed",
+      gpuModel: "A100 1g.10gb",
+      gpuResource: "nvidia.com/mig-1g.10gb",
+      gpusPerNode: "28",
+      gpuSharing: "mig",
+      gpuProfiles: "A100 3g.40gb = nvidia.com/mig-3g.40gb x 2",
+      nodeCount: "2",
+    };
+    const created = await executeCommand(createNodePool, await contextOf(db, "platform-admin", at(96)), mixed);
+    await executeCommand(updateNodePool, await contextOf(db, "platform-admin", at(108)), { ...mixed, nodeCount: "3", id: created.id, version: created.version });
+    const spans = await db.select().from(nodePoolSizes).where(eq(nodePoolSizes.poolId, created.id)).orderBy(asc(nodePoolSizes.validFrom));
+    expect(spans.map((r) => [r.nodeCount, r.gpusPerNode, r.gpuProfiles])).toEqual([
+      [2, 28, [{ model: "A100 3g.40gb", perNode: 2 }]],
+      [3, 28, [{ model: "A100 3g.40gb", perNode: 2 }]],
+    ]);
+    const [project] = await db.select({ id: projects.id, tenantId: projects.tenantId }).from(projects).limit(1);
+    // 10 of the first profile and 3 of the second in use every hour of the fifth day.
+    const samples = Array.from({ length: 24 }, (_, h) => [
+      { projectId: project!.id, tenantId: project!.tenantId, resource: "gpu:A100 1g.10gb", hour: at(96 + h), quantity: 10 },
+      { projectId: project!.id, tenantId: project!.tenantId, resource: "gpu:A100 3g.40gb", hour: at(96 + h), quantity: 3 },
+    ]).flat();
+    await ingestUsage(db, "push:test", samples, at(120));
+    const day = await cost(96, 120);
+    // The imported B200 pool (1 node × 8 × 2 a GPU-hour), the first profile 56 then 84 instances × 0.50, the second 4 then 6 × 1.75, 12 h each.
+    const capacity = 24 * 8 * GPU_PRICE + (12 * 56 + 12 * 84) * 0.5 + (12 * 4 + 12 * 6) * 1.75;
+    const allocated = 24 * 10 * 0.5 + 24 * 3 * 1.75;
+    expect(day).toMatchObject({ capacityCost: capacity, allocatedCost: allocated, idleCost: capacity - allocated });
+    expect(Math.round((day.allocatedCost + day.idleCost) * 100)).toBe(Math.round(day.capacityCost * 100));
+  });
 });
