@@ -100,6 +100,16 @@ describe(`upgrade from 0.1.0 to today's schema (${databaseLabel()})`, () => {
     expect(all!.n).toBe(rowsInDump.get("node_pools"));
   });
 
+  it("keeps every pool 0.1.0 wrote as it was: its GPU model is its one requestable profile (migration 0026 adds no further one)", async () => {
+    const pools = await rowsOf<{ name: string; gpu_model: string | null; profiles: number; span_profiles: number }>(
+      db,
+      sql`select p.name, p.gpu_model, jsonb_array_length(p.gpu_profiles)::int as profiles, jsonb_array_length(s.gpu_profiles)::int as span_profiles from node_pools p join node_pool_sizes s on s.pool_id = p.id order by p.name`,
+    );
+    expect(pools).toHaveLength(rowsInDump.get("node_pools")!);
+    expect(pools.some((p) => p.gpu_model !== null)).toBe(true);
+    expect(pools.every((p) => p.profiles === 0 && p.span_profiles === 0)).toBe(true);
+  });
+
   it("verifies the audit chain 0.1.0 wrote, as allot verify-audit does", async () => {
     const result = await verifyAuditLog(db, { publicKey: null, dir: null });
     expect(result.chain).toEqual({ intact: true, events: rowsInDump.get("audit_events") });

@@ -39,7 +39,8 @@ export function PoolUtilisation({ overview }: { overview: CapacityOverview }) {
         <DataTable caption="Pool utilisation per resource" columns={["Resource", "Allocated / capacity", "Allocated share", "Pools"]}>
           {overview.resources.map((r) => {
             const ratio = r.utilisation;
-            const pools = overview.pools.filter((p) => p.gpuModel !== null && r.key === `gpu:${p.gpuModel}`);
+            // A mixed MIG pool holds each of its requestable profiles.
+            const pools = overview.pools.filter((p) => p.gpuModel !== null && (r.key === `gpu:${p.gpuModel}` || p.gpuProfiles.some((x) => r.key === `gpu:${x.model}`)));
             return (
               <tr key={r.key}>
                 <Cell className="whitespace-nowrap font-medium text-slate-900">{nameOf(r)}</Cell>

@@ -439,6 +439,40 @@ describe(`node pools (${databaseLabel()})`, () => {
     expect(await fingerprint(db, QUOTA_TABLES)).toEqual(before);
   });
 
+  it("makes a mixed MIG pool's further profiles requestable (POST, PATCH keeps or clears them), refusing in sentences on gpuProfiles what is not one", async () => {
+    const name = unique("a100-mixed");
+    const first = unique("A100 1g.10gb");
+    const second = unique("A100 3g.40gb");
+    const body = { name, gpuModel: first, gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 28, nodeCount: 2, cpuPerNode: 96, memoryPerNode: 1152, gpuProfiles: [{ model: second, resource: "nvidia.com/mig-3g.40gb", perNode: 2 }] };
+    const created = await post("/api/v1/node-pools", token.platform, body);
+    expectStatus(created, 201);
+    expect(created.json).toMatchObject({ gpuSharing: "mig", gpuProfiles: body.gpuProfiles, totals: { gpus: 56 } });
+    const listed = jsonOf<{ pools: PoolOut[]; capacity: { key: string; physical: number }[] }>(await get("/api/v1/node-pools", token.platform));
+    expect(listed.pools.find((p) => p.name === name)).toMatchObject({ gpuProfiles: body.gpuProfiles });
+    expect(listed.capacity.find((c) => c.key === `gpu:${second}`)).toMatchObject({ physical: 4 });
+
+    // A patch that leaves them out keeps them; one that names them replaces them; null clears them.
+    const kept = await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { nodeCount: 3, version: 1 } });
+    expectStatus(kept, 200);
+    expect(kept.json).toMatchObject({ gpuProfiles: body.gpuProfiles, version: 2 });
+    const cleared = await callApi("PATCH", `/api/v1/node-pools/${name}`, { token: token.platform, body: { gpuProfiles: null, version: 2 } });
+    expect(cleared.json).toMatchObject({ gpuProfiles: [], version: 3 });
+
+    const before = await fingerprint(db, QUOTA_TABLES);
+    const refused = async (over: Record<string, unknown>) => expectError(await post("/api/v1/node-pools", token.platform, { ...body, name: unique("bad"), ...over }), 400, "validation").fields!;
+    expect(await refused({ gpuProfiles: [{ model: second, resource: "nvidia.com/gpu", perNode: 2 }] })).toEqual({ "gpuProfiles.0.resource": ["Enter a MIG resource such as nvidia.com/mig-3g.40gb."] });
+    expect(await refused({ gpuProfiles: [{ model: first, resource: "nvidia.com/mig-3g.40gb", perNode: 2 }] })).toEqual({ gpuProfiles: [`Give the profile nvidia.com/mig-3g.40gb a model name of its own: ${first} is the pool's GPU model.`] });
+    expect(await refused({ gpuModel: unique("H100"), gpuResource: "nvidia.com/gpu", gpuProfiles: body.gpuProfiles })).toEqual({
+      gpuProfiles: ["Leave further profiles empty unless the GPUs are MIG-partitioned (sharing mig): whole and time-sliced GPUs offer one resource."],
+    });
+    expect(await refused({ gpuProfiles: "A100 = nvidia.com/mig-3g.40gb x lots" })).toEqual({ gpuProfiles: ["Give the profile A100 a whole number from 1 to 1024 of instances per node."] });
+    // Another pool serving the second model as another resource.
+    expect(await refused({ gpuModel: unique("A100 b"), gpuProfiles: [{ model: first, resource: "nvidia.com/mig-2g.20gb", perNode: 3 }] })).toEqual({
+      gpuProfiles: [`Give ${first} the resource nvidia.com/mig-1g.10gb: pool ${name} already serves ${first} as nvidia.com/mig-1g.10gb (use another model name for a different resource).`],
+    });
+    expect(await fingerprint(db, QUOTA_TABLES)).toEqual(before);
+  });
+
   it("deletes a pool, at the version given; an unknown pool is 404", async () => {
     const name = await freshPool();
     expect(expectError(await callApi("DELETE", `/api/v1/node-pools/${name}?version=7`, { token: token.platform }), 409, "conflict").message).toMatch(/changed/);

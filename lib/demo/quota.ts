@@ -8,6 +8,7 @@ import { insertGrant, insertRequestLines } from "@/lib/quota/grant-store";
 import { linesOfAmounts } from "@/lib/quota/lines";
 import { monthlyCost, ratesInForce } from "@/lib/quota/cost";
 import { loadRates } from "@/lib/quota/store";
+import { gpuResourcesByModel } from "@/lib/quota/pool-profiles";
 
 /**
  * The quota the demo usage runs under. Without it the demo told two stories
@@ -131,7 +132,8 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
   const emails = [...new Set([DECIDED_BY, ...DEMO_GRANTS.map((g) => g.requestedBy)])];
   const people = await tx.select({ id: principals.id, email: users.email }).from(users).innerJoin(principals, eq(principals.id, users.principalId)).where(inArray(users.email, emails));
   const principalOf = (email: string) => people.find((p) => p.email === email)?.id ?? null;
-  const pools = await tx.select({ gpuModel: nodePools.gpuModel, gpuResource: nodePools.gpuResource }).from(nodePools);
+  // Each requestable profile's resource, a mixed MIG pool's further profiles too.
+  const resourceOf = gpuResourcesByModel(await tx.select({ gpuModel: nodePools.gpuModel, gpuResource: nodePools.gpuResource, gpusPerNode: nodePools.gpusPerNode, gpuProfiles: nodePools.gpuProfiles }).from(nodePools));
   const decidedBy = principalOf(DECIDED_BY);
   // Asked and approved the day before the usage starts, so the history reads in order.
   const askedAt = new Date(startsAt.getTime() - DAY_MS);
@@ -141,7 +143,7 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
   let written = 0;
   for (const spec of DEMO_GRANTS) {
     const ref = refs.find((r) => r.slug === spec.slug);
-    const gpuResource = pools.find((p) => p.gpuModel === spec.gpuModel)?.gpuResource;
+    const gpuResource = resourceOf.get(spec.gpuModel);
     if (!ref || !gpuResource) continue;
     const amounts: QuotaAmounts = {
       gpuModel: spec.gpuModel,
@@ -186,7 +188,7 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
   const tenantIds = new Map((await tx.select({ id: tenants.id, slug: tenants.slug }).from(tenants)).map((t) => [t.slug, t.id]));
   for (const e of DEMO_ENVELOPES) {
     const tenantId = tenantIds.get(e.tenant);
-    const resource = pools.find((p) => p.gpuModel === e.gpuModel)?.gpuResource;
+    const resource = resourceOf.get(e.gpuModel);
     if (!tenantId || !resource) continue;
     await tx.insert(tenantQuotaEnvelopes).values({ tenantId, flavor: e.gpuModel, resource, guarantee: String(e.guarantee), burst: String(e.burst), updatedBy: decidedBy, updatedAt: decidedAt });
   }
@@ -194,7 +196,7 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
     const ref = refs.find((r) => r.slug === s.slug);
     if (!ref) continue;
     await tx.update(projects).set({ fairShareWeight: String(s.fairShareWeight) }).where(eq(projects.id, ref.projectId));
-    const resource = s.lend && pools.find((p) => p.gpuModel === s.lend!.gpuModel)?.gpuResource;
+    const resource = s.lend && resourceOf.get(s.lend.gpuModel);
     if (s.lend && resource) await tx.insert(projectQuotaSettings).values({ projectId: ref.projectId, flavor: s.lend.gpuModel, resource, lendLimit: String(s.lend.limit), updatedBy: decidedBy, updatedAt: decidedAt });
   }
   return written;
