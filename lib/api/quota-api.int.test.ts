@@ -446,7 +446,7 @@ describe(`node pools (${databaseLabel()})`, () => {
     const body = { name, gpuModel: first, gpuResource: "nvidia.com/mig-1g.10gb", gpusPerNode: 28, nodeCount: 2, cpuPerNode: 96, memoryPerNode: 1152, gpuProfiles: [{ model: second, resource: "nvidia.com/mig-3g.40gb", perNode: 2 }] };
     const created = await post("/api/v1/node-pools", token.platform, body);
     expectStatus(created, 201);
-    expect(created.json).toMatchObject({ gpuSharing: "mig", gpuProfiles: body.gpuProfiles, totals: { gpus: 56 } });
+    expect(created.json).toMatchObject({ gpuSharing: "mig", gpuProfiles: body.gpuProfiles, totals: { gpus: 56, profiles: [{ model: second, gpus: 4 }] } });
     const listed = jsonOf<{ pools: PoolOut[]; capacity: { key: string; physical: number }[] }>(await get("/api/v1/node-pools", token.platform));
     expect(listed.pools.find((p) => p.name === name)).toMatchObject({ gpuProfiles: body.gpuProfiles });
     expect(listed.capacity.find((c) => c.key === `gpu:${second}`)).toMatchObject({ physical: 4 });

@@ -154,6 +154,7 @@ const poolTotalsOut = z.object({
   physicalGpus: z.number().int().nullable().describe("Physical GPUs; null for a MIG pool whose nodes carry no nvidia.com/gpu.count label"),
   cpuCores: z.number(),
   memoryBytes: z.number(),
+  profiles: z.array(z.object({ model: z.string(), gpus: z.number().int() })).describe("A mixed MIG pool's further requestable profiles: the MIG instances of each model the pool holds (empty for a pool of one profile)"),
 });
 
 export const nodePoolOut = z.object({

@@ -48,9 +48,12 @@ export interface PoolTotals {
   physicalGpus: number | null;
   cpuCores: number;
   memoryBytes: number;
+  /** A mixed MIG pool's further requestable profiles: the instances of each model the pool holds. */
+  profiles: { model: string; gpus: number }[];
 }
 
-type TotalsFacts = Pick<PoolRow, "gpuModel" | "gpusPerNode" | "cpuPerNode" | "memoryBytesPerNode"> & Partial<Pick<PoolRow, "gpuSharing" | "gpuSlices" | "nodeLabels">>;
+type TotalsFacts = Pick<PoolRow, "gpuModel" | "gpusPerNode" | "cpuPerNode" | "memoryBytesPerNode"> &
+  Partial<Pick<PoolRow, "gpuSharing" | "gpuSlices" | "nodeLabels">> & { gpuProfiles?: readonly { model: string; perNode: number }[] };
 
 /**
  * What a pool holds at `nodes` nodes, before overcommit. A span of the size
@@ -64,6 +67,7 @@ export const poolTotalsAt = (p: TotalsFacts, nodes: number): PoolTotals => {
     physicalGpus: !p.gpuModel ? 0 : physical === null ? null : nodes * physical,
     cpuCores: Math.round(nodes * p.cpuPerNode * 1000) / 1000,
     memoryBytes: nodes * p.memoryBytesPerNode,
+    profiles: p.gpuModel ? (p.gpuProfiles ?? []).map((x) => ({ model: x.model, gpus: nodes * x.perNode })) : [],
   };
 };
 

@@ -255,9 +255,9 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
                     {p.gpuSharing === "time_sliced" && p.totals.physicalGpus !== null && <span className="block text-xs text-slate-500">of {number.format(p.totals.physicalGpus)} GPUs</span>}
                   </span>
                 )}
-                {p.gpuProfiles.map((x) => (
-                  <span key={x.resource} className="block">
-                    {number.format(x.perNode * p.nodeCount)} instances {x.model}
+                {p.totals.profiles.map((x) => (
+                  <span key={x.model} className="block">
+                    {number.format(x.gpus)} instances {x.model}
                   </span>
                 ))}
                 <span className="block">{fmtCores(p.totals.cpuCores)} cores</span>
