@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
+import { ensureUsagePartitions, spanOf } from "./partitions";
 import { pricingDivisorSql } from "./rollup";
 import { bumpUsageGenerations } from "./spend-generations";
 
@@ -66,6 +67,10 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
     })),
   );
   const projectIds = [...new Set(samples.map((s) => s.projectId))].sort();
+  // The months the batch touches need their partitions (partitions.ts): made, if missing, before the
+  // transaction, so creating one never holds its lock for as long as the batch takes.
+  const span = spanOf(samples.map((s) => s.hour))!;
+  await ensureUsagePartitions(db, span.from, span.to);
   return db.transaction(async (tx) => {
     // Shared with other batches, exclusive to a price being added (which reprices the days it changes).
     await tx.execute(sql`select pg_advisory_xact_lock_shared(${RATE_CHANGE_LOCK_KEY})`);
