@@ -11,6 +11,9 @@ import { rowsOf } from "@/db/rows";
  * replicas; this module is how the code calls it and reads what exists.
  */
 
+/** The advisory lock usage_ensure_partitions takes before creating (the same constant in migration 0026); retention's drops take it too. */
+export const USAGE_PARTITION_LOCK_KEY = 7_418_071;
+
 /** The two partitioned usage tables; a month has a partition of each or of neither. */
 export const PARTITIONED_USAGE_TABLES = ["usage_hourly", "usage_daily"] as const;
 
