@@ -87,6 +87,9 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
         select h.project_id, h.resource, h.hour, h.quantity, h.gpu_utilization
         from usage_hourly h
         join s on h.project_id = s.project_id and h.resource = s.resource and h.hour = s.hour and h.source = ${source}
+        -- The batch's span as constants: the planner keeps only its months' partitions, instead of
+        -- pruning every month again for each sample (1.5-2x the lookup on a year of partitions).
+        where h.hour >= ${span.from.toISOString()}::timestamptz and h.hour <= ${span.to.toISOString()}::timestamptz
       ),
       up as (
         insert into usage_hourly (project_id, tenant_id, resource, hour, source, quantity, requested, used, gpu_utilization, ingested_at)
