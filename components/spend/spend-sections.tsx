@@ -130,6 +130,14 @@ function RetentionCut({ data }: { data: SpendData }) {
 }
 
 function NoUsage({ data }: { data: SpendData }) {
+  // Nothing shown because retention dropped it is not "nothing was metered": the notice above says which days are gone.
+  if (data.retention?.window) {
+    return (
+      <EmptyState title="No usage kept for this window">
+        Usage before {dayLong(data.retention.retainedFrom)} is no longer kept, and nothing in this window was metered from that day on. Pick a window that starts on or after it.
+      </EmptyState>
+    );
+  }
   return (
     <EmptyState title="No usage in this window">
       Nothing was metered {data.scope.kind === "project" ? "for this project" : data.scope.kind === "tenant" ? "for this tenant's projects" : "on the platform"} between these dates. Pick a longer range; usage
