@@ -38,6 +38,7 @@ import { openDatabase } from "@/db/client";
 import { runMigrations } from "@/db/migrate";
 import { nodePools } from "@/db/schema";
 import { GENESIS_HASH, hashAuditEvent, type AuditContent } from "@/lib/audit/chain";
+import { ensureUsagePartitions } from "@/lib/metering/partitions";
 import { recomputeDailyRollup } from "@/lib/metering/rollup";
 import { pricingDivisor, resourceKind } from "@/lib/metering/units";
 import { decimalText, divideRounded } from "@/lib/money";
@@ -330,6 +331,8 @@ async function build(url: string, client: postgres.Sql, shape: ScaleShape, log: 
     rows.quota_request_lines = await countRows(client, "quota_request_lines");
 
     await step("audit_events", () => copyRows(client, "audit_events", AUDIT_COLUMNS, auditEvents(shape.auditEvents, from, today, tenantList, projectList, admin)));
+    // COPY into a partitioned parent routes each row to its month's partition, which must exist first (no DEFAULT partition).
+    await ensureUsagePartitions(handle.db, from, today);
     await step("usage_daily", () => copyRows(client, "usage_daily", DAILY_COLUMNS, dailyUsage(projectList.slice(shape.hourlyProjects), from, shape.days, priceChange)));
     await step("usage_hourly", () => copyRows(client, "usage_hourly", HOURLY_COLUMNS, hourlyUsage(projectList.slice(0, shape.hourlyProjects), from, shape.days)));
     const t = performance.now();

@@ -24,17 +24,35 @@ export function inlined(s: RecordedStatement): string {
 type PlanNode = { "Node Type": string; "Relation Name"?: string; Plans?: PlanNode[] };
 const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodesOf)];
 
-/** The relations among `tables` that the statement's plan reads by a Seq Scan with enable_seqscan off. */
-export async function fullScansOf(db: Database, statement: RecordedStatement, tables: readonly string[]): Promise<string[]> {
+/** A relation the plan reads, by which node, with the partitioned table it belongs to (its own name when it is none's partition). */
+export type PlannedRead = { node: string; relation: string; table: string };
+
+/** Every relation the statement's plan reads, with enable_seqscan off; a partition is named with its parent table. */
+export async function plannedReadsOf(db: Database, statement: RecordedStatement): Promise<PlannedRead[]> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`set local enable_seqscan = off`);
     const [row] = await rowsOf<{ "QUERY PLAN": unknown }>(tx, sql.raw(`explain (format json) ${inlined(statement)}`));
     const raw = row!["QUERY PLAN"];
     const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+    const parents = new Map(
+      (await rowsOf<{ child: string; parent: string }>(tx, sql`select c.relname as child, p.relname as parent from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent`)).map(
+        (r) => [r.child, r.parent],
+      ),
+    );
     return nodesOf(plan[0]!.Plan)
-      .filter((n) => n["Node Type"] === "Seq Scan" && tables.includes(n["Relation Name"] ?? ""))
-      .map((n) => n["Relation Name"]!);
+      .filter((n) => n["Relation Name"] !== undefined)
+      .map((n) => ({ node: n["Node Type"], relation: n["Relation Name"]!, table: parents.get(n["Relation Name"]!) ?? n["Relation Name"]! }));
   });
+}
+
+/**
+ * The tables among `tables` that the statement's plan reads by a Seq Scan with
+ * enable_seqscan off, each named once; a Seq Scan of a partition (the usage
+ * tables' months) counts as one of its partitioned table.
+ */
+export async function fullScansOf(db: Database, statement: RecordedStatement, tables: readonly string[]): Promise<string[]> {
+  const scanned = (await plannedReadsOf(db, statement)).filter((r) => r.node === "Seq Scan" && tables.includes(r.table)).map((r) => r.table);
+  return [...new Set(scanned)];
 }
 
 /**

@@ -111,7 +111,33 @@ function Unpriced({ data }: { data: SpendData }) {
   );
 }
 
+/** A window reaching past usage retention: its figures before the horizon are gone, which a page must say rather than show as no use. */
+function RetentionCut({ data }: { data: SpendData }) {
+  const cut = data.retention;
+  if (!cut) return null;
+  return (
+    <div role="alert" className="rounded-md border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900" data-testid="retention-cut">
+      <p className="font-medium">
+        {cut.window
+          ? `Usage before ${dayLong(cut.retainedFrom)} is no longer kept, so these figures leave out the part of the window before that day.`
+          : `Usage before ${dayLong(cut.retainedFrom)} is no longer kept, so the previous period these figures are compared with is only partly counted.`}
+      </p>
+      <p className="mt-1 text-amber-800">
+        This portal keeps {cut.months} whole {cut.months === 1 ? "month" : "months"} of usage before the current one (ALLOT_USAGE_RETENTION_MONTHS). Exports made before then still hold the older figures.
+      </p>
+    </div>
+  );
+}
+
 function NoUsage({ data }: { data: SpendData }) {
+  // Nothing shown because retention dropped it is not "nothing was metered": the notice above says which days are gone.
+  if (data.retention?.window) {
+    return (
+      <EmptyState title="No usage kept for this window">
+        Usage before {dayLong(data.retention.retainedFrom)} is no longer kept, and nothing in this window was metered from that day on. Pick a window that starts on or after it.
+      </EmptyState>
+    );
+  }
   return (
     <EmptyState title="No usage in this window">
       Nothing was metered {data.scope.kind === "project" ? "for this project" : data.scope.kind === "tenant" ? "for this tenant's projects" : "on the platform"} between these dates. Pick a longer range; usage
@@ -373,6 +399,7 @@ export function SpendSections({ data, slots }: { data: SpendData; slots: Section
           </div>
         </div>
       )}
+      <RetentionCut data={data} />
       <Unpriced data={data} />
       {kind === "platform" && <ClusterCard data={data} />}
       <IdleCostCard data={data} form={slots.idleCostForm} />

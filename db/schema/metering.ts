@@ -11,6 +11,11 @@ import { projects, tenants } from "./tenancy";
  * max(requested, used), both kept beside it so the figure can be traced.
  * Rows are replaced, never added to, when a source sends an hour again: the
  * key (project, resource, hour, source) is what makes a retried batch harmless.
+ *
+ * Partitioned by UTC month on `hour` (PARTITION BY RANGE, migration
+ * 0027_usage_partitions): this is the logical table drizzle queries; the
+ * partitions are made by lib/metering/partitions.ts before rows arrive and
+ * dropped whole by retention (lib/metering/retention.ts).
  */
 export const usageHourly = pgTable(
   "usage_hourly",
@@ -48,6 +53,8 @@ export const usageHourly = pgTable(
  * rates in force at each hour. Kept current incrementally by every ingest (in
  * the same transaction) and recomputed for the affected days when a price is
  * added. Exact decimals so sums over projects and days add up to the cent.
+ * Partitioned by UTC month on `day`, like usage_hourly and with the same months
+ * (migration 0027_usage_partitions), so retention drops a month of both.
  */
 export const usageDaily = pgTable(
   "usage_daily",

@@ -536,6 +536,15 @@ export const spendReportOut = z.object({
   byTenant: z.array(tenantSpendOut).optional().describe("The platform: spend per tenant"),
   cluster: clusterCostOut.optional().describe("The platform: capacity, allocated and idle cost"),
   idleCost: idleCostOut.describe("How idle capacity cost is treated over the window, and what of it this scope was charged"),
+  retention: z
+    .object({
+      retainedFrom: z.string().describe("The first day (YYYY-MM-DD) whose usage is kept; usage before it was dropped by retention"),
+      months: z.number().int().describe("ALLOT_USAGE_RETENTION_MONTHS: whole months kept before the current one"),
+      window: z.boolean().describe("The window starts before retainedFrom: its figures before that day are gone, not zero"),
+      previous: z.boolean().describe("The previous period starts before retainedFrom: the comparison is with figures partly gone"),
+    })
+    .optional()
+    .describe("Present only when the window or its previous period reaches back past what usage retention keeps"),
 });
 
 export const focusRowOut = z.object({

@@ -55,6 +55,15 @@ describe("parseConfig", () => {
     expect(() => parseConfig({ ALLOT_GPU_IDLE_MIN_HOURS: "-1" })).toThrow(/ALLOT_GPU_IDLE_MIN_HOURS must be 0 or more/);
   });
 
+  it("keeps all usage unless ALLOT_USAGE_RETENTION_MONTHS names a whole number of months", () => {
+    expect(parseConfig({}).usageRetentionMonths).toBeNull();
+    expect(parseConfig({ ALLOT_USAGE_RETENTION_MONTHS: "" }).usageRetentionMonths).toBeNull();
+    expect(parseConfig({ ALLOT_USAGE_RETENTION_MONTHS: "13" }).usageRetentionMonths).toBe(13);
+    expect(() => parseConfig({ ALLOT_USAGE_RETENTION_MONTHS: "0" })).toThrow(/ALLOT_USAGE_RETENTION_MONTHS must be at least 1 \(or unset to keep all usage\)/);
+    expect(() => parseConfig({ ALLOT_USAGE_RETENTION_MONTHS: "1.5" })).toThrow(/ALLOT_USAGE_RETENTION_MONTHS must be a whole number of months/);
+    expect(() => parseConfig({ ALLOT_USAGE_RETENTION_MONTHS: "a year" })).toThrow(/ALLOT_USAGE_RETENTION_MONTHS must be a whole number of months/);
+  });
+
   describe("cluster settings", () => {
     it("defaults to auto mode, the in-process worker, no Kueue and the starting project quota", () => {
       const c = parseConfig({}).cluster;

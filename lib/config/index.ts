@@ -168,6 +168,13 @@ const envSchema = z.object({
     .max(1, "must be a fraction between 0 and 1 such as 0.2 (20%), not a percentage")
     .default(0.2),
   ALLOT_GPU_IDLE_MIN_HOURS: z.coerce.number({ message: "must be a number of GPU-hours" }).min(0, "must be 0 or more").max(1_000_000, "must be at most 1000000").default(24),
+  /** Months of usage kept before the current one; unset keeps everything (lib/metering/retention.ts). */
+  ALLOT_USAGE_RETENTION_MONTHS: z.coerce
+    .number({ message: "must be a whole number of months" })
+    .int("must be a whole number of months")
+    .min(1, "must be at least 1 (or unset to keep all usage)")
+    .max(1200, "must be at most 1200 (or unset to keep all usage)")
+    .optional(),
   ALLOT_DEFAULT_PROJECT_QUOTA: projectQuota.default({ cpuCores: 4, memoryBytes: 16 * 2 ** 30, storageBytes: 100 * 2 ** 30, pvcCount: 10 }),
   METRICS_PORT: z.coerce
     .number({ message: "must be a port number (0 turns /metrics off)" })
@@ -221,6 +228,11 @@ export type AllotConfig = {
   idleCostDefault: "apart" | "chargeback";
   /** When a project counts as holding GPUs it barely uses (lib/metering/gpu-efficiency.ts). */
   gpuIdle: GpuIdleSettings;
+  /**
+   * Whole months of usage kept before the current month (ALLOT_USAGE_RETENTION_MONTHS); older months'
+   * partitions are dropped by the leader (lib/metering/retention.ts). null keeps everything.
+   */
+  usageRetentionMonths: number | null;
   cluster: ClusterSettings;
   /** The port of /metrics, apart from the portal's; null when METRICS_PORT=0. */
   metricsPort: number | null;
@@ -343,6 +355,7 @@ export function parseConfig(env: Record<string, string | undefined>): AllotConfi
     metricsPort: e.METRICS_PORT === 0 ? null : e.METRICS_PORT,
     auditCheckpoints,
     gpuIdle: { threshold: e.ALLOT_GPU_IDLE_THRESHOLD, minMeasuredHours: e.ALLOT_GPU_IDLE_MIN_HOURS },
+    usageRetentionMonths: e.ALLOT_USAGE_RETENTION_MONTHS ?? null,
     cluster: {
       mode: e.ALLOT_CLUSTER_MODE,
       inProcessWorker: e.ALLOT_CLUSTER_WORKER,

@@ -9,6 +9,7 @@ import { scheduledChangesJob } from "@/lib/cluster/scheduled-scan";
 import { reconcileDue, type ChangeSettledHook, type ReconcilerOptions } from "@/lib/cluster/worker";
 import { spendAlertsJob } from "@/lib/metering/alerts";
 import { prometheusUsageTicker } from "@/lib/metering/prometheus-source";
+import { usagePartitionsJob } from "@/lib/metering/retention";
 import { webhookDeliveryJob } from "@/lib/notify/webhooks";
 import { setLeader } from "@/lib/observability/metrics";
 import { logLine } from "@/lib/observability/log";
@@ -52,6 +53,8 @@ export function leaderJobs(c: JobContext): PeriodicJob[] {
     // Before the webhook retries, so a reminder's deliveries go out in the same pass.
     expiryRemindersJob(c.db),
     webhookDeliveryJob(c.db),
+    // After the reconcile pass: a retention drop may wait seconds for its lock and must not hold up cluster changes.
+    usagePartitionsJob(c.db),
     ...(c.client && driftEveryMs > 0 ? [driftCheckJob({ db: c.db, client: c.client, clock: c.clock, everyMs: driftEveryMs })] : []),
   ];
 }

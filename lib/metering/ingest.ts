@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
+import { ensureUsagePartitions, spanOf } from "./partitions";
 import { pricingDivisorSql } from "./rollup";
 import { bumpUsageGenerations } from "./spend-generations";
 
@@ -66,6 +67,10 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
     })),
   );
   const projectIds = [...new Set(samples.map((s) => s.projectId))].sort();
+  // The months the batch touches need their partitions (partitions.ts): made, if missing, before the
+  // transaction, so creating one never holds its lock for as long as the batch takes.
+  const span = spanOf(samples.map((s) => s.hour))!;
+  await ensureUsagePartitions(db, span.from, span.to);
   return db.transaction(async (tx) => {
     // Shared with other batches, exclusive to a price being added (which reprices the days it changes).
     await tx.execute(sql`select pg_advisory_xact_lock_shared(${RATE_CHANGE_LOCK_KEY})`);
@@ -82,6 +87,9 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
         select h.project_id, h.resource, h.hour, h.quantity, h.gpu_utilization
         from usage_hourly h
         join s on h.project_id = s.project_id and h.resource = s.resource and h.hour = s.hour and h.source = ${source}
+        -- The batch's span as constants: the planner keeps only its months' partitions, instead of
+        -- pruning every month again for each sample (1.5-2x the lookup on a year of partitions).
+        where h.hour >= ${span.from.toISOString()}::timestamptz and h.hour <= ${span.to.toISOString()}::timestamptz
       ),
       up as (
         insert into usage_hourly (project_id, tenant_id, resource, hour, source, quantity, requested, used, gpu_utilization, ingested_at)

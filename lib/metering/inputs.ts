@@ -187,16 +187,22 @@ export type PushUsageInput = z.output<typeof pushUsageInput>;
 /**
  * Hours the request's instant rules out, by field ("samples.3.hour"), or null
  * when every hour is acceptable: not after `now` (the hour in progress may be
- * sent, and sent again when it is complete) and not older than 400 days.
+ * sent, and sent again when it is complete), not older than 400 days, and
+ * not before `retainedFrom` (the usage retention's horizon, retention.ts):
+ * a sample for a month retention dropped would bring back part of it.
  */
-export function sampleTimeProblems(samples: readonly { hour: Date }[], now: Date): Record<string, string[]> | null {
+export function sampleTimeProblems(samples: readonly { hour: Date }[], now: Date, retainedFrom: Date | null = null): Record<string, string[]> | null {
   const latest = now.getTime();
   const earliest = latest - MAX_SAMPLE_AGE_DAYS * DAY_MS;
+  const kept = retainedFrom?.getTime() ?? Number.NEGATIVE_INFINITY;
   let problems: Record<string, string[]> | null = null;
   for (let i = 0; i < samples.length; i++) {
     const t = samples[i]!.hour.getTime();
     if (t > latest) (problems ??= {})[`samples.${i}.hour`] = ["Enter an hour that is not in the future."];
     else if (t < earliest) (problems ??= {})[`samples.${i}.hour`] = [`Enter an hour within the last ${MAX_SAMPLE_AGE_DAYS} days.`];
+    else if (t < kept) {
+      (problems ??= {})[`samples.${i}.hour`] = [`Enter an hour from ${retainedFrom!.toISOString().slice(0, 10)} on: usage before it is no longer kept (ALLOT_USAGE_RETENTION_MONTHS).`];
+    }
   }
   return problems;
 }

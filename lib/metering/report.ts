@@ -13,6 +13,7 @@ import { idleChargeback, type IdleChargeback } from "./chargeback-query";
 import { forecastMonth, monthStartOf, nextMonthStartOf, type MonthForecast } from "./forecast";
 import { moneyDigits, moneyFromSql } from "./money-sql";
 import { cachedSpendFigures } from "./report-cache";
+import { usageRetainedFrom } from "./retention";
 import {
   clusterCost,
   dailyCosts,
@@ -80,6 +81,33 @@ export interface SpendReport {
   cluster?: ClusterCost;
   /** How idle capacity cost is treated over the window, and what of it this scope was charged. */
   idleCost: IdleCostReport;
+  /** Set when the window or its previous period starts before the retention horizon: usage before it was dropped. */
+  retention?: RetentionCut;
+}
+
+/**
+ * A window reaching back past what usage retention keeps: its figures before
+ * `retainedFrom` are gone, so they read as less (or zero), not as no use.
+ * Pages and the API say so rather than show a silent zero.
+ */
+export interface RetentionCut {
+  /** The first day kept, YYYY-MM-DD (ALLOT_USAGE_RETENTION_MONTHS whole months before the current one). */
+  retainedFrom: string;
+  months: number;
+  /** The window itself starts before it. */
+  window: boolean;
+  /** The previous period it is compared with starts before it. */
+  previous: boolean;
+}
+
+/** The retention cut of a window at `now`, or undefined when the window and its previous period are wholly kept (or everything is). */
+export function retentionCutOf(window: SpendWindow, now: Date, months: number | null = config().usageRetentionMonths): RetentionCut | undefined {
+  const retainedFrom = usageRetainedFrom(months, now);
+  if (retainedFrom === null || months === null) return undefined;
+  const cutWindow = window.from < retainedFrom;
+  const cutPrevious = previousWindowOf(window).from < retainedFrom;
+  if (!cutWindow && !cutPrevious) return undefined;
+  return { retainedFrom: dayOf(retainedFrom), months, window: cutWindow, previous: cutPrevious };
 }
 
 export interface IdleCostReport {
@@ -257,6 +285,7 @@ export async function projectSpendReport(ctx: CommandContext, tenantSlug: string
     ...figures.common,
     idleCost: idleCostOf(idle, idle.byProject.get(reportScope.projectId) ?? 0),
     budget: budgetStatusOf(figures.budgetDaily!, budgets.get(reportScope.projectId) ?? null, ctx.now, moneyDigits()),
+    ...retentionOf(window, ctx.now),
   };
 }
 
@@ -278,6 +307,7 @@ export async function tenantSpendReport(ctx: CommandContext, tenantSlug: string,
     idleCost: idleCostOf(idle, idle.byTenant.get(reportScope.tenantId) ?? 0),
     byProject,
     budget: budgetStatusOf(figures.budgetDaily!, budgetAmount, ctx.now, moneyDigits()),
+    ...retentionOf(window, ctx.now),
   };
 }
 
@@ -290,7 +320,13 @@ export async function platformSpendReport(ctx: CommandContext, window: ResolvedW
   const digits = moneyDigits();
   const byTenant = tenantsWithIdleCharged(figures.byTenant!, idle);
   const idleCost = { ...idleCostOf(idle, idle.total), apart: toMajor(toMinor(cluster.idleCost, digits) - idle.total, digits) };
-  return { scope: { kind: "platform" }, currency: config().currency, window, ...figures.common, idleCost, byTenant, byProject: withIdleCharged(figures.byProject!, idle), cluster };
+  return { scope: { kind: "platform" }, currency: config().currency, window, ...figures.common, idleCost, byTenant, byProject: withIdleCharged(figures.byProject!, idle), cluster, ...retentionOf(window, ctx.now) };
+}
+
+/** The report's retention field, present only when the window reaches past the horizon. */
+function retentionOf(window: SpendWindow, now: Date): { retention?: RetentionCut } {
+  const cut = retentionCutOf(window, now);
+  return cut ? { retention: cut } : {};
 }
 
 function idleCostOf(idle: IdleChargeback, chargedMinor: number): IdleCostReport {

@@ -15,6 +15,7 @@ export interface AllotMetrics {
   approvalToApplied: Histogram;
   driftFound: Counter<"kind">;
   webhookFailures: Counter<"outcome">;
+  usageMonthsDropped: Counter;
   leader: Gauge<"loop">;
 }
 
@@ -62,6 +63,11 @@ function createMetrics(): AllotMetrics {
       labelNames: ["outcome"],
       registers: [registry],
     }),
+    usageMonthsDropped: new Counter({
+      name: "allot_usage_months_dropped_total",
+      help: "Months of usage (an hourly and a daily partition each) dropped by retention (ALLOT_USAGE_RETENTION_MONTHS) in this process.",
+      registers: [registry],
+    }),
     leader: new Gauge({
       name: "allot_leader",
       help: "1 when this process runs the periodic loops (drift check, usage ingest, alerts, expiry sweeps, webhook retries), else 0.",
@@ -80,6 +86,7 @@ export function metrics(): AllotMetrics {
     m.leader.set({ loop: "periodic" }, 0);
     for (const kind of ["drifted", "missing"]) m.driftFound.inc({ kind }, 0);
     for (const outcome of ["retry", "failed"]) m.webhookFailures.inc({ outcome }, 0);
+    m.usageMonthsDropped.inc(0);
     globalForMetrics.allotMetrics = m;
   }
   return globalForMetrics.allotMetrics;

@@ -72,6 +72,7 @@ function spendOut(report: SpendReport): z.input<typeof spendReportOut> {
     byTenant: report.byTenant?.map((t) => ({ slug: t.slug, name: t.name, cost: t.cost, idleChargedBack: t.idleChargedBack })),
     cluster: report.cluster,
     idleCost: report.idleCost,
+    retention: report.retention,
   };
 }
 

@@ -5,9 +5,11 @@ import { rowsOf } from "@/db/rows";
 import { defineCommand } from "@/lib/auth/command";
 import type { CommandContext } from "@/lib/auth/context";
 import { can } from "@/lib/auth/policy";
+import { config } from "@/lib/config";
 import { AppError } from "@/lib/errors";
 import { ingestUsage, type UsageSample } from "../ingest";
 import { pushUsageInput, sampleTimeProblems, type PushedSample } from "../inputs";
+import { usageRetainedFrom } from "../retention";
 
 /**
  * Usage pushed over REST by a service account holding the meter role on each
@@ -91,7 +93,7 @@ export const pushUsage = defineCommand({
   name: "pushUsage",
   input: pushUsageInput,
   async target(ctx, input) {
-    const problems = sampleTimeProblems(input.samples, ctx.now);
+    const problems = sampleTimeProblems(input.samples, ctx.now, usageRetainedFrom(config().usageRetentionMonths, ctx.now));
     if (problems) throw new AppError("validation", "Some samples are outside the hours that may be pushed.", problems);
     return { action: "usage.push" as const, resource: await authorizeBatch(ctx, input.samples) };
   },
