@@ -191,10 +191,11 @@ async function upsertObjects(db: Database, change: Change, objects: readonly Clu
 }
 
 /**
- * Forget the target's rows that the change no longer desires, once its objects are upserted in
- * the same transaction: every desired object then carries this change's id (the upsert set it,
- * moving an object from another target too), so the target's rows with any other id are exactly
- * the undesired ones. One statement, no read first.
+ * Forget the target's rows that the change no longer desires, once its objects are upserted
+ * (before the apply in live mode, in the same transaction in record-only mode): every desired
+ * object then carries this change's id (the upsert set it, moving an object from another target
+ * too), so the target's rows with any other id are exactly the undesired ones. One statement, no
+ * read first.
  */
 async function forgetUndesiredObjects(db: Database, change: Change): Promise<void> {
   await db.delete(clusterObjects).where(and(rowsOfTarget(change), or(isNull(clusterObjects.lastChangeId), ne(clusterObjects.lastChangeId, change.id))));
@@ -335,10 +336,20 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
         .where(eq(clusterChangeAttempts.id, attemptId)),
       settleChange(o, tx, change, outcome, objects, deletions, now),
     ];
-    if (settled) {
+    // Live mode recorded the objects (manifests included) as applying before sending them: they
+    // need only their status now, not their manifests written again.
+    const ours = and(rowsOfTarget(change), eq(clusterObjects.lastChangeId, change.id));
+    if (outcome.status === "applied") {
       steps.push(
         (async () => {
-          await upsertObjects(tx, change, objects, outcome.status === "applied" ? "applied" : "planned", now);
+          if (objects.length > 0) await tx.update(clusterObjects).set({ status: "applied", error: null, drift: null, appliedAt: now, updatedAt: now }).where(ours);
+          await forgetUndesiredObjects(tx, change);
+        })(),
+      );
+    } else if (outcome.status === "recorded") {
+      steps.push(
+        (async () => {
+          await upsertObjects(tx, change, objects, "planned", now);
           await forgetUndesiredObjects(tx, change);
         })(),
       );
@@ -347,7 +358,7 @@ async function finishChange(o: ReconcilerOptions, change: Change, attemptId: num
         tx
           .update(clusterObjects)
           .set({ status: outcome.status === "failed" ? "failed" : "applying", error: outcome.error, updatedAt: now })
-          .where(and(eq(clusterObjects.lastChangeId, change.id))),
+          .where(ours),
       );
     }
     // What follows the cluster (quota requests approved before this change was taken) hears of it (live mode only).
