@@ -89,7 +89,55 @@ export interface TenantLoadOptions {
  * principals are left out, so rendering needs no clock.
  */
 export async function loadDesiredTenant(db: Database, tenantId: string, settings: ClusterSettings, now: Date, options: TenantLoadOptions = {}): Promise<LoadedTenant | null> {
-  const [row] = await db.select().from(tenants).where(eq(tenants.id, tenantId));
+  const { projectId } = options;
+  // What hangs off the tenant and these projects: members, grants, quota, pools, lending, group mappings.
+  const related = (projectIds: readonly string[]) =>
+    Promise.all([
+      db
+        .select({ role: memberships.role, email: users.email, subject: users.oidcSubject })
+        .from(memberships)
+        .innerJoin(principals, eq(principals.id, memberships.principalId))
+        .innerJoin(users, eq(users.principalId, memberships.principalId))
+        .where(and(eq(memberships.tenantId, tenantId), isNull(principals.disabledAt))),
+      projectIds.length === 0
+        ? Promise.resolve([])
+        : db
+            .select({
+              projectId: projectGrants.projectId,
+              role: projectGrants.role,
+              expiresAt: projectGrants.expiresAt,
+              kind: principals.kind,
+              email: users.email,
+              subject: users.oidcSubject,
+              accountName: serviceAccounts.name,
+            })
+            .from(projectGrants)
+            .innerJoin(principals, eq(principals.id, projectGrants.principalId))
+            .leftJoin(users, eq(users.principalId, projectGrants.principalId))
+            .leftJoin(serviceAccounts, eq(serviceAccounts.principalId, projectGrants.principalId))
+            .where(and(inArray(projectGrants.projectId, projectIds), isNull(principals.disabledAt))),
+      grantsOfProjects(db, projectIds),
+      options.pools ?? loadPoolFacts(db),
+      lendLimitsOf(db, projectIds),
+      db
+        .select({ projectId: groupMappings.projectId, groupName: groupMappings.groupName, tenantRole: groupMappings.tenantRole, projectRole: groupMappings.projectRole })
+        .from(groupMappings)
+        // One project's: the tenant's mappings (bound in every namespace) and that project's own.
+        .where(and(eq(groupMappings.tenantId, tenantId), projectId === undefined ? undefined : or(isNull(groupMappings.projectId), eq(groupMappings.projectId, projectId))))
+        .orderBy(asc(groupMappings.groupKey)),
+    ]);
+  const tenantRow = db.select().from(tenants).where(eq(tenants.id, tenantId));
+  const projectRowsRead = db
+    .select()
+    .from(projects)
+    .where(projectId === undefined ? eq(projects.tenantId, tenantId) : and(eq(projects.tenantId, tenantId), eq(projects.id, projectId)))
+    .orderBy(asc(projects.namespace));
+  // A tenant's load needs its projects' ids to read their grants; one project's knows its id, so
+  // everything is read at once (a project not of this tenant, or gone, renders nothing anyway).
+  const [[row], projectRows, [memberRows, grantRows, quotaGrantsByProject, pools, lendLimits, mappingRows]] =
+    projectId === undefined
+      ? await Promise.all([tenantRow, projectRowsRead]).then(async ([t, p]) => [t, p, await related(p.map((r) => r.id))] as const)
+      : await Promise.all([tenantRow, projectRowsRead, related([projectId])]);
   if (!row) return null;
   const tenantActive = row.status === "active";
   const tenant: DesiredTenant = {
@@ -101,49 +149,6 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
     ...(row.runtimeClass ? { runtimeClass: row.runtimeClass } : {}),
     ...(row.workloadIdentity && Object.keys(row.workloadIdentity).length > 0 ? { workloadIdentityTemplate: row.workloadIdentity } : {}),
   };
-
-  const { projectId } = options;
-  const projectRows = await db
-    .select()
-    .from(projects)
-    .where(projectId === undefined ? eq(projects.tenantId, tenantId) : and(eq(projects.tenantId, tenantId), eq(projects.id, projectId)))
-    .orderBy(asc(projects.namespace));
-  const projectIds = projectRows.map((p) => p.id);
-
-  const [memberRows, grantRows, quotaGrantsByProject, pools, lendLimits, mappingRows] = await Promise.all([
-    db
-      .select({ role: memberships.role, email: users.email, subject: users.oidcSubject })
-      .from(memberships)
-      .innerJoin(principals, eq(principals.id, memberships.principalId))
-      .innerJoin(users, eq(users.principalId, memberships.principalId))
-      .where(and(eq(memberships.tenantId, tenantId), isNull(principals.disabledAt))),
-    projectIds.length === 0
-      ? Promise.resolve([])
-      : db
-          .select({
-            projectId: projectGrants.projectId,
-            role: projectGrants.role,
-            expiresAt: projectGrants.expiresAt,
-            kind: principals.kind,
-            email: users.email,
-            subject: users.oidcSubject,
-            accountName: serviceAccounts.name,
-          })
-          .from(projectGrants)
-          .innerJoin(principals, eq(principals.id, projectGrants.principalId))
-          .leftJoin(users, eq(users.principalId, projectGrants.principalId))
-          .leftJoin(serviceAccounts, eq(serviceAccounts.principalId, projectGrants.principalId))
-          .where(and(inArray(projectGrants.projectId, projectIds), isNull(principals.disabledAt))),
-    grantsOfProjects(db, projectIds),
-    options.pools ?? loadPoolFacts(db),
-    lendLimitsOf(db, projectIds),
-    db
-      .select({ projectId: groupMappings.projectId, groupName: groupMappings.groupName, tenantRole: groupMappings.tenantRole, projectRole: groupMappings.projectRole })
-      .from(groupMappings)
-      // One project's: the tenant's mappings (bound in every namespace) and that project's own.
-      .where(and(eq(groupMappings.tenantId, tenantId), projectId === undefined ? undefined : or(isNull(groupMappings.projectId), eq(groupMappings.projectId, projectId))))
-      .orderBy(asc(groupMappings.groupKey)),
-  ]);
   const { gpuResources } = pools;
 
   const clusterUser = (u: { email: string | null; subject: string | null }): string | null => {

@@ -279,10 +279,13 @@ export function processChange(o: ReconcilerOptions, change: Change, batch: Batch
 async function applyOrRecord(o: ReconcilerOptions, change: Change, batch: Batch): Promise<Outcome> {
   const { listing } = batch;
   const startedAt = o.clock();
-  const [attempt] = await o.db
+  // Written while the desired state is read (both wait on the database, neither needs the other); awaited before the outcome is recorded.
+  const attemptWritten = o.db
     .insert(clusterChangeAttempts)
     .values({ changeId: change.id, attempt: change.attempts, worker: o.workerId, startedAt })
-    .returning({ id: clusterChangeAttempts.id });
+    .returning({ id: clusterChangeAttempts.id })
+    .then(([row]) => row!.id);
+  attemptWritten.catch(() => undefined); // handled: awaited below, whatever happens meanwhile
 
   let outcome: Outcome;
   let objects: ClusterObject[] = [];
@@ -311,7 +314,7 @@ async function applyOrRecord(o: ReconcilerOptions, change: Change, batch: Batch)
     outcome = failureOutcome(o, change, error);
   }
 
-  const finished = await finishChange(o, change, attempt!.id, outcome, objects, deletions, target);
+  const finished = await finishChange(o, change, await attemptWritten, outcome, objects, deletions, target);
   metrics().applyAttempts.inc({ mode: o.client ? "live" : "record-only", outcome: finished.status });
   if (finished.status === "retry" || finished.status === "failed") metrics().applyFailures.inc({ reason: finished.reason });
   return finished;
