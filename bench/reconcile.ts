@@ -82,9 +82,10 @@ async function main() {
   const client = kubeClientFromConfig(kubeConfigFor(api.url));
   const run = async (label: string) => {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const processed = await reconcileDue({ db, settings, client, clock: () => new Date(), workerId: "bench", concurrency: CONCURRENCY, batchSize: 50 });
     const seconds = (performance.now() - started) / 1000;
-    return { label, processed, seconds };
+    return { label, processed, seconds, cpuMs: cpuMsSince(cpu) };
   };
 
   const requestsBefore = api.requests.length;
@@ -141,6 +142,10 @@ async function main() {
       `  reference, the same ${raw.patches} PATCHes raw (fetch, keep-alive, concurrency ${CONCURRENCY}): ${fmt(raw.seconds, 2)} s = ${fmt(rawRate)} objects/s, p50 ${fmt(raw.p50)} ms; ` +
         `the worker reaches ${fmt(applied / r.seconds / rawRate, 2)}x raw (target >= 0.5x)`,
     );
+    console.log(
+      `  this process's CPU per object applied (stand-in included${handle.target.kind === "pglite" ? ", PGlite included" : ", the PostgreSQL server not"}): ` +
+        `worker ${fmt(r.cpuMs / applied, 2)} ms, raw ${fmt(raw.cpuMs / raw.patches, 2)} ms`,
+    );
   }
   console.log(
     `apply latency per change (first apply): p50 ${fmt(percentile(latencies, 50))} ms, p95 ${fmt(percentile(latencies, 95))} ms, p99 ${fmt(percentile(latencies, 99))} ms, max ${fmt(latencies.at(-1) ?? 0)} ms`,
@@ -157,7 +162,7 @@ async function main() {
  * As the worker does, the objects of one namespace go in their recorded order (the Namespace
  * before what it holds) and `concurrency` namespaces at a time.
  */
-async function replayPatches(baseUrl: string, requests: readonly RecordedRequest[], concurrency: number): Promise<{ patches: number; seconds: number; p50: number }> {
+async function replayPatches(baseUrl: string, requests: readonly RecordedRequest[], concurrency: number): Promise<{ patches: number; seconds: number; p50: number; cpuMs: number }> {
   const groups = new Map<string, RecordedRequest[]>();
   for (const q of requests) {
     const key = /\/namespaces\/([^/]+)/.exec(q.path)?.[1] ?? "(cluster)";
@@ -167,6 +172,7 @@ async function replayPatches(baseUrl: string, requests: readonly RecordedRequest
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const lane = async () => {
     while (next < queue.length) {
       for (const q of queue[next++]!) {
@@ -182,7 +188,16 @@ async function replayPatches(baseUrl: string, requests: readonly RecordedRequest
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
   latencies.sort((a, b) => a - b);
-  return { patches: requests.length, seconds: (performance.now() - started) / 1000, p50: latencies.length ? percentile(latencies, 50) : 0 };
+  return { patches: requests.length, seconds: (performance.now() - started) / 1000, p50: latencies.length ? percentile(latencies, 50) : 0, cpuMs: cpuMsSince(cpu) };
+}
+
+/**
+ * This process's CPU time (user and system, all threads) since `from`, in ms: the stand-in, the
+ * client and, on PGlite, the database. Steadier than wall time on a machine loaded by other work.
+ */
+function cpuMsSince(from: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1000;
 }
 
 /** "PATCH 880, LIST 60, discovery 6, DELETE 0". */

@@ -1,12 +1,12 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { groupMappings, memberships, principals, projectGrants, projects, serviceAccounts, tenants, users } from "@/db/schema";
 import { inForce } from "@/lib/auth/policy";
 import type { ClusterSettings } from "@/lib/config";
 import { effectiveQuotaAt } from "@/lib/quota/effective";
 import { lendLimitsOf } from "@/lib/quota/grant-store";
-import { grantsOfProjects, knownGpuResources } from "@/lib/quota/store";
-import { loadPoolFlavors } from "@/lib/quota/pool-flavors";
+import { grantsOfProjects } from "@/lib/quota/store";
+import { loadPoolFacts, type PoolFacts } from "@/lib/quota/pool-flavors";
 import type { TenantRole, ProjectRole } from "@/lib/auth/actor";
 import type { BindingRole, DesiredBinding, DesiredProject, DesiredTenant, NodePool, PoolFlavor } from "./desired-state";
 
@@ -71,13 +71,73 @@ function closedProject(project: DesiredProject, settings: ClusterSettings): Desi
   };
 }
 
+/** What narrows or feeds a tenant's load. */
+export interface TenantLoadOptions {
+  /**
+   * Only this project (a project target's change): its namespace renders from the tenant's own
+   * fields, its members and group mappings and the project's grants alone, so the other projects'
+   * rows are not read. `projects` then holds that project, or nothing when it is gone.
+   */
+  projectId?: string;
+  /** The node pools' facts when the caller has read them already (the worker, once per batch of changes). */
+  pools?: PoolFacts;
+}
+
 /**
  * Read one tenant's desired state from the database (inside the caller's
  * transaction, so it is one consistent snapshot). Expired grants and disabled
  * principals are left out, so rendering needs no clock.
  */
-export async function loadDesiredTenant(db: Database, tenantId: string, settings: ClusterSettings, now: Date): Promise<LoadedTenant | null> {
-  const [row] = await db.select().from(tenants).where(eq(tenants.id, tenantId));
+export async function loadDesiredTenant(db: Database, tenantId: string, settings: ClusterSettings, now: Date, options: TenantLoadOptions = {}): Promise<LoadedTenant | null> {
+  const { projectId } = options;
+  // What hangs off the tenant and these projects: members, grants, quota, pools, lending, group mappings.
+  const related = (projectIds: readonly string[]) =>
+    Promise.all([
+      db
+        .select({ role: memberships.role, email: users.email, subject: users.oidcSubject })
+        .from(memberships)
+        .innerJoin(principals, eq(principals.id, memberships.principalId))
+        .innerJoin(users, eq(users.principalId, memberships.principalId))
+        .where(and(eq(memberships.tenantId, tenantId), isNull(principals.disabledAt))),
+      projectIds.length === 0
+        ? Promise.resolve([])
+        : db
+            .select({
+              projectId: projectGrants.projectId,
+              role: projectGrants.role,
+              expiresAt: projectGrants.expiresAt,
+              kind: principals.kind,
+              email: users.email,
+              subject: users.oidcSubject,
+              accountName: serviceAccounts.name,
+            })
+            .from(projectGrants)
+            .innerJoin(principals, eq(principals.id, projectGrants.principalId))
+            .leftJoin(users, eq(users.principalId, projectGrants.principalId))
+            .leftJoin(serviceAccounts, eq(serviceAccounts.principalId, projectGrants.principalId))
+            .where(and(inArray(projectGrants.projectId, projectIds), isNull(principals.disabledAt))),
+      grantsOfProjects(db, projectIds),
+      options.pools ?? loadPoolFacts(db),
+      lendLimitsOf(db, projectIds),
+      db
+        .select({ projectId: groupMappings.projectId, groupName: groupMappings.groupName, tenantRole: groupMappings.tenantRole, projectRole: groupMappings.projectRole })
+        .from(groupMappings)
+        // One project's: the tenant's mappings (bound in every namespace) and that project's own.
+        .where(and(eq(groupMappings.tenantId, tenantId), projectId === undefined ? undefined : or(isNull(groupMappings.projectId), eq(groupMappings.projectId, projectId))))
+        .orderBy(asc(groupMappings.groupKey)),
+    ]);
+  const tenantRow = db.select().from(tenants).where(eq(tenants.id, tenantId));
+  const projectRowsRead = db
+    .select()
+    .from(projects)
+    .where(projectId === undefined ? eq(projects.tenantId, tenantId) : and(eq(projects.tenantId, tenantId), eq(projects.id, projectId)))
+    .orderBy(asc(projects.namespace));
+  // A tenant's load needs its projects' ids to read their grants; one project's knows its id, so
+  // everything is read at once (a project not of this tenant, or gone, renders nothing anyway).
+  const [[row], projectRows, [memberRows, grantRows, quotaGrantsByProject, pools, lendLimits, mappingRows]] =
+    projectId === undefined
+      ? await Promise.all([tenantRow, projectRowsRead]).then(async ([t, p]) => [t, p, await related(p.map((r) => r.id))] as const)
+      : await Promise.all([tenantRow, projectRowsRead, related([projectId])]);
   if (!row) return null;
   const tenantActive = row.status === "active";
   const tenant: DesiredTenant = {
@@ -89,43 +149,7 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
     ...(row.runtimeClass ? { runtimeClass: row.runtimeClass } : {}),
     ...(row.workloadIdentity && Object.keys(row.workloadIdentity).length > 0 ? { workloadIdentityTemplate: row.workloadIdentity } : {}),
   };
-
-  const projectRows = await db.select().from(projects).where(eq(projects.tenantId, tenantId)).orderBy(asc(projects.namespace));
-  const projectIds = projectRows.map((p) => p.id);
-
-  const [memberRows, grantRows, quotaGrantsByProject, gpuResources, lendLimits, mappingRows] = await Promise.all([
-    db
-      .select({ role: memberships.role, email: users.email, subject: users.oidcSubject })
-      .from(memberships)
-      .innerJoin(principals, eq(principals.id, memberships.principalId))
-      .innerJoin(users, eq(users.principalId, memberships.principalId))
-      .where(and(eq(memberships.tenantId, tenantId), isNull(principals.disabledAt))),
-    projectIds.length === 0
-      ? Promise.resolve([])
-      : db
-          .select({
-            projectId: projectGrants.projectId,
-            role: projectGrants.role,
-            expiresAt: projectGrants.expiresAt,
-            kind: principals.kind,
-            email: users.email,
-            subject: users.oidcSubject,
-            accountName: serviceAccounts.name,
-          })
-          .from(projectGrants)
-          .innerJoin(principals, eq(principals.id, projectGrants.principalId))
-          .leftJoin(users, eq(users.principalId, projectGrants.principalId))
-          .leftJoin(serviceAccounts, eq(serviceAccounts.principalId, projectGrants.principalId))
-          .where(and(inArray(projectGrants.projectId, projectIds), isNull(principals.disabledAt))),
-    grantsOfProjects(db, projectIds),
-    knownGpuResources(db),
-    lendLimitsOf(db, projectIds),
-    db
-      .select({ projectId: groupMappings.projectId, groupName: groupMappings.groupName, tenantRole: groupMappings.tenantRole, projectRole: groupMappings.projectRole })
-      .from(groupMappings)
-      .where(eq(groupMappings.tenantId, tenantId))
-      .orderBy(asc(groupMappings.groupKey)),
-  ]);
+  const { gpuResources } = pools;
 
   const clusterUser = (u: { email: string | null; subject: string | null }): string | null => {
     const id = settings.userIdentity === "subject" ? u.subject : u.email;
@@ -183,7 +207,7 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
     return { ...(closed ? closedProject(desired, settings) : desired), id: p.id, closed };
   });
 
-  return { id: row.id, tenant, projects: loaded, flavors: await loadPoolFlavors(db) };
+  return { id: row.id, tenant, projects: loaded, flavors: pools.flavors };
 }
 
 /**
@@ -191,14 +215,14 @@ export async function loadDesiredTenant(db: Database, tenantId: string, settings
  * pool flavour, and every dedicated tenant (disabled ones too, so a tenant
  * switched off and on again finds its flavours where they were).
  */
-export async function loadDesiredPlatform(db: Database, settings: ClusterSettings): Promise<LoadedPlatform> {
-  const [rows, flavors] = await Promise.all([
+export async function loadDesiredPlatform(db: Database, settings: ClusterSettings, pools?: PoolFacts): Promise<LoadedPlatform> {
+  const [rows, { flavors }] = await Promise.all([
     db
       .select({ slug: tenants.slug, name: tenants.name, costCentre: tenants.costCentre })
       .from(tenants)
       .where(eq(tenants.isolationTier, "dedicated"))
       .orderBy(asc(tenants.slug)),
-    loadPoolFlavors(db),
+    pools ?? loadPoolFacts(db),
   ]);
   const dedicated = rows.map((r): DesiredTenant => ({ ...r, isolationTier: "dedicated", nodePool: dedicatedNodePool(settings, r.slug) }));
   return { dedicated, flavors };

@@ -118,8 +118,6 @@ const DISCOVERY_KINDS = new Set(["APIResourceList", "APIVersions", "APIGroupList
 /** What one call carries through client-node's promise chain (via AsyncLocalStorage). */
 interface CallContext {
   signal: AbortSignal;
-  /** The exact JSON to send as the PATCH body, instead of client-node's typed re-serialisation. */
-  body?: string;
   /** The JSON of the call's last successful response that was not a discovery document. */
   raw?: unknown;
 }
@@ -156,6 +154,13 @@ export function keepAliveAgents(): (agent: unknown) => unknown {
   };
 }
 
+/** client-node's object API, with the URL of an object (its discovery included) open to the apply, which sends its own request. */
+class PathsApi extends KubernetesObjectApi {
+  pathOf(spec: KubernetesObject, action: "patch"): Promise<string> {
+    return this.specUriPath(spec, action);
+  }
+}
+
 const isKubeObject = (v: unknown): v is KubeObject => typeof v === "object" && v !== null && typeof (v as KubeObject).metadata === "object";
 
 export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptions = {}): ClusterClient {
@@ -177,9 +182,10 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
   // - each request goes through one keep-alive agent (keepAliveAgents);
   // - each request gets the call's AbortSignal: a timed-out call also closes
   //   its connection instead of leaving it to a hung server;
-  // - an apply sends the object's own JSON: client-node serialises through its
-  //   typed models, which silently drop fields whose model name differs from
-  //   the JSON name (LimitRange `default` is `_default` there);
+  // - an apply is not client-node's patch at all but a request of our own
+  //   (sendRaw) carrying the object's own JSON: client-node serialises through
+  //   its typed models, which silently drop fields whose model name differs
+  //   from the JSON name (LimitRange `default` is `_default` there);
   // - responses are kept as JSON: the typed models rename fields the same way,
   //   and lose `continue` from custom resource lists (read as ObjectMeta).
   const middleware: Middleware = {
@@ -187,7 +193,6 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
       shareAgent(request);
       const call = calls.getStore();
       if (call) request.setSignal(call.signal);
-      if (call?.body !== undefined && request.getHttpMethod() === HttpMethod.PATCH) request.setBody(call.body);
       return Promise.resolve(request);
     },
     async post(response) {
@@ -204,17 +209,42 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
     },
   };
   const configuration = createConfiguration({ baseServer: new ServerConfiguration(server, {}), authMethods: { default: kc }, promiseMiddleware: [middleware] });
-  const api = new KubernetesObjectApi(configuration);
+  const api = new PathsApi(configuration);
 
-  /** Runs one client-node call under the timeout and returns the response JSON; every failure comes out as a ClusterApiError. */
-  function call(operation: string, ref: { kind: string; namespace?: string; name?: string }, run: () => Promise<unknown>, body?: string): Promise<unknown> {
-    const attributes = { "server.address": server, "k8s.operation": operation, "k8s.kind": ref.kind, ...(ref.namespace ? { "k8s.namespace.name": ref.namespace } : {}), ...(ref.name ? { "k8s.object.name": ref.name } : {}) };
-    return inSpan(`kube-api ${operation} ${ref.kind}`, attributes, () => callUnderTimeout(run, body));
+  /**
+   * Sends a request built here (not by client-node's typed APIs) with the kubeconfig's
+   * authentication, the shared keep-alive agent and the call's AbortSignal, and keeps the
+   * answer's JSON as the call's result. A status outside 2xx is thrown as client-node's
+   * ApiException with the body, so toClusterApiError reads its Status (reason, message,
+   * Retry-After) exactly as for client-node's own calls.
+   */
+  async function sendRaw(request: RequestContext, what: string, label: string): Promise<void> {
+    const context = calls.getStore();
+    if (context) request.setSignal(context.signal);
+    await kc.applySecurityAuthentication(request);
+    shareAgent(request);
+    const response = await configuration.httpApi.send(request).toPromise();
+    const text = await response.body.text();
+    if (response.httpStatusCode < 200 || response.httpStatusCode > 299) throw new ApiException(response.httpStatusCode, label, text, response.headers);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new ClusterApiError(`${server} answered ${what} (${label}) with something that is not JSON`, { retryable: false });
+    }
+    // call() answers with what the call context holds (the middleware fills it for client-node's calls).
+    if (context) context.raw = parsed;
   }
 
-  async function callUnderTimeout(run: () => Promise<unknown>, body?: string): Promise<unknown> {
+  /** Runs one client-node call under the timeout and returns the response JSON; every failure comes out as a ClusterApiError. */
+  function call(operation: string, ref: { kind: string; namespace?: string; name?: string }, run: () => Promise<unknown>): Promise<unknown> {
+    const attributes = { "server.address": server, "k8s.operation": operation, "k8s.kind": ref.kind, ...(ref.namespace ? { "k8s.namespace.name": ref.namespace } : {}), ...(ref.name ? { "k8s.object.name": ref.name } : {}) };
+    return inSpan(`kube-api ${operation} ${ref.kind}`, attributes, () => callUnderTimeout(run));
+  }
+
+  async function callUnderTimeout(run: () => Promise<unknown>): Promise<unknown> {
     const controller = new AbortController();
-    const context: CallContext = { signal: controller.signal, body };
+    const context: CallContext = { signal: controller.signal };
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -246,8 +276,20 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
     server,
     fieldManager,
     async apply(object) {
-      const copy: KubernetesObject = { ...object, metadata: { ...object.metadata } };
-      const raw = await call("apply", { kind: object.kind ?? "object", namespace: object.metadata?.namespace, name: object.metadata?.name }, () => api.patch(copy, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply), JSON.stringify(object));
+      const ref = { kind: object.kind ?? "object", namespace: object.metadata?.namespace, name: object.metadata?.name };
+      const raw = await call("apply", ref, async () => {
+        // The URL from client-node (discovery cached per apiVersion, shared with read, list and remove);
+        // the body is the object's own JSON, sent as is: client-node's typed serialising of the body and
+        // of the answer drops renamed fields and costs more CPU than the request itself.
+        const path = await api.pathOf({ ...object, metadata: { ...object.metadata } }, "patch");
+        const request = configuration.baseServer.makeRequestContext(path, HttpMethod.PATCH);
+        request.setHeaderParam("Accept", "application/json, */*;q=0.8");
+        request.setHeaderParam("Content-Type", PatchStrategy.ServerSideApply);
+        request.setQueryParam("fieldManager", fieldManager);
+        request.setQueryParam("force", "true");
+        request.setBody(JSON.stringify(object));
+        await sendRaw(request, `the apply of ${object.kind} ${object.metadata?.name}`, `PATCH ${path}`);
+      });
       return objectFrom(raw, `the apply of ${object.kind} ${object.metadata?.name}`);
     },
     async read(ref) {
@@ -281,21 +323,7 @@ export function kubeClientFromConfig(kc: KubeConfig, options: ClusterClientOptio
       return call("get", { kind: what }, async () => {
         const request = new RequestContext(url, HttpMethod.GET);
         request.setHeaderParam("Accept", "application/json");
-        const context = calls.getStore();
-        if (context) request.setSignal(context.signal);
-        await kc.applySecurityAuthentication(request);
-        shareAgent(request);
-        const response = await configuration.httpApi.send(request).toPromise();
-        const text = await response.body.text();
-        if (response.httpStatusCode < 200 || response.httpStatusCode > 299) throw new ApiException(response.httpStatusCode, `GET ${path}`, text, response.headers);
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw new ClusterApiError(`${server} answered ${what} (GET ${path}) with something that is not JSON`, { retryable: false });
-        }
-        // call() answers with what the call context holds (the middleware fills it for client-node's calls).
-        if (context) context.raw = parsed;
+        await sendRaw(request, what, `GET ${path}`);
       });
     },
     async remove(ref) {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, inArray, isNull, like, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, isNull, like, lt, lte, ne, or, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { clusterChangeAttempts, clusterChanges, clusterObjects } from "@/db/schema";
 import type { Clock } from "@/lib/clock";
@@ -7,6 +7,7 @@ import { log, withLogContext } from "@/lib/observability/log";
 import { metrics } from "@/lib/observability/metrics";
 import { applyTarget, listOwned, ObjectApplyError, OwnedListing } from "./apply";
 import { loadDesiredPlatform, loadDesiredTenant } from "./desired-from-db";
+import { loadPoolFacts, type PoolFacts } from "@/lib/quota/pool-flavors";
 import { ClusterApiError, toClusterApiError, type ClusterClient } from "./kube-client";
 import type { RenderConfig } from "./desired-state";
 import type { ClusterQueue } from "./kueue";
@@ -162,57 +163,42 @@ export function backoffMs(attempt: number, o: Pick<ReconcilerOptions, "baseBacko
 const rowsOfTarget = (change: Change) =>
   and(change.tenantId ? eq(clusterObjects.tenantId, change.tenantId) : isNull(clusterObjects.tenantId), change.projectId ? eq(clusterObjects.projectId, change.projectId) : isNull(clusterObjects.projectId));
 
-/** Upsert the target's objects with a status, and forget owned rows of the target that are no longer desired. */
-async function recordObjects(db: Database, change: Change, objects: readonly ClusterObject[], status: "planned" | "applying" | "applied", now: Date) {
-  await db.transaction(async (tx) => {
-    if (objects.length > 0) {
-      await tx
-        .insert(clusterObjects)
-        .values(
-          objects.map((o) => {
-            const ref = refOf(o);
-            return {
-              tenantId: change.tenantId,
-              projectId: change.projectId,
-              apiVersion: ref.apiVersion,
-              kind: ref.kind,
-              namespace: ref.namespace ?? "",
-              name: ref.name,
-              manifest: o as unknown as Record<string, unknown>,
-              status,
-              lastChangeId: change.id,
-              error: null,
-              drift: null,
-              appliedAt: status === "applied" ? now : null,
-              updatedAt: now,
-            };
-          }),
-        )
-        .onConflictDoUpdate({
-          target: [clusterObjects.kind, clusterObjects.namespace, clusterObjects.name],
-          set: {
-            tenantId: sql`excluded.tenant_id`,
-            projectId: sql`excluded.project_id`,
-            apiVersion: sql`excluded.api_version`,
-            manifest: sql`excluded.manifest`,
-            status: sql`excluded.status`,
-            lastChangeId: sql`excluded.last_change_id`,
-            error: sql`null`,
-            drift: status === "applying" ? sql`${clusterObjects.drift}` : sql`null`,
-            appliedAt: status === "applied" ? sql`excluded.applied_at` : sql`${clusterObjects.appliedAt}`,
-            updatedAt: sql`excluded.updated_at`,
-          },
-        });
-    }
-    if (status === "applying") return;
-    const desired = new Set(objects.map((o) => identityOf(refOf(o))));
-    const rows = await tx
-      .select({ id: clusterObjects.id, kind: clusterObjects.kind, namespace: clusterObjects.namespace, name: clusterObjects.name })
-      .from(clusterObjects)
-      .where(rowsOfTarget(change));
-    const gone = rows.filter((r) => !desired.has(identityOf(r))).map((r) => r.id);
-    if (gone.length > 0) await tx.delete(clusterObjects).where(inArray(clusterObjects.id, gone));
+/**
+ * Upsert the target's objects with a status, in one statement whatever their number: the rows
+ * travel as one JSON parameter unpacked by jsonb_to_recordset, rather than a VALUES list of a
+ * dozen parameters per object, which drizzle builds and postgres.js encodes one by one (the
+ * largest share of the worker's own CPU per change). "applying" keeps the drift found before;
+ * only "applied" sets appliedAt.
+ */
+async function upsertObjects(db: Database, change: Change, objects: readonly ClusterObject[], status: "planned" | "applying" | "applied", now: Date): Promise<void> {
+  if (objects.length === 0) return;
+  const rows = objects.map((o) => {
+    const ref = refOf(o);
+    return { api_version: ref.apiVersion, kind: ref.kind, namespace: ref.namespace ?? "", name: ref.name, manifest: o };
   });
+  const at = now.toISOString();
+  await db.execute(sql`
+    insert into ${clusterObjects} (tenant_id, project_id, api_version, kind, namespace, name, manifest, status, last_change_id, error, drift, applied_at, updated_at)
+    select ${change.tenantId}::uuid, ${change.projectId}::uuid, r.api_version, r.kind, r.namespace, r.name, r.manifest, ${status}::cluster_object_status, ${change.id}::bigint, null, null,
+      ${status === "applied" ? at : null}::timestamptz, ${at}::timestamptz
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(api_version text, kind text, namespace text, name text, manifest jsonb)
+    on conflict (kind, namespace, name) do update set
+      tenant_id = excluded.tenant_id, project_id = excluded.project_id, api_version = excluded.api_version, manifest = excluded.manifest,
+      status = excluded.status, last_change_id = excluded.last_change_id, error = null,
+      drift = ${status === "applying" ? sql`${clusterObjects}.drift` : sql`null`},
+      applied_at = ${status === "applied" ? sql`excluded.applied_at` : sql`${clusterObjects}.applied_at`},
+      updated_at = excluded.updated_at`);
+}
+
+/**
+ * Forget the target's rows that the change no longer desires, once its objects are upserted
+ * (before the apply in live mode, in the same transaction in record-only mode): every desired
+ * object then carries this change's id (the upsert set it, moving an object from another target
+ * too), so the target's rows with any other id are exactly the undesired ones. One statement, no
+ * read first.
+ */
+async function forgetUndesiredObjects(db: Database, change: Change): Promise<void> {
+  await db.delete(clusterObjects).where(and(rowsOfTarget(change), or(isNull(clusterObjects.lastChangeId), ne(clusterObjects.lastChangeId, change.id))));
 }
 
 /** Objects recorded for the target that the new render no longer has: what record-only mode says would be deleted. */
@@ -225,9 +211,31 @@ async function recordedButUndesired(db: Database, change: Change, objects: reado
   return rows.filter((r) => !desired.has(identityOf(r))).map((r) => refOf({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.name, namespace: r.namespace || undefined } }));
 }
 
-async function loadTarget(o: ReconcilerOptions, change: Change, now: Date): Promise<Target | null> {
-  if (change.tenantId === null) return change.targetKey === PLATFORM_FLAVORS_TARGET ? platformTargetOf(await loadDesiredPlatform(o.db, o.settings)) : null;
-  const loaded = await loadDesiredTenant(o.db, change.tenantId, o.settings, now);
+/**
+ * What the changes of one batch (one claim) share, each read once for the batch: the prune
+ * listing (live mode) and the node pools' facts. Both are read after the claim, so a change
+ * queued by a later write (a pool added) is in a later batch, which reads afresh.
+ */
+export interface Batch {
+  listing?: OwnedListing;
+  pools?: () => Promise<PoolFacts>;
+}
+
+/** The node pools' facts, read the first time a change of the batch asks (a failed read is not kept: the next change reads again). */
+function poolsOnce(db: Database): () => Promise<PoolFacts> {
+  let read: Promise<PoolFacts> | undefined;
+  return () => {
+    read ??= loadPoolFacts(db);
+    read.catch(() => (read = undefined)); // handled: the caller awaits the same promise
+    return read;
+  };
+}
+
+async function loadTarget(o: ReconcilerOptions, change: Change, now: Date, batch: Batch): Promise<Target | null> {
+  const pools = batch.pools ? await batch.pools() : undefined;
+  if (change.tenantId === null) return change.targetKey === PLATFORM_FLAVORS_TARGET ? platformTargetOf(await loadDesiredPlatform(o.db, o.settings, pools)) : null;
+  // A project's change reads that project alone, not every project of its tenant.
+  const loaded = await loadDesiredTenant(o.db, change.tenantId, o.settings, now, { projectId: change.projectId ?? undefined, pools });
   return loaded ? targetOf(loaded, change.projectId) : null;
 }
 
@@ -255,10 +263,10 @@ async function wakeChangesWaitingForFlavors(db: Database, now: Date): Promise<vo
 }
 
 /** Applies (or records) one claimed change; every line logged meanwhile names it, and one line says how it ended. */
-export function processChange(o: ReconcilerOptions, change: Change, listing?: OwnedListing): Promise<Outcome> {
+export function processChange(o: ReconcilerOptions, change: Change, batch: Batch = {}): Promise<Outcome> {
   return withLogContext({ changeId: change.id }, async () => {
     const startedAt = performance.now();
-    const outcome = await applyOrRecord(o, change, listing);
+    const outcome = await applyOrRecord(o, change, batch);
     if (outcome.status === "applied" && change.targetKey === PLATFORM_FLAVORS_TARGET) await wakeChangesWaitingForFlavors(o.db, o.clock());
     const fields = { target: change.targetKey, attempt: change.attempts, durationMs: Math.round(performance.now() - startedAt) };
     if (outcome.status === "applied" || outcome.status === "recorded") log().info(fields, `change ${outcome.status}`);
@@ -268,106 +276,152 @@ export function processChange(o: ReconcilerOptions, change: Change, listing?: Ow
   });
 }
 
-async function applyOrRecord(o: ReconcilerOptions, change: Change, listing?: OwnedListing): Promise<Outcome> {
+async function applyOrRecord(o: ReconcilerOptions, change: Change, batch: Batch): Promise<Outcome> {
+  const { listing } = batch;
   const startedAt = o.clock();
-  const [attempt] = await o.db
+  // Written while the desired state is read (both wait on the database, neither needs the other); awaited before the outcome is recorded.
+  const attemptWritten = o.db
     .insert(clusterChangeAttempts)
     .values({ changeId: change.id, attempt: change.attempts, worker: o.workerId, startedAt })
-    .returning({ id: clusterChangeAttempts.id });
+    .returning({ id: clusterChangeAttempts.id })
+    .then(([row]) => row!.id);
+  attemptWritten.catch(() => undefined); // handled: awaited below, whatever happens meanwhile
 
   let outcome: Outcome;
   let objects: ClusterObject[] = [];
   let deletions: ObjectRef[] = [];
   let target: Target | null = null;
   try {
-    target = await loadTarget(o, change, startedAt);
+    target = await loadTarget(o, change, startedAt, batch);
     if (!target) throw new InvalidObjectError("target", change.targetKey, "its tenant or project no longer exists");
     // Live: render the Kueue version (and Cohort objects) the cluster serves; record-only: as set.
     const render = o.client ? withKueueChoice(o.settings.render, await kueueChoiceFor(o.client, o.settings.render, startedAt.getTime(), (message) => log().info(message))) : o.settings.render;
     objects = await renderTarget(target, render);
     if (target.kind === "tenant") await awaitPlatformFlavors(o, target, objects, render, startedAt, listing);
+    // The objects are recorded as planned or applied (and the undesired ones forgotten) in finishChange's transaction.
     if (!o.client) {
       deletions = await recordedButUndesired(o.db, change, objects);
-      await recordObjects(o.db, change, objects, "planned", o.clock());
       outcome = { status: "recorded" };
     } else {
-      await recordObjects(o.db, change, objects, "applying", o.clock());
+      // Recorded as being applied first, so a failure marks each of them, and the cluster page shows them meanwhile.
+      await upsertObjects(o.db, change, objects, "applying", o.clock());
       const client = o.client;
       const beforePrune = target.kind === "platform" ? (stale: readonly ObjectRef[]) => refuseNamedFlavors(client, stale, render) : undefined;
       deletions = await applyTarget(client, objects, ownedScope(target, render), { listing, beforePrune });
-      await recordObjects(o.db, change, objects, "applied", o.clock());
       outcome = { status: "applied" };
     }
   } catch (error) {
     outcome = failureOutcome(o, change, error);
   }
 
-  const finished = await finishChange(o, change, attempt!.id, outcome, objects, deletions, target);
+  const finished = await finishChange(o, change, await attemptWritten, outcome, objects, deletions, target);
   metrics().applyAttempts.inc({ mode: o.client ? "live" : "record-only", outcome: finished.status });
   if (finished.status === "retry" || finished.status === "failed") metrics().applyFailures.inc({ reason: finished.reason });
   return finished;
 }
 
+/**
+ * Records how the attempt ended, in one transaction: the attempt, the change (only while this
+ * worker holds it), its objects (recorded as applied or planned, the undesired ones forgotten;
+ * or marked failed), what follows the cluster, and the grants' scheduled boundaries. Those
+ * statements do not depend on each other (each chain below keeps its own order), so they are
+ * sent together: on PostgreSQL postgres.js pipelines them on the transaction's connection, so
+ * finishing costs about as many round trips as its longest chain rather than one per statement.
+ */
 async function finishChange(o: ReconcilerOptions, change: Change, attemptId: number, outcome: Outcome, objects: ClusterObject[], deletions: ObjectRef[], target: Target | null): Promise<Outcome> {
   const now = o.clock();
+  const settled = outcome.status === "applied" || outcome.status === "recorded";
   await o.db.transaction(async (tx) => {
-    await tx
-      .update(clusterChangeAttempts)
-      .set({ finishedAt: now, outcome: outcome.status, error: "error" in outcome ? outcome.error : null })
-      .where(eq(clusterChangeAttempts.id, attemptId));
-    // Only the worker still holding the claim may finish the change: a slow
-    // worker whose lease lapsed must not overwrite its successor's result.
-    const mine = and(eq(clusterChanges.id, change.id), eq(clusterChanges.status, "applying"), eq(clusterChanges.claimedBy, o.workerId));
-    const common = { objects: objects as unknown as Record<string, unknown>[], deletions, claimedBy: null, claimedUntil: null, updatedAt: now };
-    if (outcome.status === "applied" || outcome.status === "recorded") {
-      const [done] = await tx.update(clusterChanges).set({ ...common, status: outcome.status, lastError: null, lastErrorReason: null, finishedAt: now }).where(mine).returning({ id: clusterChanges.id });
-      // Older failures of this target are settled by this success: nothing left to retry there.
-      if (done) {
-        await tx
-          .update(clusterChanges)
-          .set({ status: "superseded", updatedAt: now })
-          .where(and(eq(clusterChanges.targetKey, change.targetKey), eq(clusterChanges.status, "failed"), lt(clusterChanges.id, change.id)));
-      }
-    } else if (outcome.status === "failed") {
-      await tx.update(clusterChanges).set({ ...common, status: "failed", lastError: outcome.error, lastErrorReason: outcome.reason, finishedAt: now }).where(mine);
-    } else {
-      // Back to pending, unless a newer change for the target is already
-      // waiting: that one renders the same (or newer) state, so this one is done.
-      const [newer] = await tx
-        .select({ id: clusterChanges.id })
-        .from(clusterChanges)
-        .where(and(eq(clusterChanges.targetKey, change.targetKey), eq(clusterChanges.status, "pending")));
-      await tx
-        .update(clusterChanges)
-        .set(
-          newer
-            ? { ...common, status: "superseded", lastError: outcome.error, lastErrorReason: outcome.reason, finishedAt: now }
-            : { ...common, status: "pending", lastError: outcome.error, lastErrorReason: outcome.reason, nextAttemptAt: new Date(now.getTime() + outcome.delayMs) },
-        )
-        .where(mine);
+    const steps: Promise<unknown>[] = [
+      tx
+        .update(clusterChangeAttempts)
+        .set({ finishedAt: now, outcome: outcome.status, error: "error" in outcome ? outcome.error : null })
+        .where(eq(clusterChangeAttempts.id, attemptId)),
+      settleChange(o, tx, change, outcome, objects, deletions, now),
+    ];
+    // Live mode recorded the objects (manifests included) as applying before sending them: they
+    // need only their status now, not their manifests written again.
+    const ours = and(rowsOfTarget(change), eq(clusterObjects.lastChangeId, change.id));
+    if (outcome.status === "applied") {
+      steps.push(
+        (async () => {
+          if (objects.length > 0) await tx.update(clusterObjects).set({ status: "applied", error: null, drift: null, appliedAt: now, updatedAt: now }).where(ours);
+          await forgetUndesiredObjects(tx, change);
+        })(),
+      );
+    } else if (outcome.status === "recorded") {
+      steps.push(
+        (async () => {
+          await upsertObjects(tx, change, objects, "planned", now);
+          await forgetUndesiredObjects(tx, change);
+        })(),
+      );
+    } else if (objects.length > 0) {
+      steps.push(
+        tx
+          .update(clusterObjects)
+          .set({ status: outcome.status === "failed" ? "failed" : "applying", error: outcome.error, updatedAt: now })
+          .where(ours),
+      );
     }
     // What follows the cluster (quota requests approved before this change was taken) hears of it (live mode only).
     if (outcome.status === "applied" || outcome.status === "failed") {
-      const settled = outcome.status === "applied" ? ({ status: "applied" } as const) : ({ status: "failed", error: outcome.error } as const);
-      for (const hook of o.afterSettled ?? []) await hook(tx, { projectId: change.projectId, claimedAt: change.updatedAt }, settled, now);
-    }
-    if (outcome.status !== "applied" && outcome.status !== "recorded" && objects.length > 0) {
-      await tx
-        .update(clusterObjects)
-        .set({ status: outcome.status === "failed" ? "failed" : "applying", error: outcome.error, updatedAt: now })
-        .where(and(eq(clusterObjects.lastChangeId, change.id)));
+      const heard = outcome.status === "applied" ? ({ status: "applied" } as const) : ({ status: "failed", error: outcome.error } as const);
+      steps.push(
+        (async () => {
+          for (const hook of o.afterSettled ?? []) await hook(tx, { projectId: change.projectId, claimedAt: change.updatedAt }, heard, now);
+        })(),
+      );
     }
     // The commands that write grants schedule their boundaries; this repeats it
     // (idempotently, in this transaction) for grants written before scheduling
     // existed or with Kueue switched on since, so what was just applied never
     // outlives its end.
-    if ((outcome.status === "applied" || outcome.status === "recorded") && target && target.kind !== "platform" && change.tenantId) {
+    if (settled && target && target.kind !== "platform" && change.tenantId) {
       const kueue = o.settings.render.kueue.enabled;
-      if (target.kind === "project") await scheduleBoundaries(tx, { tenantId: change.tenantId, projectIds: [target.project.id], at: now, projects: true, tenant: kueue });
-      else await scheduleBoundaries(tx, { tenantId: change.tenantId, projectIds: target.projects.map((p) => p.id), at: now, projects: false, tenant: kueue });
+      if (target.kind === "project") steps.push(scheduleBoundaries(tx, { tenantId: change.tenantId, projectIds: [target.project.id], at: now, projects: true, tenant: kueue }));
+      else steps.push(scheduleBoundaries(tx, { tenantId: change.tenantId, projectIds: target.projects.map((p) => p.id), at: now, projects: false, tenant: kueue }));
     }
+    // Every step ends before the transaction does, even when one fails (the first failure rolls it back).
+    const failed = (await Promise.allSettled(steps)).find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
   });
   return outcome;
+}
+
+/** The change's own row: done, failed, or back to pending (or superseded by a newer one), only while this worker holds it. */
+async function settleChange(o: ReconcilerOptions, tx: Database, change: Change, outcome: Outcome, objects: ClusterObject[], deletions: ObjectRef[], now: Date): Promise<void> {
+  // Only the worker still holding the claim may finish the change: a slow
+  // worker whose lease lapsed must not overwrite its successor's result.
+  const mine = and(eq(clusterChanges.id, change.id), eq(clusterChanges.status, "applying"), eq(clusterChanges.claimedBy, o.workerId));
+  const common = { objects: objects as unknown as Record<string, unknown>[], deletions, claimedBy: null, claimedUntil: null, updatedAt: now };
+  if (outcome.status === "applied" || outcome.status === "recorded") {
+    const [done] = await tx.update(clusterChanges).set({ ...common, status: outcome.status, lastError: null, lastErrorReason: null, finishedAt: now }).where(mine).returning({ id: clusterChanges.id });
+    // Older failures of this target are settled by this success: nothing left to retry there.
+    if (done) {
+      await tx
+        .update(clusterChanges)
+        .set({ status: "superseded", updatedAt: now })
+        .where(and(eq(clusterChanges.targetKey, change.targetKey), eq(clusterChanges.status, "failed"), lt(clusterChanges.id, change.id)));
+    }
+  } else if (outcome.status === "failed") {
+    await tx.update(clusterChanges).set({ ...common, status: "failed", lastError: outcome.error, lastErrorReason: outcome.reason, finishedAt: now }).where(mine);
+  } else {
+    // Back to pending, unless a newer change for the target is already
+    // waiting: that one renders the same (or newer) state, so this one is done.
+    const [newer] = await tx
+      .select({ id: clusterChanges.id })
+      .from(clusterChanges)
+      .where(and(eq(clusterChanges.targetKey, change.targetKey), eq(clusterChanges.status, "pending")));
+    await tx
+      .update(clusterChanges)
+      .set(
+        newer
+          ? { ...common, status: "superseded", lastError: outcome.error, lastErrorReason: outcome.reason, finishedAt: now }
+          : { ...common, status: "pending", lastError: outcome.error, lastErrorReason: outcome.reason, nextAttemptAt: new Date(now.getTime() + outcome.delayMs) },
+      )
+      .where(mine);
+  }
 }
 
 /** The ResourceFlavors a tenant's rendered ClusterQueues name. */
@@ -487,13 +541,13 @@ export async function reconcileDue(o: ReconcilerOptions): Promise<number> {
     const queue = [...claimed];
     const held = new Set(claimed.map((c) => c.id));
     // One prune listing per batch: one LIST per kind for all its targets, not one per kind and target.
-    const listing = o.client ? new OwnedListing(o.client) : undefined;
+    const batch: Batch = { listing: o.client ? new OwnedListing(o.client) : undefined, pools: poolsOnce(o.db) };
     const heartbeat = setInterval(() => void renewClaims(o, [...held]).catch(() => undefined), Math.max(50, Math.floor(leaseMs / 3)));
     heartbeat.unref();
     try {
       const lanes = Array.from({ length: Math.min(o.concurrency ?? 4, queue.length) }, async () => {
         for (let c = queue.shift(); c && !o.signal?.aborted; c = queue.shift()) {
-          await processChange(o, c, listing);
+          await processChange(o, c, batch);
           held.delete(c.id);
           processed += 1;
         }

@@ -55,3 +55,34 @@ export async function loadPoolFlavors(db: Database): Promise<PoolFlavor[]> {
     .orderBy(asc(nodePools.name));
   return poolFlavorsOf(rows);
 }
+
+/** Every GPU resource the pools' nodes advertise (pure), what each project's quota caps: knownGpuResources' rule. */
+export function gpuResourcesOf(pools: readonly Pick<typeof nodePools.$inferSelect, "gpuResource" | "gpuProfiles" | "offeredGpuResources">[]): string[] {
+  // Every resource the nodes advertise, not only the requestable ones (a MIG mixed-strategy node offers several profiles), so each is capped.
+  const named = pools.flatMap((x) => [x.gpuResource, ...x.gpuProfiles.map((g) => g.resource), ...x.offeredGpuResources.map((o) => o.resource)]).filter((r): r is string => Boolean(r));
+  return [...new Set(["nvidia.com/gpu", ...named])].sort();
+}
+
+/** What rendering needs of the node pools: their Kueue flavours and the GPU resources quotas cap. */
+export interface PoolFacts {
+  flavors: PoolFlavor[];
+  gpuResources: string[];
+}
+
+/** loadPoolFlavors and knownGpuResources from one read of node_pools. */
+export async function loadPoolFacts(db: Database): Promise<PoolFacts> {
+  const rows = await db
+    .select({
+      gpuModel: nodePools.gpuModel,
+      gpuResource: nodePools.gpuResource,
+      gpuSharing: nodePools.gpuSharing,
+      gpuProfiles: nodePools.gpuProfiles,
+      nodeLabels: nodePools.nodeLabels,
+      nodeTaints: nodePools.nodeTaints,
+      tiers: nodePools.tiers,
+      offeredGpuResources: nodePools.offeredGpuResources,
+    })
+    .from(nodePools)
+    .orderBy(asc(nodePools.name));
+  return { flavors: poolFlavorsOf(rows), gpuResources: gpuResourcesOf(rows) };
+}

@@ -8,6 +8,7 @@ import { effectiveQuotaAt, gpusByModelAt, type GrantSpan } from "./effective";
 import { rowsOf } from "@/db/rows";
 import { linesOfGrants } from "./grant-store";
 import { compareLines, type QuotaLine } from "./lines";
+import { gpuResourcesOf } from "./pool-flavors";
 import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from "./policy";
 import { quotaPolicySchema } from "./policy-schema";
 
@@ -30,10 +31,7 @@ export async function loadRates(db: Database): Promise<RateRow[]> {
 
 /** GPU resources a ResourceQuota must always name (at 0 when not granted): the node pools' and the default device plugin's. */
 export async function knownGpuResources(db: Database): Promise<string[]> {
-  const rows = await db.select({ r: nodePools.gpuResource, profiles: nodePools.gpuProfiles, offered: nodePools.offeredGpuResources }).from(nodePools);
-  // Every resource the nodes advertise, not only the requestable ones (a MIG mixed-strategy node offers several profiles), so each is capped.
-  const named = rows.flatMap((x) => [x.r, ...x.profiles.map((g) => g.resource), ...x.offered.map((o) => o.resource)]).filter((r): r is string => Boolean(r));
-  return [...new Set(["nvidia.com/gpu", ...named])].sort();
+  return gpuResourcesOf(await db.select({ gpuResource: nodePools.gpuResource, gpuProfiles: nodePools.gpuProfiles, offeredGpuResources: nodePools.offeredGpuResources }).from(nodePools));
 }
 
 type GrantRow = typeof quotaGrants.$inferSelect;
