@@ -125,11 +125,11 @@ describe(`editing a pending request (${databaseLabel()})`, () => {
     const [kept] = await db.select().from(quotaRequestRevisions).where(eq(quotaRequestRevisions.requestId, r.id));
     expect(kept).toMatchObject({ revision: 1, gpuCount: 4, justification: ask.justification, monthlyCost: "11680.00" });
     const detail = (await requestDetail(priya, r.id))!;
-    expect(detail.conversation.revisions.map((v) => [v.revision, v.amounts.gpuCount, v.changes.length])).toEqual([
+    expect(detail.conversation.revisions.map((v) => [v.revision, v.amounts.gpus[0]?.count, v.changes.length])).toEqual([
       [1, 4, 0],
       [2, 2, 3],
     ]);
-    expect(detail.picture!.amounts.gpuCount).toBe(2);
+    expect(detail.picture!.amounts.gpus).toEqual([{ model: "H100", count: 2, burst: 0 }]);
     expect(await noticesOf(priya.actor.principalId, "quota_request.edited")).toHaveLength(1);
     const [audit] = await db.select().from(auditEvents).where(and(eq(auditEvents.targetId, r.id), eq(auditEvents.action, "quota_request.edited")));
     expect(audit!.before).toMatchObject({ revision: 1, gpuCount: 4 });
