@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { quantity, wholeNumber } from "@/lib/input/numbers";
-import { amountProblems, amountsOf, burstFields, GiB, gpuRowLabel, gpuRowProblems, MAX, MAX_GPU_MODELS, type GpuRow, type QuotaAmounts } from "./amounts";
+import { amountProblems, amountsOf, burstFields, GiB, gpuRowProblems, MAX, MAX_GPU_MODELS, type GpuRow, type QuotaAmounts } from "./amounts";
 import { atMostChars, atMostItems } from "@/lib/input/messages";
 
 /**
@@ -68,7 +68,7 @@ export function gatherGpuRows(input: unknown): unknown {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
   const rows = new Map<number, Record<string, unknown>>();
   const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(input)) {
+  for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     const match = FLAT_ROW_FIELD.exec(key);
     if (!match) {
       rest[key] = value;
@@ -79,7 +79,8 @@ export function gatherGpuRows(input: unknown): unknown {
   }
   if (rows.size === 0) return input;
   const last = Math.max(...rows.keys());
-  return { ...rest, gpus: Array.from({ length: last + 1 }, (_, i) => rows.get(i) ?? {}) };
+  const gpus: Record<string, unknown>[] = Array.from({ length: last + 1 }, (_, i) => rows.get(i) ?? {});
+  return { ...rest, gpus };
 }
 
 type ShorthandFields = { gpus?: unknown; gpuModel?: unknown; gpuCount?: unknown; gpuBurst?: unknown };

@@ -200,7 +200,7 @@ export function computeBurstHint(basis: Pick<PreviewBasis, "pools">, amounts: Qu
     gpus: bursting.reduce((n, g) => n + g.burst, 0),
     gpuModel: andList(bursting.map((g) => g.model)),
     suggested: known
-      ? { pool: andList(shares.map((x) => x!.pool)), cores: shares.reduce((n, x) => n + x!.cores, 0), memoryBytes: shares.reduce((n, x) => n + x!.memoryBytes, 0) }
+      ? { pool: andList(shares.map((x) => x.pool)), cores: shares.reduce((n, x) => n + x.cores, 0), memoryBytes: shares.reduce((n, x) => n + x.memoryBytes, 0) }
       : null,
   };
 }

@@ -20,7 +20,7 @@ import { burstFields, gpuAmountsOf, gpuRowLabel, gpuTotal, isEmpty, MAX_GPU_MODE
 import { insertGrant, linesOfRequests } from "../grant-store";
 import { raiseEnvelopeToHoldings } from "./envelopes";
 import { lockGuaranteeSum } from "../envelope-store";
-import { columnGpuOfLines, linesOfAmounts } from "../lines";
+import { linesOfAmounts } from "../lines";
 import { grantedAmountsOf, grantedColumn, requestAmountsOf, sameAmounts } from "../request-amounts";
 import { assessRequest, UnknownGpuModelError } from "../assess";
 import { minimumProblem } from "../sharing-arithmetic";
