@@ -68,7 +68,7 @@ test("a requester edits a pending request and talks with the approver, whose app
   await expect(priya.getByRole("dialog", { name: "Approve this request?" })).toContainText("This request changed since you opened it (the requester edited it, or another admin acted on it). Reload and decide again.");
   await priya.reload();
   await expect(decision.item("Status")).toHaveText("pending");
-  await expect(decision.change(decision.editedSection, "GPUs")).toHaveText(/^was 2\s*→\s*, now 1$/);
+  await expect(decision.change(decision.editedSection, `${MIG} GPUs`)).toHaveText(/^was 2\s*→\s*, now 1$/);
   await expect(decision.change(decision.editedSection, "Justification")).toContainText("One MIG slice is enough");
   await decision.writeComment("Is one slice enough for the nightly runs as well?");
   await expect(decision.comments()).toHaveCount(1);
