@@ -84,9 +84,6 @@ export const gpuTotal = (a: Pick<QuotaAmounts, "gpus">) => a.gpus.reduce((s, g) 
 /** Burst GPUs of every model together. */
 export const gpuBurstTotal = (a: Pick<QuotaAmounts, "gpus">) => a.gpus.reduce((s, g) => s + g.burst, 0);
 
-/** The entry of one model, or none. */
-export const gpuOf = (a: Pick<QuotaAmounts, "gpus">, model: string): GpuAmount | undefined => a.gpus.find((g) => g.model === model);
-
 /** Whether amounts ask to borrow anything (GPUs, CPU or memory). */
 export const hasBurst = (a: QuotaAmounts) => gpuBurstTotal(a) > 0 || (a.cpuBurst ?? 0) > 0 || (a.memoryBurstBytes ?? 0) > 0;
 
