@@ -27,8 +27,8 @@ test("a tenant admin asks to borrow L4 GPUs with CPU and memory, and the platfor
   const alex = await signedIn(browser, PERSONAS.alex.name);
   const form = new QuotaRequestForm(alex);
   await form.goto(TENANT, PROJECT);
-  await form.field("GPU model").selectOption("L4");
-  await form.field("Burst GPUs").fill("2");
+  await form.field("GPU model 1").selectOption("L4");
+  await form.field("Burst GPUs, model 1").fill("2");
   // Borrowed GPUs without CPU and memory burst: Kueue would admit none of their pods.
   const hint = alex.getByTestId("compute-burst-hint");
   await expect(hint).toContainText("Pods on the 2 borrowed L4 GPUs need CPU and memory too");

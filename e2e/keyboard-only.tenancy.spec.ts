@@ -30,11 +30,11 @@ test("a data scientist asks for quota and a platform admin approves it, both wit
   await expect(form.heading).toHaveText("Request quota");
 
   // The GPU model with the arrow keys, the count typed.
-  const model = form.field("GPU model");
+  const model = form.field("GPU model 1");
   await tabTo(dana, model);
   for (let i = 0; i < 10 && (await model.inputValue()) !== "H100"; i++) await dana.keyboard.press("ArrowDown");
   await expect(model).toHaveValue("H100");
-  await tabTo(dana, form.field("Number of GPUs"));
+  await tabTo(dana, form.field("Number of GPUs, model 1"));
   await dana.keyboard.type("4");
 
   // A radio group is one tab stop: the arrow keys move between its choices.

@@ -30,8 +30,8 @@ test("a requester edits a pending request and talks with the approver, whose app
   const dana = await pageAs(browser, "dana");
   const form = new QuotaRequestForm(dana);
   await form.goto(TENANT, PROJECT);
-  await form.field("GPU model").selectOption(MIG);
-  await form.field("Number of GPUs").fill("2");
+  await form.field("GPU model 1").selectOption(MIG);
+  await form.field("Number of GPUs, model 1").fill("2");
   await form.field("Justification").fill("Two MIG slices for the labelling model's evaluation runs.");
   await form.submit();
   await expect(dana).toHaveURL(/\/quota\/requests\/[0-9a-f-]{36}\?submitted=pending$/);
@@ -52,9 +52,9 @@ test("a requester edits a pending request and talks with the approver, whose app
   // Meanwhile Dana edits it: one slice, a new justification.
   await dana.getByRole("link", { name: "Edit request", exact: true }).click();
   await expect(form.heading).toHaveText("Edit quota request");
-  await expect(form.field("Number of GPUs")).toHaveValue("2");
+  await expect(form.field("Number of GPUs, model 1")).toHaveValue("2");
   await expect(form.decisionHint).toHaveText("An edit is never approved automatically: a platform admin decides, and sees what you changed.");
-  await form.field("Number of GPUs").fill("1");
+  await form.field("Number of GPUs, model 1").fill("1");
   await form.field("Justification").fill("One MIG slice is enough for the evaluation runs.");
   await form.saveAsRevision(2);
   await expect(dana).toHaveURL(`${requestUrl}?edited=2`);
@@ -68,7 +68,7 @@ test("a requester edits a pending request and talks with the approver, whose app
   await expect(priya.getByRole("dialog", { name: "Approve this request?" })).toContainText("This request changed since you opened it (the requester edited it, or another admin acted on it). Reload and decide again.");
   await priya.reload();
   await expect(decision.item("Status")).toHaveText("pending");
-  await expect(decision.change(decision.editedSection, "GPUs")).toHaveText(/^was 2\s*→\s*, now 1$/);
+  await expect(decision.change(decision.editedSection, `${MIG} GPUs`)).toHaveText(/^was 2\s*→\s*, now 1$/);
   await expect(decision.change(decision.editedSection, "Justification")).toContainText("One MIG slice is enough");
   await decision.writeComment("Is one slice enough for the nightly runs as well?");
   await expect(decision.comments()).toHaveCount(1);

@@ -84,12 +84,12 @@ export async function DecisionActions({
     : [
     ...base,
     { kind: "hidden", name: "askedEndsAt", value: dateValue(r.endsAt) },
-    ...(a.gpuCount > 0
-      ? [{ kind: "text", name: "gpuCount", label: `${a.gpuModel} GPUs`, defaultValue: String(a.gpuCount), hint: `Asked: ${a.gpuCount}. Grant this many or fewer.` } satisfies FieldSpec]
-      : []),
-    ...((a.gpuBurst ?? 0) > 0
-      ? [{ kind: "text", name: "gpuBurst", label: `Burst ${a.gpuModel} GPUs`, defaultValue: String(a.gpuBurst), hint: `Asked: ${a.gpuBurst}. Grant this many or fewer; 0 for none.` } satisfies FieldSpec]
-      : []),
+    // One row per GPU model asked for: its model (hidden, so the command knows which line each figure is of), its count and its burst.
+    ...a.gpus.flatMap((g, i): FieldSpec[] => [
+      { kind: "hidden", name: `gpus.${i}.model`, value: g.model },
+      ...(g.count > 0 ? [{ kind: "text", name: `gpus.${i}.count`, label: `${g.model} GPUs`, defaultValue: String(g.count), hint: `Asked: ${g.count}. Grant this many or fewer.` } satisfies FieldSpec] : []),
+      ...(g.burst > 0 ? [{ kind: "text", name: `gpus.${i}.burst`, label: `Burst ${g.model} GPUs`, defaultValue: String(g.burst), hint: `Asked: ${g.burst}. Grant this many or fewer; 0 for none.` } satisfies FieldSpec] : []),
+    ]),
     ...((a.cpuBurst ?? 0) > 0
       ? [{ kind: "text", name: "cpuBurst", label: "Burst CPU cores", defaultValue: coresValue(a.cpuBurst!), hint: `Asked: ${formatCores(a.cpuBurst!)}. Cores, or millicores such as 500m; 0 for none.` } satisfies FieldSpec]
       : []),

@@ -163,8 +163,12 @@ export const quotaRequests = pgTable(
     decidedAt: timestamp("decided_at", { withTimezone: true }),
     /** The reason of a rejection (shown to the requester), or a note on an approval with changes. */
     decisionNote: text("decision_note"),
-    /** What was granted, when it differs from what was asked (approve with changes). */
-    granted: jsonb("granted").$type<{ gpuCount: number; gpuBurst?: number; cpuCores: number; cpuBurst?: number; memoryBytes: number; memoryBurstBytes?: number; storageBytes: number; endsAt: string | null }>(),
+    /**
+     * What was granted, when it differs from what was asked (approve with changes). `gpus` holds every GPU model
+     * granted; gpuCount and gpuBurst are of the one model the row's gpu_model names, for the previous release (and
+     * all an approval written before several models could be asked holds: lib/quota/request-amounts.ts).
+     */
+    granted: jsonb("granted").$type<{ gpus?: { model: string; count: number; burst: number }[]; gpuCount: number; gpuBurst?: number; cpuCores: number; cpuBurst?: number; memoryBytes: number; memoryBurstBytes?: number; storageBytes: number; endsAt: string | null }>(),
     clusterChangeId: bigint("cluster_change_id", { mode: "number" }).references(() => clusterChanges.id),
     version: integer("version").notNull().default(1),
     /** Which edit of its content the request shows: 1 as asked, +1 for each edit by the requester (earlier ones in quota_request_revisions). */
@@ -346,8 +350,12 @@ export const tenantRequests = pgTable(
     firstAdmins: jsonb("first_admins").$type<string[]>().notNull(),
     projectName: text("project_name").notNull(),
     projectSlug: text("project_slug").notNull(),
-    /** The first project's quota on top of the starting quota. */
-    quota: jsonb("quota").$type<{ gpuModel: string | null; gpuCount: number; cpuCores: number; memoryBytes: number; storageBytes: number }>().notNull(),
+    /**
+     * The first project's quota on top of the starting quota. `gpus` holds every GPU model (guarantees only);
+     * gpuModel and gpuCount one of them for the previous release, and all a request written before it holds
+     * (lib/quota/request-amounts.ts tenantQuotaOf).
+     */
+    quota: jsonb("quota").$type<{ gpus?: { model: string; count: number; burst: number }[]; gpuModel: string | null; gpuCount: number; cpuCores: number; memoryBytes: number; storageBytes: number }>().notNull(),
     justification: text("justification").notNull(),
     status: tenantRequestStatus("status").notNull().default("pending"),
     decidedBy: uuid("decided_by").references(() => principals.id, { onDelete: "set null" }),

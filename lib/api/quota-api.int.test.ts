@@ -554,7 +554,8 @@ describe(`asking for quota (${databaseLabel()})`, () => {
       status: "pending",
       version: 1,
       endsAt,
-      amounts: { gpuModel: "H100", gpuCount: 2, cpuCores: 8, memoryBytes: 64 * GiB, storageBytes: 100 * GiB },
+      // The one-model fields are the shorthand for a list of one; the answer carries the list (and the single fields derived from it).
+      amounts: { gpus: [{ model: "H100", count: 2, burst: 0 }], gpuModel: "H100", gpuCount: 2, cpuCores: 8, memoryBytes: 64 * GiB, storageBytes: 100 * GiB },
       currency: config().currency,
       canCancel: true,
       canDecide: false,
@@ -583,14 +584,60 @@ describe(`asking for quota (${databaseLabel()})`, () => {
       const created = await post(`${SEG}/quota-requests`, token.tenantAdmin, body);
       expectStatus(created, 201);
       const request = jsonOf<{ request: Detail; autoApproval: { reason: string | null }; estimate: { monthly: number } }>(created);
-      expect(request.request.amounts).toEqual({ gpuModel: "L4", gpuCount: 0, gpuBurst: 2, cpuCores: 0, cpuBurst: 16, memoryBytes: 0, memoryBurstBytes: 128 * GiB, storageBytes: 0 });
+      expect(request.request.amounts).toEqual({ gpus: [{ model: "L4", count: 0, burst: 2 }], gpuModel: "L4", gpuCount: 0, gpuBurst: 2, cpuCores: 0, cpuBurst: 16, memoryBytes: 0, memoryBurstBytes: 128 * GiB, storageBytes: 0 });
       expect(request.autoApproval.reason).toBe("it asks for burst GPUs, CPU and memory, which a platform admin decides");
       expect(request.estimate.monthly).toBe(0);
 
       const approved = await post(`/api/v1/quota-requests/${request.request.id}/approve`, token.platform, { version: request.request.version, cpuBurst: 8 });
       expectStatus(approved, 200);
       const detail = jsonOf<Detail & { granted: Record<string, unknown> | null }>(await get(`/api/v1/quota-requests/${request.request.id}`, token.platform));
-      expect(detail.granted).toMatchObject({ gpuBurst: 2, cpuBurst: 8, memoryBurstBytes: 128 * GiB });
+      expect(detail.granted).toMatchObject({ gpus: [{ model: "L4", count: 0, burst: 2 }], cpuBurst: 8, memoryBurstBytes: 128 * GiB });
+    } finally {
+      globalConfig.allotConfig = previous;
+    }
+  });
+
+  it("asks for two GPU models as a list, edits one by PATCH, and is approved with fewer of the other: each model's line throughout", async () => {
+    const globalConfig = globalThis as unknown as { allotConfig?: AllotConfig };
+    const previous = globalConfig.allotConfig;
+    globalConfig.allotConfig = parseConfig({ ALLOT_KUEUE: "1" });
+    try {
+      const body = { gpus: [{ model: "L4", count: 4 }, { model: "H100", count: "2", burst: 2 }], justification: "Training on H100s, serving on L4s." };
+      const created = await post(`${SEG}/quota-requests`, token.tenantAdmin, body);
+      expectStatus(created, 201);
+      const request = jsonOf<{ request: Detail; estimate: { lines: { resource: string; quantity: number }[] } }>(created);
+      expect(request.request.amounts).toMatchObject({
+        gpus: [
+          { model: "H100", count: 2, burst: 2 },
+          { model: "L4", count: 4, burst: 0 },
+        ],
+        // Several models: no single one to name; the GPUs of all of them together.
+        gpuModel: null,
+        gpuCount: 6,
+        gpuBurst: 2,
+      });
+      expect(request.estimate.lines.map((l) => [l.resource, l.quantity])).toEqual([
+        ["gpu:H100", 2],
+        ["gpu:L4", 4],
+      ]);
+
+      const edited = await callApi("PATCH", `/api/v1/quota-requests/${request.request.id}`, { token: token.tenantAdmin, body: { ...body, version: request.request.version, gpus: [{ model: "H100", count: 2, burst: 2 }, { model: "L4", count: 5 }] } });
+      expectStatus(edited, 200);
+      const revised = jsonOf<Detail & { revisions: { changes: { field: string }[] }[] }>(edited);
+      expect(revised.revisions.at(-1)!.changes.map((c) => c.field).filter((f) => f !== "estimate")).toEqual(["gpus.L4.count"]);
+
+      const both = expectError(await post(`/api/v1/quota-requests/${request.request.id}/approve`, token.platform, { version: revised.version, gpuCount: 1, gpus: [{ model: "H100", count: 1 }] }), 400, "validation");
+      expect(Object.keys(both.fields!)).toEqual(["gpuCount"]);
+      const approved = await post(`/api/v1/quota-requests/${request.request.id}/approve`, token.platform, { version: revised.version, gpus: [{ model: "H100", count: 1 }] });
+      expectStatus(approved, 200);
+      const detail = jsonOf<Detail & { granted: Record<string, unknown> | null }>(approved);
+      // A model left out of the list grants what was asked of it.
+      expect(detail.granted).toMatchObject({ gpus: [{ model: "H100", count: 1, burst: 2 }, { model: "L4", count: 5, burst: 0 }] });
+      const quota = jsonOf<{ grants: { requestId: string; amounts: { gpus: { model: string; count: number; burst: number }[] } }[] }>(await get(`${SEG}/quota`, token.tenantAdmin));
+      expect(quota.grants.find((g) => g.requestId === request.request.id)!.amounts.gpus).toEqual([
+        { model: "H100", count: 1, burst: 2 },
+        { model: "L4", count: 5, burst: 0 },
+      ]);
     } finally {
       globalConfig.allotConfig = previous;
     }
@@ -624,6 +671,11 @@ describe(`asking for quota (${databaseLabel()})`, () => {
     ["several bad fields at once", { gpuCount: "x", memory: "-4Gi", storage: "1Ei" }, ["gpuCount", "memory", "storage"]],
     ["GPUs without a model", { gpuCount: 2 }, ["gpuModel"]],
     ["a GPU model no pool offers", { gpuModel: "TPUv9", gpuCount: 1 }, ["gpuModel"]],
+    ["the GPU list and the one-model shorthand at once", { gpus: [{ model: "H100", count: 1 }], gpuCount: 1 }, ["gpuCount"]],
+    ["a GPU model twice in the list", { gpus: [{ model: "H100", count: 1 }, { model: "H100", count: 2 }] }, ["gpus.1.model"]],
+    ["a row of the list with GPUs and no model", { gpus: [{ model: "L4", count: 1 }, { count: 2 }] }, ["gpus.1.model"]],
+    ["a bad count in the list", { gpus: [{ model: "H100", count: -1 }] }, ["gpus.0.count"]],
+    ["a model of the list no pool offers", { gpus: [{ model: "H100", count: 1 }, { model: "TPUv9", count: 1 }] }, ["gpus.1.model"]],
     // Nothing asked for is a problem of the request as a whole, not of its first field.
     ["nothing at all", {}, ["_form"]],
     ["an end in the past", { cpuCores: 1, endsAt: "2020-01-01" }, ["endsAt"]],
@@ -729,7 +781,10 @@ describe(`reading requests (${databaseLabel()})`, () => {
 describe(`deciding (${databaseLabel()})`, () => {
   it("approves with changes: fewer GPUs for a shorter time, which the project's quota then shows", async () => {
     const asked = await pendingRequest({ ...GPU_REQUEST, gpuCount: 4, endsAt: new Date(Date.now() + 14 * DAY).toISOString() }, token.tenantAdmin, SEG);
-    const before = jsonOf<{ gpusByModel: Record<string, number> }>(await get(`${SEG}/quota`, token.tenantAdmin)).gpusByModel.H100 ?? 0;
+    const held = jsonOf<{ gpusByModel: Record<string, number>; effective: { gpus: Record<string, number> } }>(await get(`${SEG}/quota`, token.tenantAdmin));
+    const before = held.gpusByModel.H100 ?? 0;
+    // The resource counts every model served as nvidia.com/gpu (the demo's L4s too).
+    const beforeResource = held.effective.gpus["nvidia.com/gpu"] ?? 0;
     const endsAt = new Date(Date.now() + 7 * DAY).toISOString();
     const response = await post(`/api/v1/quota-requests/${asked.id}/approve`, token.platform, { version: asked.version, gpuCount: 2, endsAt, note: "Two for now; ask again after the first run." });
     expectStatus(response, 200);
@@ -738,7 +793,7 @@ describe(`deciding (${databaseLabel()})`, () => {
     expect(body.timeline.map((e) => e.kind)).toEqual(["created", "approved_with_changes"]);
     const quota = jsonOf<{ gpusByModel: Record<string, number>; effective: { gpus: Record<string, number> }; grants: { requestId: string; endsAt: string; amounts: { gpuCount: number } }[] }>(await get(`${SEG}/quota`, token.tenantAdmin));
     expect(quota.gpusByModel.H100).toBe(before + 2);
-    expect(quota.effective.gpus["nvidia.com/gpu"]).toBe(before + 2);
+    expect(quota.effective.gpus["nvidia.com/gpu"]).toBe(beforeResource + 2);
     expect(quota.grants.find((g) => g.requestId === asked.id)).toMatchObject({ endsAt, amounts: { gpuCount: 2 } });
   });
 

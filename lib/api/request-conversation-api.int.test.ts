@@ -71,7 +71,7 @@ describe(`request revisions and comments over REST (${databaseLabel()})`, () => 
     expect(after.canEdit).toBe(true);
     expect(after.revisions.map((r) => [r.revision, r.changes.map((c) => c.field)])).toEqual([
       [1, []],
-      [2, ["gpuCount", "estimate"]],
+      [2, ["gpus.H100.count", "estimate"]],
     ]);
 
     const stale = await callApi("POST", `${one}/approve`, { token: token.platform, body: { version: request.version } });

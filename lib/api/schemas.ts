@@ -235,16 +235,37 @@ export const quotaRequestStatusOut = z.enum(["pending", "approved", "auto_approv
   message: "Choose one of: pending, approved, auto_approved, rejected, cancelled, expired, applied, apply_failed.",
 });
 
-export const quotaAmountsOut = z.object({
-  gpuModel: z.string().nullable(),
-  gpuCount: z.number().int().describe("Guaranteed GPUs of the model"),
-  gpuBurst: z.number().int().optional().describe("GPUs of the model the project may borrow beyond its guarantee for preemptible work (Kueue); absent: none"),
+export const gpuAmountOut = z.object({
+  model: z.string().describe("The GPU model as the node pools name it (H100, or a MIG profile such as A100 1g.10gb)"),
+  count: z.number().int().describe("Guaranteed GPUs of the model"),
+  burst: z.number().int().describe("GPUs of the model the project may borrow beyond its guarantee for preemptible work (Kueue); 0: none"),
+});
+
+/**
+ * The single-model fields of earlier releases, derived from `gpus` so that a
+ * client written for one model still reads something true: the model when
+ * exactly one is named (else null), and the GPUs of every model together.
+ */
+function withSingleModelFields(v: unknown): unknown {
+  if (typeof v !== "object" || v === null || !Array.isArray((v as { gpus?: unknown }).gpus)) return v;
+  const gpus = (v as { gpus: { model: string; count: number; burst: number }[] }).gpus;
+  const burst = gpus.reduce((n, g) => n + g.burst, 0);
+  return { ...v, gpuModel: gpus.length === 1 ? gpus[0]!.model : null, gpuCount: gpus.reduce((n, g) => n + g.count, 0), ...(burst > 0 ? { gpuBurst: burst } : {}) };
+}
+
+const quotaAmountsObject = z.object({
+  gpus: z.array(gpuAmountOut).describe("The GPUs, one entry per GPU model, sorted by model"),
+  gpuModel: z.string().nullable().describe("Deprecated, read gpus: the GPU model when exactly one is named, else null"),
+  gpuCount: z.number().int().describe("Deprecated, read gpus: guaranteed GPUs of every model together"),
+  gpuBurst: z.number().int().optional().describe("Deprecated, read gpus: burst GPUs of every model together; absent: none"),
   cpuCores: z.number(),
   cpuBurst: z.number().optional().describe("Cores the project may borrow beyond its CPU guarantee for preemptible work (Kueue); absent: none"),
   memoryBytes: z.number().int(),
   memoryBurstBytes: z.number().int().optional().describe("Bytes of memory it may borrow beyond its memory guarantee likewise; absent: none"),
   storageBytes: z.number().int(),
 });
+
+export const quotaAmountsOut = z.preprocess(withSingleModelFields, quotaAmountsObject);
 
 export const costEstimateOut = z.object({
   monthly: moneyOut,
@@ -376,7 +397,8 @@ export const quotaRequestDetailOut = quotaRequestOut.extend({
     .describe("What the tenant asked for and the project was granted before, for platform admins on pending requests"),
   granted: z
     .object({
-      gpuCount: z.number().int(),
+      gpus: z.array(gpuAmountOut).optional().describe("Every GPU model granted; absent on an approval recorded before requests named several models (gpuCount and gpuBurst are then of the one model asked for)"),
+      gpuCount: z.number().int().describe("GPUs of the one model the request's row names (the largest guarantee): read gpus"),
       gpuBurst: z.number().int().optional(),
       cpuCores: z.number(),
       cpuBurst: z.number().optional(),

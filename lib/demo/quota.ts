@@ -2,10 +2,10 @@ import { eq, inArray } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import { nodePools, principals, projectQuotaSettings, projects, quotaRequestEvents, quotaRequests, tenantQuotaEnvelopes, tenants, users } from "@/db/schema";
 import { enqueueProjectChange } from "@/lib/cluster/outbox";
-import { burstFields, GiB, type QuotaAmounts } from "@/lib/quota/amounts";
+import { burstFields, GiB, gpuAmountsOf, type QuotaAmounts } from "@/lib/quota/amounts";
 import type { DemoProjectRef, DemoProjectSlug } from "./usage";
 import { insertGrant, insertRequestLines } from "@/lib/quota/grant-store";
-import { linesOfAmounts } from "@/lib/quota/lines";
+import { columnGpuOfLines, linesOfAmounts } from "@/lib/quota/lines";
 import { monthlyCost, ratesInForce } from "@/lib/quota/cost";
 import { loadRates } from "@/lib/quota/store";
 import { gpuResourcesByModel } from "@/lib/quota/pool-profiles";
@@ -146,13 +146,13 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
     const gpuResource = resourceOf.get(spec.gpuModel);
     if (!ref || !gpuResource) continue;
     const amounts: QuotaAmounts = {
-      gpuModel: spec.gpuModel,
-      gpuCount: spec.gpuCount,
+      gpus: gpuAmountsOf([{ model: spec.gpuModel, count: spec.gpuCount, burst: spec.gpuBurst ?? 0 }]),
       cpuCores: spec.cpuCores,
       memoryBytes: spec.memoryGiB * GiB,
       storageBytes: spec.storageGiB * GiB,
-      ...burstFields({ gpuBurst: spec.gpuBurst, cpuBurst: spec.cpuBurst, memoryBurstBytes: (spec.memoryBurstGiB ?? 0) * GiB }),
+      ...burstFields({ cpuBurst: spec.cpuBurst, memoryBurstBytes: (spec.memoryBurstGiB ?? 0) * GiB }),
     };
+    const lines = linesOfAmounts(amounts, { [spec.gpuModel]: gpuResource });
     const requester = principalOf(spec.requestedBy);
     const [request] = await tx
       .insert(quotaRequests)
@@ -160,8 +160,9 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
         tenantId: ref.tenantId,
         projectId: ref.projectId,
         requestedBy: requester,
-        gpuModel: amounts.gpuModel,
-        gpuCount: amounts.gpuCount,
+        // The one model the previous release reads (columnGpuOfLines); the lines hold them all.
+        gpuModel: columnGpuOfLines(lines).gpuModel,
+        gpuCount: columnGpuOfLines(lines).gpuCount,
         cpuCores: amounts.cpuCores,
         memoryBytes: amounts.memoryBytes,
         storageBytes: amounts.storageBytes,
@@ -179,7 +180,6 @@ export async function seedDemoQuota(tx: Database, refs: readonly DemoProjectRef[
       { requestId: request!.id, at: askedAt, actorPrincipalId: requester, actorLabel: spec.requestedBy, kind: "created" },
       { requestId: request!.id, at: decidedAt, actorPrincipalId: decidedBy, actorLabel: DECIDED_BY, kind: "approved", detail: { note: "Demo data, seeded with the demo usage." } },
     ]);
-    const lines = linesOfAmounts(amounts, gpuResource);
     await insertRequestLines(tx, request!.id, lines);
     await insertGrant(tx, { projectId: ref.projectId, requestId: request!.id, lines, startsAt, endsAt: null, source: "demo", createdAt: now });
     await enqueueProjectChange(tx, { tenantId: ref.tenantId, projectId: ref.projectId, reason: "demo quota seeded", at: now });

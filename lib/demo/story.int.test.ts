@@ -197,7 +197,7 @@ describe(`the demo story (${databaseLabel()})`, () => {
     );
     const rateRows = await loadRates(db);
     for (const r of rows) {
-      const amounts = { gpuModel: r.gpu_model, gpuCount: r.gpu_count, cpuCores: Number(r.cpu_cores), memoryBytes: Number(r.memory_bytes), storageBytes: Number(r.storage_bytes) };
+      const amounts = { gpus: r.gpu_model ? [{ model: r.gpu_model, count: r.gpu_count, burst: 0 }] : [], cpuCores: Number(r.cpu_cores), memoryBytes: Number(r.memory_bytes), storageBytes: Number(r.storage_bytes) };
       const expected = monthlyCost(amounts, ratesInForce(rateRows, new Date(r.created_at))).monthly;
       expect(expected).toBeGreaterThan(0);
       expect(Number(r.monthly_cost)).toBe(expected);

@@ -1,7 +1,7 @@
 import type { Database } from "@/db/client";
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { config, type ClusterSettings } from "@/lib/config";
-import type { QuotaAmounts } from "./amounts";
+import { gpuAmountsOf, type QuotaAmounts } from "./amounts";
 import { capacityPoolOf, clusterCapacity, tenantShares, type CapacityLine } from "./capacity";
 import { monthlyCost, ratesInForce, type CostEstimate } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt, linesAt, type GrantSpan } from "./effective";
@@ -15,8 +15,8 @@ import { cohortPicture } from "./cohort";
 import { approvalArithmetic, type ApprovalArithmetic } from "./sharing-arithmetic";
 
 export interface Assessment {
-  /** The extended resource the GPU model is served as (from the node pools), when GPUs are asked for. */
-  gpuResource: string | null;
+  /** The extended resource each GPU model asked for is served as (from the node pools): model -> resource. */
+  gpuResources: Record<string, string>;
   current: { quota: EffectiveQuota; gpusByModel: Record<string, number>; burstByModel: Record<string, number>; monthly: CostEstimate };
   after: { quota: EffectiveQuota; gpusByModel: Record<string, number>; burstByModel: Record<string, number> };
   estimate: CostEstimate;
@@ -33,7 +33,15 @@ export interface Assessment {
   sharing: ApprovalArithmetic[];
 }
 
-export class UnknownGpuModelError extends Error {}
+export class UnknownGpuModelError extends Error {
+  constructor(
+    message: string,
+    /** The model no pool offers: the commands name its row. */
+    readonly model: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Everything a decision about adding `amounts` to a project rests on, at
@@ -48,13 +56,14 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
   const { pools, rateRows, policy, allocation, gpuResources, holdings } = platform;
   const project = platform.projects.get(projectId);
   const members = project ? platform.cohortOf(project.tenantId) : [];
-  let gpuResource: string | null = null;
+  // Every model asked for, burst-only ones too, needs its resource: without it the grant would have no GPU line to borrow on.
+  // A mixed MIG pool's further profiles are models of their own.
   const resourceByModel = gpuResourcesByModel(pools);
-  // Burst-only GPUs need their resource too: without it the grant would have no GPU line to borrow on.
-  if (amounts.gpuCount > 0 || (amounts.gpuBurst ?? 0) > 0) {
-    // A mixed MIG pool's further profiles are models of their own.
-    gpuResource = (amounts.gpuModel && resourceByModel.get(amounts.gpuModel)) ?? null;
-    if (!gpuResource) throw new UnknownGpuModelError(`No node pool offers the GPU model "${amounts.gpuModel}".`);
+  const asked: Record<string, string> = {};
+  for (const g of amounts.gpus) {
+    const resource = resourceByModel.get(g.model);
+    if (!resource) throw new UnknownGpuModelError(`No node pool offers the GPU model "${g.model}".`, g.model);
+    asked[g.model] = resource;
   }
   const spans = platform.grants.get(projectId) ?? [];
   const quota = effectiveQuotaAt(settings.defaultProjectQuota, spans, at, gpuResources);
@@ -78,21 +87,16 @@ export async function assessRequest(db: Database, settings: ClusterSettings, pro
     amounts,
   );
 
-  const currentCost = monthlyCost({ gpuModel: null, gpuCount: 0, cpuCores: quota.cpuCores, memoryBytes: quota.memoryBytes, storageBytes: quota.storageBytes }, prices);
-  for (const [model, n] of Object.entries(gpusByModel)) {
-    const gpu = monthlyCost({ gpuModel: model, gpuCount: n, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, prices);
-    currentCost.lines.push(...gpu.lines);
-    currentCost.unpriced.push(...gpu.unpriced);
-    currentCost.monthly = Math.round((currentCost.monthly + gpu.monthly) * 100) / 100;
-  }
+  const currentGpus = Object.entries(gpusByModel).map(([model, count]) => ({ model, count, burst: 0 }));
+  const currentCost = monthlyCost({ gpus: gpuAmountsOf(currentGpus), cpuCores: quota.cpuCores, memoryBytes: quota.memoryBytes, storageBytes: quota.storageBytes }, prices);
 
   // The quota after, per flavour too (what the diff of rendered objects shows): the lines of the grant approval would write, in force now.
-  const asGrant: GrantSpan = { ...amounts, gpuResource, startsAt: at, endsAt: null, lines: linesOfAmounts(amounts, gpuResource) };
+  const asGrant: GrantSpan = { ...amounts, startsAt: at, endsAt: null, lines: linesOfAmounts(amounts, asked) };
   const cohort = project ? cohortPicture(members, project.slug, asGrant.lines) : [];
   const afterQuota = effectiveQuotaAt(settings.defaultProjectQuota, [...spans, asGrant], at, gpuResources);
 
   return {
-    gpuResource,
+    gpuResources: asked,
     current: { quota, gpusByModel, burstByModel, monthly: currentCost },
     after: { quota: afterQuota, gpusByModel: preview.after.gpusByModel, burstByModel: preview.after.burstByModel },
     estimate: preview.estimate,

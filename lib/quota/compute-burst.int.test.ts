@@ -93,7 +93,7 @@ describe(`CPU and memory burst from a request to the cluster (${databaseLabel()}
 
     const admin = await contextOf(seeded.db, "platform-admin", NOW);
     const detail = (await requestDetail(admin, request.id))!;
-    expect(detail.request.amounts).toEqual({ gpuModel: "L4", gpuCount: 0, gpuBurst: 2, cpuCores: 4, cpuBurst: 32, memoryBytes: 0, memoryBurstBytes: 256 * GiB, storageBytes: 0 });
+    expect(detail.request.amounts).toEqual({ gpus: [{ model: "L4", count: 0, burst: 2 }], cpuCores: 4, cpuBurst: 32, memoryBytes: 0, memoryBurstBytes: 256 * GiB, storageBytes: 0 });
     const picture = detail.picture!.assessment;
     expect(picture.after.quota.burst!.cpuCores).toBe((picture.current.quota.burst?.cpuCores ?? 0) + 32);
     expect(picture.after.quota.burst!.memoryBytes).toBe((picture.current.quota.burst?.memoryBytes ?? 0) + 256 * GiB);
@@ -112,7 +112,7 @@ describe(`CPU and memory burst from a request to the cluster (${databaseLabel()}
     const tooMuch = await appErrorOf(executeCommand(approveQuotaRequest, admin, { requestId: request.id, version: request.version, cpuBurst: "64" }));
     expect(tooMuch.fields).toEqual({ cpuBurst: ["Enter at most what was asked for."] });
     const approved = await executeCommand(approveQuotaRequest, admin, { requestId: request.id, version: request.version, cpuBurst: "16" });
-    expect(approved.request.granted).toMatchObject({ cpuBurst: 16, memoryBurstBytes: 256 * GiB, gpuBurst: 2 });
+    expect(approved.request.granted).toMatchObject({ cpuBurst: 16, memoryBurstBytes: 256 * GiB, gpus: [{ model: "L4", count: 0, burst: 2 }] });
     const [grant] = await seeded.db.select({ id: quotaGrants.id }).from(quotaGrants).where(eq(quotaGrants.requestId, request.id));
     expect((await linesOfGrants(seeded.db, [grant!.id])).get(grant!.id)!.filter((l) => l.flavor === "default").map((l) => [l.resource, l.guarantee, l.burst])).toEqual([
       ["cpu", 4, 16],

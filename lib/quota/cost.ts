@@ -40,7 +40,7 @@ export interface CostEstimate {
   unpriced: string[];
 }
 
-/** What holding these amounts for a month costs at the given prices. */
+/** What holding these amounts for a month costs at the given prices (guarantees only: burst is charged as used). */
 export function monthlyCost(amounts: QuotaAmounts, prices: ReadonlyMap<string, number>): CostEstimate {
   const lines: CostEstimate["lines"] = [];
   const unpriced: string[] = [];
@@ -53,7 +53,8 @@ export function monthlyCost(amounts: QuotaAmounts, prices: ReadonlyMap<string, n
     }
     lines.push({ resource, quantity, unit, unitPrice, monthly: round2(quantity * unitPrice * hoursPerMonth) });
   };
-  if (amounts.gpuModel) add(gpuRateKey(amounts.gpuModel), amounts.gpuCount, RATE_UNITS.gpu, HOURS_PER_MONTH);
+  // Each GPU model at its own rate: an H100-hour and an L4-hour are priced apart on the rate card.
+  for (const g of amounts.gpus) add(gpuRateKey(g.model), g.count, RATE_UNITS.gpu, HOURS_PER_MONTH);
   add("cpu", amounts.cpuCores, RATE_UNITS.cpu, HOURS_PER_MONTH);
   add("memory", amounts.memoryBytes / GiB, RATE_UNITS.memory, HOURS_PER_MONTH);
   add("storage", amounts.storageBytes / GiB, RATE_UNITS.storage, 1);

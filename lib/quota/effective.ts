@@ -6,11 +6,10 @@ export type { BaseQuota };
 
 /**
  * A grant as the effective-quota arithmetic needs it: its lines (the truth),
- * and the fixed columns the previous release reads (a summary of the
- * guarantees, for displays that still speak in one GPU model).
+ * and its amounts as people read them (every GPU model from the lines; CPU,
+ * memory and storage guarantees from its columns).
  */
 export interface GrantSpan extends QuotaAmounts {
-  gpuResource: string | null;
   startsAt: Date;
   endsAt: Date | null;
   lines: QuotaLine[];

@@ -13,11 +13,19 @@ import { parseConfig, type AllotConfig } from "@/lib/config";
 import { databaseLabel, emptyTestDatabase } from "@/test/database";
 import { appErrorOf, contextOf } from "@/test/fixtures";
 import { projectIdOf, seededDatabase } from "@/test/tenancy";
-import { GiB } from "./amounts";
+import { GiB, type QuotaAmounts } from "./amounts";
 import { approveQuotaRequest, createQuotaRequest } from "./commands/requests";
 import { effectiveQuotaAt } from "./effective";
 import { insertGrant, linesOfGrants, linesOfRequests } from "./grant-store";
 import { linesOfAmounts } from "./lines";
+
+/** A row written with the fixed columns only (one GPU model), as the previous release wrote it, as amounts. */
+const legacyAmounts = (r: { gpuModel: string | null; gpuCount: number; cpuCores: number; memoryBytes: number; storageBytes: number }): QuotaAmounts => ({
+  gpus: r.gpuModel && r.gpuCount > 0 ? [{ model: r.gpuModel, count: r.gpuCount, burst: 0 }] : [],
+  cpuCores: r.cpuCores,
+  memoryBytes: r.memoryBytes,
+  storageBytes: r.storageBytes,
+});
 import { grantsOfProjects } from "./store";
 
 /**
@@ -76,14 +84,14 @@ describe(`migration 0011 backfills quota lines (${databaseLabel()})`, () => {
       db,
       grants.map((g) => g.id),
     );
-    for (const g of grants) expect(lines.get(g.id) ?? []).toEqual(linesOfAmounts(g, g.gpuResource));
+    for (const g of grants) expect(lines.get(g.id) ?? []).toEqual(linesOfAmounts(legacyAmounts(g), g.gpuModel && g.gpuResource ? { [g.gpuModel]: g.gpuResource } : {}));
     const requests = await db.select().from(quotaRequests).orderBy(asc(quotaRequests.cpuCores));
     const requestLines = await linesOfRequests(
       db,
       requests.map((r) => r.id),
     );
     // A request's GPU resource comes from the pool that serves its model, nvidia.com/gpu where none does.
-    for (const r of requests) expect(requestLines.get(r.id) ?? []).toEqual(linesOfAmounts(r, r.gpuModel === "A100 1g.10gb" ? "nvidia.com/mig-1g.10gb" : "nvidia.com/gpu"));
+    for (const r of requests) expect(requestLines.get(r.id) ?? []).toEqual(linesOfAmounts(legacyAmounts(r), r.gpuModel ? { [r.gpuModel]: r.gpuModel === "A100 1g.10gb" ? "nvidia.com/mig-1g.10gb" : "nvidia.com/gpu" } : {}));
 
     // The quota from lines is the quota the columns gave, at every boundary.
     const spans = (await grantsOfProjects(db, ["00000000-0000-4000-8000-000000000002"])).get("00000000-0000-4000-8000-000000000002")!;
@@ -109,7 +117,7 @@ describe(`migration 0011 backfills quota lines (${databaseLabel()})`, () => {
       ["default", "cpu", 4],
       ["H100", "nvidia.com/gpu", 2],
     ]);
-    const lines = linesOfAmounts({ gpuModel: "H100", gpuCount: 0, gpuBurst: 3, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, "nvidia.com/gpu");
+    const lines = linesOfAmounts({ gpus: [{ model: "H100", count: 0, burst: 3 }], cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, { H100: "nvidia.com/gpu" });
     const id = await db.transaction((tx) => insertGrant(tx, { projectId, lines, startsAt: NOW, endsAt: null, createdAt: NOW }));
     expect(await db.select({ burst: quotaGrantLines.burst, guarantee: quotaGrantLines.guarantee }).from(quotaGrantLines).where(eq(quotaGrantLines.grantId, id))).toEqual([{ burst: "3", guarantee: "0" }]);
   });

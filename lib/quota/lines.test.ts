@@ -1,26 +1,36 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { GiB } from "./amounts";
+import { GiB, gpuAmountsOf } from "./amounts";
+import { requestAmountsOf } from "./request-amounts";
 import { effectiveQuotaAt, type GrantSpan } from "./effective";
-import { amountsOfLines, DEFAULT_FLAVOR, linesOfAmounts, quotaOfLines, sumLines, withLendLimits, type QuotaLine } from "./lines";
+import { amountsOfLines, columnGpuOfLines, DEFAULT_FLAVOR, linesOfAmounts, quotaOfLines, sumLines, withLendLimits, type QuotaLine } from "./lines";
 
 const line = (flavor: string, resource: string, guarantee: number, burst = 0, lendLimit: number | null = null): QuotaLine => ({ flavor, resource, guarantee, burst, lendLimit });
 const BASE = { cpuCores: 2, memoryBytes: 4 * GiB, storageBytes: 10 * GiB, pvcCount: 5 };
 
 describe("quota lines", () => {
   it("turns a request's amounts into lines: default flavour for CPU, memory and storage, the GPU model for GPUs, each with its burst", () => {
-    expect(linesOfAmounts({ gpuModel: "H100", gpuCount: 4, gpuBurst: 4, cpuCores: 8, cpuBurst: 32, memoryBytes: 64 * GiB, memoryBurstBytes: 256 * GiB, storageBytes: 0 }, "nvidia.com/gpu")).toEqual([
+    expect(linesOfAmounts({ gpus: [{ model: "H100", count: 4, burst: 4 }], cpuCores: 8, cpuBurst: 32, memoryBytes: 64 * GiB, memoryBurstBytes: 256 * GiB, storageBytes: 0 }, { H100: "nvidia.com/gpu" })).toEqual([
       line(DEFAULT_FLAVOR, "cpu", 8, 32),
       line(DEFAULT_FLAVOR, "memory", 64 * GiB, 256 * GiB),
       line("H100", "nvidia.com/gpu", 4, 4),
     ]);
     // Burst alone is a line of its own; a GPU model without a served resource makes none.
-    expect(linesOfAmounts({ gpuModel: "L4", gpuCount: 0, gpuBurst: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, "nvidia.com/gpu")).toEqual([line("L4", "nvidia.com/gpu", 0, 2)]);
-    expect(linesOfAmounts({ gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 0.5, memoryBytes: 0, memoryBurstBytes: GiB, storageBytes: 0 }, null)).toEqual([
+    expect(linesOfAmounts({ gpus: [{ model: "L4", count: 0, burst: 2 }], cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, { L4: "nvidia.com/gpu" })).toEqual([line("L4", "nvidia.com/gpu", 0, 2)]);
+    expect(linesOfAmounts({ gpus: [], cpuCores: 0, cpuBurst: 0.5, memoryBytes: 0, memoryBurstBytes: GiB, storageBytes: 0 }, {})).toEqual([
       line(DEFAULT_FLAVOR, "cpu", 0, 0.5),
       line(DEFAULT_FLAVOR, "memory", 0, GiB),
     ]);
-    expect(linesOfAmounts({ gpuModel: "L4", gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, null)).toEqual([]);
+    expect(linesOfAmounts({ gpus: [{ model: "L4", count: 2, burst: 0 }], cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, {})).toEqual([]);
+  });
+
+  it("makes a line per GPU model of a request, each on its own resource, and reads the same models back", () => {
+    const amounts = { gpus: [{ model: "H100", count: 2, burst: 2 }, { model: "L4", count: 4, burst: 0 }], cpuCores: 16, memoryBytes: 0, storageBytes: 0 };
+    const lines = linesOfAmounts(amounts, { H100: "nvidia.com/gpu", L4: "nvidia.com/gpu.l4" });
+    expect(lines).toEqual([line(DEFAULT_FLAVOR, "cpu", 16), line("H100", "nvidia.com/gpu", 2, 2), line("L4", "nvidia.com/gpu.l4", 4)]);
+    expect(requestAmountsOf({ cpuCores: 16, memoryBytes: 0, storageBytes: 0 }, lines)).toEqual(amounts);
+    // The row's single GPU columns keep the largest guarantee (L4 here), for the previous release.
+    expect(columnGpuOfLines(lines)).toEqual({ gpuModel: "L4", gpuResource: "nvidia.com/gpu.l4", gpuCount: 4 });
   });
 
   it("sums per flavour and resource; the project's lend limits apply to the sums, at most the guarantee", () => {
@@ -52,6 +62,10 @@ describe("quota lines", () => {
       gpuModel: "H100",
       gpuResource: "nvidia.com/gpu",
       gpuCount: 2,
+      gpus: [
+        { model: "H100", count: 2, burst: 6 },
+        { model: "L4", count: 1, burst: 0 },
+      ],
       cpuCores: 4,
       memoryBytes: 0,
       storageBytes: 0,
@@ -59,32 +73,44 @@ describe("quota lines", () => {
     expect(amountsOfLines([line("H100", "nvidia.com/gpu", 0, 6)])).toMatchObject({ gpuModel: null, gpuResource: null, gpuCount: 0 });
   });
 
+  const gpuArb = fc.record({ model: fc.constantFrom("H100", "A100 1g.10gb"), count: fc.integer({ min: 0, max: 16 }), burst: fc.integer({ min: 0, max: 16 }) });
   const amounts = fc.record({
-    gpuModel: fc.constantFrom("H100", "A100 1g.10gb"),
-    gpuCount: fc.integer({ min: 0, max: 16 }),
+    gpus: fc.uniqueArray(gpuArb, { selector: (g) => g.model, maxLength: 2 }).map(gpuAmountsOf),
     cpuCores: fc.integer({ min: 0, max: 64000 }).map((m) => m / 1000),
     memoryBytes: fc.integer({ min: 0, max: 512 }).map((g) => g * GiB),
     storageBytes: fc.integer({ min: 0, max: 1000 }).map((g) => g * GiB),
-    gpuBurst: fc.integer({ min: 0, max: 16 }),
     cpuBurst: fc.integer({ min: 0, max: 64000 }).map((m) => m / 1000),
     memoryBurstBytes: fc.integer({ min: 0, max: 512 }).map((g) => g * GiB),
   });
   const resourceOf = (model: string) => (model === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb");
+  const RESOURCES = { H100: "nvidia.com/gpu", "A100 1g.10gb": "nvidia.com/mig-1g.10gb" };
+
+  it("reads back from its lines the amounts a request of any GPU models wrote (property)", () => {
+    fc.assert(
+      fc.property(amounts, (a) => {
+        const lines = sumLines(linesOfAmounts(a, RESOURCES));
+        const back = requestAmountsOf(a, lines);
+        expect(back.gpus).toEqual(a.gpus);
+        expect(back.cpuBurst ?? 0).toBeCloseTo(a.cpuBurst, 9);
+        expect(back.memoryBurstBytes ?? 0).toBe(a.memoryBurstBytes);
+      }),
+    );
+  });
 
   it("lines give the quota the fixed columns gave, plus GPU, CPU and memory burst (property)", () => {
     fc.assert(
       fc.property(fc.array(amounts, { maxLength: 6 }), (grants) => {
         const at = new Date("2026-06-01T00:00:00Z");
-        const spans: GrantSpan[] = grants.map((g) => ({ ...g, gpuResource: resourceOf(g.gpuModel), startsAt: new Date(0), endsAt: null, lines: linesOfAmounts(g, resourceOf(g.gpuModel)) }));
+        const spans: GrantSpan[] = grants.map((g) => ({ ...g, startsAt: new Date(0), endsAt: null, lines: linesOfAmounts(g, RESOURCES) }));
         const q = effectiveQuotaAt(BASE, spans, at, ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"]);
         const sum = (f: (g: (typeof grants)[number]) => number) => grants.reduce((s, g) => s + f(g), 0);
         expect(q.cpuCores).toBeCloseTo(BASE.cpuCores + sum((g) => g.cpuCores), 9);
         expect(q.memoryBytes).toBe(BASE.memoryBytes + sum((g) => g.memoryBytes));
         expect(q.storageBytes).toBe(BASE.storageBytes + sum((g) => g.storageBytes));
         for (const model of ["H100", "A100 1g.10gb"]) {
-          const ofModel = grants.filter((g) => g.gpuModel === model);
-          expect(q.gpus[resourceOf(model)]).toBe(ofModel.reduce((s, g) => s + g.gpuCount, 0));
-          expect(q.burst!.gpus[resourceOf(model)]).toBe(ofModel.reduce((s, g) => s + g.gpuBurst, 0));
+          const ofModel = grants.flatMap((g) => g.gpus).filter((g) => g.model === model);
+          expect(q.gpus[resourceOf(model)]).toBe(ofModel.reduce((s, g) => s + g.count, 0));
+          expect(q.burst!.gpus[resourceOf(model)]).toBe(ofModel.reduce((s, g) => s + g.burst, 0));
         }
         expect(q.burst!.cpuCores).toBeCloseTo(sum((g) => g.cpuBurst), 9);
         expect(q.burst!.memoryBytes).toBe(sum((g) => g.memoryBurstBytes));

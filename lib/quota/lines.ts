@@ -1,5 +1,5 @@
 import type { EffectiveQuota, FlavorQuota } from "@/lib/cluster/desired-state";
-import type { QuotaAmounts } from "./amounts";
+import { gpuAmountsOf, type GpuAmount, type QuotaAmounts } from "./amounts";
 
 /**
  * The quota model: a project's quota is a set of lines, one per (flavour,
@@ -82,12 +82,14 @@ export function compareLines(a: { flavor: string; resource: string }, b: { flavo
 }
 
 /**
- * The lines of a request or grant as the form asks: one GPU model with a
- * guarantee (gpuCount) and a burst, CPU and memory with a guarantee and a
- * burst each, and a storage guarantee (Kueue does not hold storage, so it
- * has no burst). Lines whose guarantee and burst are both 0 are left out.
+ * The lines of a request or grant as the form asks: a line per GPU model with
+ * its guarantee and burst (on the extended resource the pools serve that
+ * model as, `gpuResources`), CPU and memory with a guarantee and a burst
+ * each, and a storage guarantee (Kueue does not hold storage, so it has no
+ * burst). Lines whose guarantee and burst are both 0 are left out, and so is
+ * a GPU model no pool serves (the commands refuse it first: assessRequest).
  */
-export function linesOfAmounts(amounts: QuotaAmounts, gpuResource: string | null): QuotaLine[] {
+export function linesOfAmounts(amounts: QuotaAmounts, gpuResources: Readonly<Record<string, string>>): QuotaLine[] {
   const lines: QuotaLine[] = [];
   const base = (resource: BaseResource, guarantee: number, burst = 0) => {
     if (guarantee !== 0 || burst !== 0) lines.push({ flavor: DEFAULT_FLAVOR, resource, guarantee, burst, lendLimit: null });
@@ -95,25 +97,46 @@ export function linesOfAmounts(amounts: QuotaAmounts, gpuResource: string | null
   base("cpu", amounts.cpuCores, amounts.cpuBurst ?? 0);
   base("memory", amounts.memoryBytes, amounts.memoryBurstBytes ?? 0);
   base("storage", amounts.storageBytes);
-  const gpuBurst = amounts.gpuBurst ?? 0;
-  if (amounts.gpuModel && gpuResource && (amounts.gpuCount !== 0 || gpuBurst !== 0)) {
-    lines.push({ flavor: amounts.gpuModel, resource: gpuResource, guarantee: amounts.gpuCount, burst: gpuBurst, lendLimit: null });
+  for (const g of amounts.gpus) {
+    const resource = gpuResources[g.model];
+    if (resource && (g.count !== 0 || g.burst !== 0)) lines.push({ flavor: g.model, resource, guarantee: g.count, burst: g.burst, lendLimit: null });
   }
   return lines.sort(compareLines);
 }
 
+/** The GPU entries of lines: one per model (flavour), guarantees and bursts summed, sorted by model. */
+export function gpuAmountsOfLines(lines: readonly QuotaLine[]): GpuAmount[] {
+  return gpuAmountsOf(lines.filter(isGpuLine).map((l) => ({ model: l.flavor, count: l.guarantee, burst: l.burst })));
+}
+
+/**
+ * The one GPU model the fixed columns of a grant or request row (gpu_model,
+ * gpu_count, and a grant's gpu_resource) still hold for the previous release
+ * during a rolling upgrade: the model with the largest guarantee (the first
+ * by name on a tie), and its guarantee. Several models cannot fit one column;
+ * the lines keep all of them and are the truth. Why the largest and not the
+ * total with no model: the row stays what the previous release (and the
+ * columns' check, a count needs a model) can read, its count is GPUs of one
+ * model as the column always meant, and it is what a grant of several models
+ * already kept there. None when no model has a guarantee.
+ */
+export function columnGpuOfLines(lines: readonly QuotaLine[]): { gpuModel: string | null; gpuResource: string | null; gpuCount: number } {
+  const gpu = lines
+    .filter((l) => isGpuLine(l) && l.guarantee !== 0)
+    .sort((a, b) => b.guarantee - a.guarantee || (a.flavor < b.flavor ? -1 : a.flavor > b.flavor ? 1 : 0))[0];
+  return { gpuModel: gpu?.flavor ?? null, gpuResource: gpu?.resource ?? null, gpuCount: gpu?.guarantee ?? 0 };
+}
+
 /**
  * The fixed columns a grant row still carries for the previous release
- * (expand, then contract): guarantees only, and the GPUs of one model; a grant
- * of several GPU models keeps the largest in its columns, its lines keep all.
+ * (expand, then contract): guarantees only, and the GPUs of one model
+ * (columnGpuOfLines); `gpus` gives every model, as the lines hold them.
  */
-export function amountsOfLines(lines: readonly QuotaLine[]): QuotaAmounts & { gpuResource: string | null } {
+export function amountsOfLines(lines: readonly QuotaLine[]): QuotaAmounts & { gpuModel: string | null; gpuResource: string | null; gpuCount: number } {
   const sum = (resource: BaseResource) => lines.filter((l) => l.flavor === DEFAULT_FLAVOR && l.resource === resource).reduce((s, l) => s + l.guarantee, 0);
-  const gpu = lines.filter(isGpuLine).sort((a, b) => b.guarantee - a.guarantee)[0];
   return {
-    gpuModel: gpu && gpu.guarantee !== 0 ? gpu.flavor : null,
-    gpuResource: gpu && gpu.guarantee !== 0 ? gpu.resource : null,
-    gpuCount: gpu ? gpu.guarantee : 0,
+    ...columnGpuOfLines(lines),
+    gpus: gpuAmountsOfLines(lines),
     cpuCores: tidy("cpu", sum("cpu")),
     memoryBytes: sum("memory"),
     storageBytes: sum("storage"),
@@ -129,7 +152,7 @@ export interface BaseQuota {
 
 /** The platform's starting quota as lines of the default flavour (guarantees, no burst). */
 export function baseLines(base: BaseQuota): QuotaLine[] {
-  return linesOfAmounts({ gpuModel: null, gpuCount: 0, cpuCores: base.cpuCores, memoryBytes: base.memoryBytes, storageBytes: base.storageBytes }, null);
+  return linesOfAmounts({ gpus: [], cpuCores: base.cpuCores, memoryBytes: base.memoryBytes, storageBytes: base.storageBytes }, {});
 }
 
 /**

@@ -132,8 +132,8 @@ describe(`a MIG mixed-strategy pool (${databaseLabel()})`, () => {
       justification: "Serving on the larger MIG slices.",
     });
     // The estimate names the profile's own price line and the capacity line of its own flavour.
-    const assessment = await assessRequest(db, settings, request.projectId, { gpuModel: SECOND, gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, NOW);
-    expect(assessment.gpuResource).toBe("nvidia.com/mig-3g.40gb");
+    const assessment = await assessRequest(db, settings, request.projectId, { gpus: [{ model: SECOND, count: 2, burst: 0 }], cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, NOW);
+    expect(assessment.gpuResources).toEqual({ [SECOND]: "nvidia.com/mig-3g.40gb" });
     expect(assessment.capacity.find((l) => l.resource === `gpu:${SECOND}`)).toMatchObject({ capacity: 4, after: 2, exceeds: false });
     await executeCommand(approveQuotaRequest, await contextOf(db, "platform-admin", NOW), { requestId: request.id, version: request.version });
 

@@ -1,4 +1,4 @@
-import { GiB, hasBurst, type QuotaAmounts } from "./amounts";
+import { GiB, gpuBurstTotal, gpuTotal, hasBurst, type QuotaAmounts } from "./amounts";
 import type { CapacityLine } from "./capacity";
 import { monthlyCost, type CostEstimate } from "./cost";
 import { grantInForce, type GrantSpan } from "./effective";
@@ -54,7 +54,7 @@ export function autoApprovedHoldings(grants: readonly GrantSpan[], at: Date, pri
 
 /** "GPUs", "CPU and memory", "GPUs, CPU and memory": what a request asks to borrow. */
 function burstWords(a: QuotaAmounts): string {
-  const parts = [(a.gpuBurst ?? 0) > 0 ? "GPUs" : null, (a.cpuBurst ?? 0) > 0 ? "CPU" : null, (a.memoryBurstBytes ?? 0) > 0 ? "memory" : null].filter((p): p is string => p !== null);
+  const parts = [gpuBurstTotal(a) > 0 ? "GPUs" : null, (a.cpuBurst ?? 0) > 0 ? "CPU" : null, (a.memoryBurstBytes ?? 0) > 0 ? "memory" : null].filter((p): p is string => p !== null);
   return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : (parts[0] ?? "");
 }
 
@@ -68,6 +68,13 @@ const gib = (bytes: number) => num(bytes / GiB);
  * for the project's automatically approved grants in force plus this
  * request, against N times its limits: many small requests in a row cannot
  * add up to a large one nobody looked at.
+ *
+ * A request naming several GPU models is judged as one request: the "small"
+ * rule holds only without GPUs of any model, burst of any model sends it to
+ * a person, and the cost rule prices every model at its own rate and adds
+ * them up (one model without a price leaves the rule unjudged); the
+ * cumulative cap counts them likewise, so splitting a request by model
+ * gains nothing.
  */
 export function autoApproval(
   amounts: QuotaAmounts,
@@ -89,7 +96,7 @@ export function autoApproval(
   const blocked: string[] = [];
 
   const small =
-    amounts.gpuCount === 0 &&
+    gpuTotal(amounts) === 0 &&
     amounts.cpuCores <= rules.maxCpuCores &&
     amounts.memoryBytes <= rules.maxMemoryGiB * GiB &&
     amounts.storageBytes <= rules.maxStorageGiB * GiB;

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, desc, eq, gt, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
 import { principals, projects, quotaGrants, quotaRequestEvents, quotaRequestLines, quotaRequests, tenantRequests as tenantRequestsTable, tenants } from "@/db/schema";
 import type { CommandContext } from "@/lib/auth/context";
 import { can, decisionConflict } from "@/lib/auth/policy";
@@ -17,7 +17,8 @@ import { effectiveQuotaAt, gpusByModelAt, grantInForce, linesAt } from "./effect
 import { largeRequestThreshold } from "./policy";
 import { lendLimitsOf, linesOfGrants, linesOfRequests } from "./grant-store";
 import type { QuotaLine } from "./lines";
-import { requestAmountsOf } from "./request-amounts";
+import { gpuResourcesByModel } from "./pool-profiles";
+import { requestAmountsOf, tenantQuotaOf } from "./request-amounts";
 import { requestConversation, requestHistory, type RequestConversation, type RequestHistory } from "./request-conversation";
 import { grantsOfProjects } from "./store";
 
@@ -171,7 +172,7 @@ export interface ExtensionPicture {
   added: { cost: number; hours: number } | null;
 }
 
-const NOTHING: QuotaAmounts = { gpuModel: null, gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
+const NOTHING: QuotaAmounts = { gpus: [], cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
 
 async function extensionPictureOf(ctx: CommandContext, item: RequestListItem, basis: PlatformQuota): Promise<ExtensionPicture | null> {
   if (!item.extension || !item.endsAt) return null;
@@ -225,16 +226,11 @@ export async function approvalQueuePage(
 function queueConditions(filter: QueueFilter, basis: PlatformQuota): (SQL | undefined)[] {
   return [
     filter.tenant ? eq(tenants.slug, filter.tenant) : undefined,
-    // A request's GPU model is its column, or, when it asks for GPU burst only, the flavour of its GPU burst line.
+    // A request asks for a GPU model when one of its lines is of that flavour (guarantee or burst): the lines hold every model, the column one.
     filter.gpuModel
-      ? or(
-          eq(quotaRequests.gpuModel, filter.gpuModel),
-          and(
-            isNull(quotaRequests.gpuModel),
-            sql`exists (select 1 from ${quotaRequestLines} l where l.request_id = ${quotaRequests.id} and l.flavor = ${filter.gpuModel} and l.burst > 0 and l.resource not in ('cpu', 'memory', 'storage'))`,
-          ),
-        )
+      ? sql`exists (select 1 from ${quotaRequestLines} l where l.request_id = ${quotaRequests.id} and l.flavor = ${filter.gpuModel} and l.resource not in ('cpu', 'memory', 'storage'))`
       : undefined,
+    // gpu_count is the largest model's guarantee (columnGpuOfLines): above 0 exactly when some model is guaranteed.
     filter.size === "gpu" ? gt(quotaRequests.gpuCount, 0) : undefined,
     filter.size === "small" ? eq(quotaRequests.gpuCount, 0) : undefined,
     filter.size === "large" ? sql`${quotaRequests.monthlyCost} > ${largeRequestThreshold(basis.policy)}` : undefined,
@@ -271,7 +267,7 @@ async function withPicture(ctx: CommandContext, item: RequestListItem, usage: Pr
       extensionPicture: await extensionPictureOf(ctx, item, basis),
     };
   }
-  // A GPU model whose pools were removed since the request: show the rest of the picture without the GPUs.
+  // A GPU model whose pools were removed since the request: show the rest of the picture without that model.
   const assessment = await assess(item.amounts).catch((error: unknown) => {
     if (error instanceof UnknownGpuModelError) return null;
     throw error;
@@ -279,7 +275,7 @@ async function withPicture(ctx: CommandContext, item: RequestListItem, usage: Pr
   const diff = assessment ? await quotaChangeDiff(ctx.db, settings, item.tenantId, item.projectId, assessment.after.quota, ctx.now) : "";
   return {
     ...item,
-    assessment: assessment ?? (await assess({ ...item.amounts, gpuCount: 0, gpuBurst: 0, gpuModel: null })),
+    assessment: assessment ?? (await assess({ ...item.amounts, gpus: item.amounts.gpus.filter((g) => gpuResourcesByModel(basis.pools).has(g.model)) })),
     diff,
     conflict: decisionConflict(ctx.actor, { requestedBy: item.requestedBy, tenantId: item.tenantId }, ctx.now),
     usage,
@@ -381,7 +377,8 @@ export async function pendingRequestCount(ctx: CommandContext): Promise<number |
   return Number(row?.n ?? 0);
 }
 
-export type TenantRequestRow = typeof tenantRequestsTable.$inferSelect & { requester: string | null };
+/** A tenant request with its quota read as amounts (tenantQuotaOf). */
+export type TenantRequestRow = Omit<typeof tenantRequestsTable.$inferSelect, "quota"> & { quota: QuotaAmounts; requester: string | null };
 
 /** The tenant requests the actor made, newest first. */
 export async function myTenantRequests(ctx: CommandContext): Promise<TenantRequestRow[]> {
@@ -391,7 +388,7 @@ export async function myTenantRequests(ctx: CommandContext): Promise<TenantReque
     .leftJoin(principals, eq(principals.id, tenantRequestsTable.requestedBy))
     .where(eq(tenantRequestsTable.requestedBy, ctx.actor.principalId))
     .orderBy(desc(tenantRequestsTable.createdAt));
-  return rows.map(({ r, requester }) => ({ ...r, requester }));
+  return rows.map(({ r, requester }) => ({ ...r, quota: tenantQuotaOf(r.quota), requester }));
 }
 
 /** Pending tenant requests for the approval queue, oldest first; null for anyone but platform admins. */
@@ -403,5 +400,5 @@ export async function pendingTenantRequests(ctx: CommandContext): Promise<Tenant
     .leftJoin(principals, eq(principals.id, tenantRequestsTable.requestedBy))
     .where(eq(tenantRequestsTable.status, "pending"))
     .orderBy(asc(tenantRequestsTable.createdAt));
-  return rows.map(({ r, requester }) => ({ ...r, requester }));
+  return rows.map(({ r, requester }) => ({ ...r, quota: tenantQuotaOf(r.quota), requester }));
 }

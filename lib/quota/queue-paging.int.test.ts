@@ -107,8 +107,8 @@ describe(`the approval queue, a page at a time (${databaseLabel()})`, () => {
     expect((await walk({ size: "small" }, 4)).ids).toEqual(await pendingIds(sql`r.gpu_count = 0`));
     // The GPU model as the entry reads it (requestAmountsOf), compared with the unfiltered queue.
     const whole = (await walk({}, 50)).pages.flat();
-    expect((await walk({ gpuModel: "H100" }, 4)).ids).toEqual(whole.filter((e) => e.amounts.gpuModel === "H100").map((e) => e.id));
-    expect((await walk({ tenant: "vision-lab", size: "gpu" }, 3)).ids).toEqual(whole.filter((e) => e.tenantId === visionId && e.amounts.gpuCount > 0).map((e) => e.id));
+    expect((await walk({ gpuModel: "H100" }, 4)).ids).toEqual(whole.filter((e) => e.amounts.gpus.some((g) => g.model === "H100")).map((e) => e.id));
+    expect((await walk({ tenant: "vision-lab", size: "gpu" }, 3)).ids).toEqual(whole.filter((e) => e.tenantId === visionId && e.amounts.gpus.some((g) => g.count > 0)).map((e) => e.id));
     const large = (await walk({ size: "large" }, 4)).pages.flat();
     expect(large.length).toBeGreaterThan(0);
     const threshold = largeRequestThreshold(large[0]!.assessment.policy);

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bytesQuantity, cpuQuantity, parseQuantity } from "@/lib/cluster/quantity";
-import { amountFields } from "./amount-inputs";
-import { amountProblems, amountsOf, GiB } from "./amounts";
+import { amountFields, readAmounts, withGpuRows } from "./amount-inputs";
+import { amountProblems, GiB, gpuAmountsOf, type QuotaAmounts } from "./amounts";
 import { capacityImpact, clusterCapacity, fitNote, fitOf, tenantShares, type PoolCapacityInput } from "./capacity";
 import { HOURS_PER_MONTH, monthlyCost, ratesInForce } from "./cost";
 import { effectiveQuotaAt, grantInForce, type GrantSpan } from "./effective";
@@ -33,10 +33,13 @@ const pools: PoolCapacityInput[] = [
 
 describe("request amounts", () => {
   const schema = z.object(amountFields);
+  const amountsOfInput = (v: z.output<typeof schema>) => readAmounts(v, { burstAllowed: true }).amounts;
   it("reads Kubernetes notation and plain numbers in the field's unit", () => {
-    const v = amountsOf(schema.parse({ gpuModel: "H100", gpuCount: "4", cpuCores: "500m", memory: "64Gi", storage: "2" }));
-    expect(v).toEqual({ gpuModel: "H100", gpuCount: 4, cpuCores: 0.5, memoryBytes: 64 * GiB, storageBytes: 2 * GiB });
-    expect(amountsOf(schema.parse({ cpuCores: 8, memory: 32 }))).toEqual({ gpuModel: null, gpuCount: 0, cpuCores: 8, memoryBytes: 32 * GiB, storageBytes: 0 });
+    const v = amountsOfInput(schema.parse({ gpus: [{ model: "H100", count: "4" }], cpuCores: "500m", memory: "64Gi", storage: "2" }));
+    expect(v).toEqual({ gpus: [{ model: "H100", count: 4, burst: 0 }], cpuCores: 0.5, memoryBytes: 64 * GiB, storageBytes: 2 * GiB });
+    expect(amountsOfInput(schema.parse({ cpuCores: 8, memory: 32 }))).toEqual({ gpus: [], cpuCores: 8, memoryBytes: 32 * GiB, storageBytes: 0 });
+    // The single-model fields of earlier releases are a shorthand for a list of one.
+    expect(amountsOfInput(schema.parse({ gpuModel: "H100", gpuCount: "4", gpuBurst: "2" })).gpus).toEqual([{ model: "H100", count: 4, burst: 2 }]);
   });
 
   it.each([
@@ -66,33 +69,63 @@ describe("request amounts", () => {
   });
 
   it("reads CPU and memory burst as the guarantees are read, and leaves a burst of 0 out", () => {
-    expect(amountsOf(schema.parse({ cpuCores: "8", cpuBurst: "16", memory: "32", memoryBurst: "128Gi" }))).toEqual({
-      gpuModel: null,
-      gpuCount: 0,
+    expect(amountsOfInput(schema.parse({ cpuCores: "8", cpuBurst: "16", memory: "32", memoryBurst: "128Gi" }))).toEqual({
+      gpus: [],
       cpuCores: 8,
       cpuBurst: 16,
       memoryBytes: 32 * GiB,
       memoryBurstBytes: 128 * GiB,
       storageBytes: 0,
     });
-    expect(amountsOf(schema.parse({ cpuBurst: "500m", memoryBurst: "" }))).toEqual({ gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 0.5, memoryBytes: 0, storageBytes: 0 });
-    expect(amountsOf(schema.parse({ cpuCores: 1, cpuBurst: 0 }))).not.toHaveProperty("cpuBurst");
+    expect(amountsOfInput(schema.parse({ cpuBurst: "500m", memoryBurst: "" }))).toEqual({ gpus: [], cpuCores: 0, cpuBurst: 0.5, memoryBytes: 0, storageBytes: 0 });
+    expect(amountsOfInput(schema.parse({ cpuCores: 1, cpuBurst: 0 }))).not.toHaveProperty("cpuBurst");
   });
 
   it("refuses each burst without Kueue, naming its field and what to enter instead; burst alone is a request", () => {
-    const burst = { gpuModel: "H100", gpuCount: 0, gpuBurst: 4, cpuCores: 0, cpuBurst: 16, memoryBytes: 0, memoryBurstBytes: 64 * GiB, storageBytes: 0 };
+    const burst = { gpus: [{ model: "H100", count: 0, burst: 4 }], cpuCores: 0, cpuBurst: 16, memoryBytes: 0, memoryBurstBytes: 64 * GiB, storageBytes: 0 };
     expect(amountProblems(burst)).toEqual({
-      gpuBurst: ["Burst needs Kueue on the cluster, which this portal is not set up for: ask for guaranteed GPUs instead."],
+      "gpus.0.burst": ["GPU model 1: Burst needs Kueue on the cluster, which this portal is not set up for: ask for guaranteed GPUs instead."],
       cpuBurst: ["Burst needs Kueue on the cluster, which this portal is not set up for: leave it empty and ask for guaranteed CPU cores instead."],
       memoryBurst: ["Burst needs Kueue on the cluster, which this portal is not set up for: leave it empty and ask for guaranteed memory instead."],
     });
     expect(amountProblems(burst, { burstAllowed: true })).toBeNull();
-    expect(amountProblems({ gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 2, memoryBytes: 0, storageBytes: 0 }, { burstAllowed: true })).toBeNull();
+    expect(amountProblems({ gpus: [], cpuCores: 0, cpuBurst: 2, memoryBytes: 0, storageBytes: 0 }, { burstAllowed: true })).toBeNull();
   });
 
   it("needs a model for GPUs and at least one resource", () => {
-    expect(amountProblems({ gpuModel: null, gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toEqual({ gpuModel: ["Choose a GPU model for the GPUs."] });
-    expect(amountProblems({ gpuModel: null, gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toEqual({ _form: ["Ask for at least one resource: GPUs, CPU, memory or storage."] });
+    const none = { gpus: [], cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
+    expect(amountProblems(none, { burstAllowed: false, rows: [{ model: null, count: 2, burst: 0 }] })).toEqual({ "gpus.0.model": ["GPU model 1: choose a model for the GPUs."] });
+    expect(amountProblems(none)).toEqual({ _form: ["Ask for at least one resource: GPUs, CPU, memory or storage."] });
+  });
+
+  it("takes any number of GPU models, one line each, sorted; a row without GPUs is no line", () => {
+    const v = schema.parse({ gpus: [{ model: "L4", count: "4" }, { model: "H100", count: "2", burst: "2" }, { model: "", count: "" }], cpuCores: "8" });
+    expect(readAmounts(v, { burstAllowed: true })).toMatchObject({
+      amounts: { gpus: [{ model: "H100", count: 2, burst: 2 }, { model: "L4", count: 4, burst: 0 }], cpuCores: 8 },
+      problems: null,
+    });
+  });
+
+  it("names the row of a GPU model that is missing or given twice", () => {
+    const read = (gpus: unknown[]) => readAmounts(schema.parse({ gpus }), { burstAllowed: true }).problems;
+    expect(read([{ model: "H100", count: 2 }, { model: "", count: 4 }])).toEqual({ "gpus.1.model": ["GPU model 2: choose a model for the GPUs."] });
+    expect(read([{ model: "H100", count: 2 }, { model: "L4", count: 1 }, { model: "H100", count: 1 }])).toEqual({
+      "gpus.2.model": ["GPU model 3: H100 is already asked for as GPU model 1; change the amounts there, or choose another model."],
+    });
+    // The shorthand's problem names the shorthand's own field.
+    expect(readAmounts(schema.parse({ gpuCount: "2" }), { burstAllowed: true }).problems).toEqual({ gpuModel: ["GPU model 1: choose a model for the GPUs."] });
+  });
+
+  it("gathers a form's flat GPU fields into the list, and refuses the list and the shorthand together, naming the shorthand field", () => {
+    const command = withGpuRows(schema);
+    expect(command.parse({ "gpus.1.model": "L4", "gpus.1.count": "4", "gpus.0.model": "H100", "gpus.0.count": "2", "gpus.0.burst": "1", cpuCores: "" }).gpus).toEqual([
+      { model: "H100", count: 2, burst: 1 },
+      { model: "L4", count: 4, burst: 0 },
+    ]);
+    const both = command.safeParse({ gpus: [{ model: "H100", count: 2 }], gpuCount: 2 });
+    expect(both.success).toBe(false);
+    expect(both.error!.issues).toEqual([expect.objectContaining({ path: ["gpuCount"], message: expect.stringMatching(/^Give the GPUs either as gpus/) as unknown })]);
+    expect(command.safeParse({ gpus: [{ model: "H100", count: "2.5" }] }).error!.issues[0]).toMatchObject({ path: ["gpus", 0, "count"], message: "Enter a whole number from 0 to 4096." });
   });
 
   it("parses what the renderer writes, for any amount (property)", () => {
@@ -101,6 +134,7 @@ describe("request amounts", () => {
   });
 });
 
+const RESOURCES: Record<string, string> = { H100: "nvidia.com/gpu", "A100 1g.10gb": "nvidia.com/mig-1g.10gb" };
 const grantArb = fc.record({
   gpuModel: fc.constantFrom("H100", "A100 1g.10gb"),
   gpuCount: fc.integer({ min: 0, max: 16 }),
@@ -111,17 +145,10 @@ const grantArb = fc.record({
   length: fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
 });
 type RawGrant = { gpuModel: string; gpuCount: number; cpuCores: number; memoryBytes: number; storageBytes: number; start: number; length: number | null };
-const spanOf = (g: RawGrant): GrantSpan => ({
-  gpuModel: g.gpuModel,
-  gpuResource: g.gpuModel === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb",
-  gpuCount: g.gpuCount,
-  cpuCores: g.cpuCores,
-  memoryBytes: g.memoryBytes,
-  storageBytes: g.storageBytes,
-  startsAt: at(g.start),
-  endsAt: g.length === null ? null : at(g.start + g.length),
-  lines: linesOfAmounts(g, g.gpuModel === "H100" ? "nvidia.com/gpu" : "nvidia.com/mig-1g.10gb"),
-});
+const spanOf = (g: RawGrant): GrantSpan => {
+  const amounts = { gpus: gpuAmountsOf([{ model: g.gpuModel, count: g.gpuCount, burst: 0 }]), cpuCores: g.cpuCores, memoryBytes: g.memoryBytes, storageBytes: g.storageBytes };
+  return { ...amounts, startsAt: at(g.start), endsAt: g.length === null ? null : at(g.start + g.length), lines: linesOfAmounts(amounts, RESOURCES) };
+};
 
 describe("effective quota", () => {
   it("is the starting quota plus the sum of grants in force at t (property)", () => {
@@ -134,7 +161,7 @@ describe("effective quota", () => {
         expect(q.cpuCores).toBe(base.cpuCores + live.reduce((s, g) => s + g.cpuCores, 0));
         expect(q.memoryBytes).toBe(base.memoryBytes + live.reduce((s, g) => s + g.memoryBytes, 0));
         expect(q.storageBytes).toBe(base.storageBytes + live.reduce((s, g) => s + g.storageBytes, 0));
-        const h100 = live.filter((g) => g.gpuResource === "nvidia.com/gpu").reduce((s, g) => s + g.gpuCount, 0);
+        const h100 = live.flatMap((g) => g.gpus).filter((g) => g.model === "H100").reduce((s, g) => s + g.count, 0);
         expect(q.gpus["nvidia.com/gpu"] ?? 0).toBe(h100);
       }),
     );
@@ -222,7 +249,7 @@ describe("cost", () => {
 
   it("estimates a month at 730 hours, storage per GiB-month, and names unpriced resources", () => {
     const prices = ratesInForce(rows, T0);
-    const e = monthlyCost({ gpuModel: "H100", gpuCount: 4, cpuCores: 32, memoryBytes: 256 * GiB, storageBytes: 500 * GiB }, prices);
+    const e = monthlyCost({ gpus: [{ model: "H100", count: 4, burst: 0 }], cpuCores: 32, memoryBytes: 256 * GiB, storageBytes: 500 * GiB }, prices);
     expect(e.lines.map((l) => [l.resource, l.monthly])).toEqual([
       ["gpu:H100", Math.round(4 * 4.1 * HOURS_PER_MONTH * 100) / 100],
       ["cpu", Math.round(32 * 0.031 * 730 * 100) / 100],
@@ -230,14 +257,26 @@ describe("cost", () => {
       ["storage", 40],
     ]);
     expect(e.monthly).toBe(Math.round(e.lines.reduce((s, l) => s + l.monthly, 0) * 100) / 100);
-    expect(monthlyCost({ gpuModel: "L4", gpuCount: 1, cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, prices)).toEqual({ monthly: 0, lines: [], unpriced: ["gpu:L4"] });
+    expect(monthlyCost({ gpus: [{ model: "L4", count: 1, burst: 0 }], cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, prices)).toEqual({ monthly: 0, lines: [], unpriced: ["gpu:L4"] });
+  });
+
+  it("prices each GPU model of a request at its own rate, and names the one without a price", () => {
+    const prices = new Map([["gpu:H100", 4.1], ["gpu:L4", 0.8]]);
+    const e = monthlyCost({ gpus: [{ model: "H100", count: 2, burst: 2 }, { model: "L4", count: 4, burst: 0 }], cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, prices);
+    expect(e.lines.map((l) => [l.resource, l.quantity, l.monthly])).toEqual([
+      ["gpu:H100", 2, Math.round(2 * 4.1 * HOURS_PER_MONTH * 100) / 100],
+      ["gpu:L4", 4, Math.round(4 * 0.8 * HOURS_PER_MONTH * 100) / 100],
+    ]);
+    expect(e.monthly).toBe(Math.round((2 * 4.1 + 4 * 0.8) * HOURS_PER_MONTH * 100) / 100);
+    const partly = monthlyCost({ gpus: [{ model: "A10", count: 1, burst: 0 }, { model: "L4", count: 1, burst: 0 }], cpuCores: 0, memoryBytes: 0, storageBytes: 0 }, prices);
+    expect(partly).toMatchObject({ unpriced: ["gpu:A10"], monthly: Math.round(0.8 * HOURS_PER_MONTH * 100) / 100 });
   });
 
   it("prices the guarantees only: burst is reserved for nobody, and is paid for as it runs", () => {
     const prices = ratesInForce(rows, T0);
-    const asked = { gpuModel: "H100", gpuCount: 4, cpuCores: 32, memoryBytes: 256 * GiB, storageBytes: 0 };
-    expect(monthlyCost({ ...asked, gpuBurst: 8, cpuBurst: 64, memoryBurstBytes: 512 * GiB }, prices)).toEqual(monthlyCost(asked, prices));
-    expect(monthlyCost({ gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 64, memoryBytes: 0, memoryBurstBytes: 512 * GiB, storageBytes: 0 }, prices)).toEqual({ monthly: 0, lines: [], unpriced: [] });
+    const asked = { gpus: [{ model: "H100", count: 4, burst: 0 }], cpuCores: 32, memoryBytes: 256 * GiB, storageBytes: 0 };
+    expect(monthlyCost({ ...asked, gpus: [{ model: "H100", count: 4, burst: 8 }], cpuBurst: 64, memoryBurstBytes: 512 * GiB }, prices)).toEqual(monthlyCost(asked, prices));
+    expect(monthlyCost({ gpus: [], cpuCores: 0, cpuBurst: 64, memoryBytes: 0, memoryBurstBytes: 512 * GiB, storageBytes: 0 }, prices)).toEqual({ monthly: 0, lines: [], unpriced: [] });
   });
 });
 
@@ -246,35 +285,44 @@ describe("automatic approval", () => {
   const policy: QuotaPolicy = { ...DEFAULT_QUOTA_POLICY, autoApprove: { enabled: true, maxCpuCores: 8, maxMemoryGiB: 32, maxStorageGiB: 200, underMonthlyCost: 500, cumulativeFactor: null } };
   const estimate = (monthly: number, unpriced: string[] = []) => ({ monthly, lines: [], unpriced });
   const fits = [{ exceeds: false, fit: { kind: "fits" as const } }];
-  const small = { gpuModel: null, gpuCount: 0, cpuCores: 8, memoryBytes: 32 * GiB, storageBytes: 200 * GiB };
+  const small: QuotaAmounts = { gpus: [], cpuCores: 8, memoryBytes: 32 * GiB, storageBytes: 200 * GiB };
 
   it("approves small CPU requests by rule, and cheap ones by cost", () => {
     expect(autoApproval(small, estimate(2000), fits, policy, "USD")).toMatchObject({ auto: true });
-    expect(autoApproval({ ...small, gpuModel: "L4", gpuCount: 1 }, estimate(499), fits, policy, "USD")).toMatchObject({ auto: true, rule: "monthly estimate under $500.00" });
+    expect(autoApproval({ ...small, gpus: [{ model: "L4", count: 1, burst: 0 }] }, estimate(499), fits, policy, "USD")).toMatchObject({ auto: true, rule: "monthly estimate under $500.00" });
   });
 
   it("never when it adds GPUs beyond the cost rule, exceeds capacity, is unpriced, or the rules are off", () => {
-    expect(autoApproval({ ...small, gpuModel: "H100", gpuCount: 1 }, estimate(3000), fits, policy, "USD")).toMatchObject({ auto: false });
+    expect(autoApproval({ ...small, gpus: [{ model: "H100", count: 1, burst: 0 }] }, estimate(3000), fits, policy, "USD")).toMatchObject({ auto: false });
     expect(autoApproval({ ...small, cpuCores: 8.001 }, estimate(600), fits, policy, "USD")).toMatchObject({ auto: false });
     expect(autoApproval(small, estimate(1), [{ exceeds: true, fit: { kind: "does_not_fit", autoscales: true } }], policy, "USD")).toMatchObject({ auto: false, reason: "it would exceed the capacity of the cluster" });
     expect(autoApproval(small, estimate(1), [{ exceeds: true, fit: { kind: "grows", pools: [{ pool: "cpu", nodes: 2, to: 3, max: 4 }] } }], policy, "USD")).toMatchObject({
       auto: false,
       reason: "it fits only when the autoscaler adds nodes",
     });
-    expect(autoApproval({ ...small, gpuModel: "X", gpuCount: 1 }, estimate(0, ["gpu:X"]), fits, policy, "USD")).toMatchObject({ auto: false });
+    expect(autoApproval({ ...small, gpus: [{ model: "X", count: 1, burst: 0 }] }, estimate(0, ["gpu:X"]), fits, policy, "USD")).toMatchObject({ auto: false });
     expect(autoApproval(small, estimate(1), fits, { ...policy, autoApprove: { ...policy.autoApprove, enabled: false } }, "USD")).toMatchObject({ auto: false });
+  });
+
+  it("judges a request of several GPU models as one: no size rule with GPUs of any model, the cost rule over every model's estimate", () => {
+    const two: QuotaAmounts = { ...small, gpus: [{ model: "H100", count: 1, burst: 0 }, { model: "L4", count: 1, burst: 0 }] };
+    expect(autoApproval(two, estimate(499), fits, policy, "USD")).toMatchObject({ auto: true, rule: "monthly estimate under $500.00" });
+    expect(autoApproval(two, estimate(501), fits, policy, "USD")).toMatchObject({ auto: false });
+    // One model without a price leaves the cost rule unjudged, whatever the others cost.
+    expect(autoApproval(two, estimate(1, ["gpu:L4"]), fits, policy, "USD")).toMatchObject({ auto: false });
+    expect(autoApproval({ ...two, gpus: [two.gpus[0]!, { model: "L4", count: 0, burst: 1 }] }, estimate(1), fits, policy, "USD")).toEqual({ auto: false, reason: "it asks for burst GPUs, which a platform admin decides" });
   });
 
   it("leaves any burst to a person, naming what is borrowed", () => {
     expect(autoApproval({ ...small, cpuBurst: 4 }, estimate(1), fits, policy, "USD")).toEqual({ auto: false, reason: "it asks for burst CPU, which a platform admin decides" });
-    expect(autoApproval({ ...small, gpuModel: "H100", gpuBurst: 2, memoryBurstBytes: GiB }, estimate(1), fits, policy, "USD")).toEqual({ auto: false, reason: "it asks for burst GPUs and memory, which a platform admin decides" });
-    expect(autoApproval({ ...small, gpuModel: "H100", gpuBurst: 2, cpuBurst: 1, memoryBurstBytes: GiB }, estimate(1), fits, policy, "USD")).toMatchObject({ reason: "it asks for burst GPUs, CPU and memory, which a platform admin decides" });
+    expect(autoApproval({ ...small, gpus: [{ model: "H100", count: 0, burst: 2 }], memoryBurstBytes: GiB }, estimate(1), fits, policy, "USD")).toEqual({ auto: false, reason: "it asks for burst GPUs and memory, which a platform admin decides" });
+    expect(autoApproval({ ...small, gpus: [{ model: "H100", count: 0, burst: 2 }], cpuBurst: 1, memoryBurstBytes: GiB }, estimate(1), fits, policy, "USD")).toMatchObject({ reason: "it asks for burst GPUs, CPU and memory, which a platform admin decides" });
   });
 
   describe("the cumulative cap", () => {
     const capped: QuotaPolicy = { ...policy, autoApprove: { ...policy.autoApprove, cumulativeFactor: 3 } };
     const held = (cpuCores: number, memoryGiB: number, storageGiB: number, monthly = 0, grants = 2): AutoApprovedHoldings => ({ grants, cpuCores, memoryBytes: memoryGiB * GiB, storageBytes: storageGiB * GiB, monthly });
-    const four = { gpuModel: null, gpuCount: 0, cpuCores: 4, memoryBytes: 16 * GiB, storageBytes: 0 };
+    const four: QuotaAmounts = { gpus: [], cpuCores: 4, memoryBytes: 16 * GiB, storageBytes: 0 };
     const said = (d: AutoDecision) => (d.auto ? `approved: ${d.rule}` : `to a person: ${d.reason}`);
 
     it("approves while the project's automatic grants in force and the request stay within N× the limits, saying so in the rule", () => {
@@ -301,7 +349,7 @@ describe("automatic approval", () => {
     });
 
     it("caps the cost rule by the monthly estimates of the automatic grants in force", () => {
-      const gpu = { gpuModel: "L4", gpuCount: 1, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
+      const gpu: QuotaAmounts = { gpus: [{ model: "L4", count: 1, burst: 0 }], cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
       expect(autoApproval(gpu, estimate(400), fits, capped, "USD", held(0, 0, 0, 1100))).toEqual({
         auto: true,
         rule: "monthly estimate under $500.00; automatically approved grants in force, this one included: $1,500.00 of $1,500.00 a month (3× the limit)",
@@ -331,7 +379,7 @@ describe("automatic approval", () => {
           const p: QuotaPolicy = { ...capped, autoApprove: { ...capped.autoApprove, cumulativeFactor: n } };
           let h: AutoApprovedHoldings = { ...NO_AUTO_APPROVED_HOLDINGS };
           for (const r of requests) {
-            const amounts = { gpuModel: null, gpuCount: 0, cpuCores: r.cpuCores, memoryBytes: r.memoryGiB * GiB, storageBytes: r.storageGiB * GiB };
+            const amounts: QuotaAmounts = { gpus: [], cpuCores: r.cpuCores, memoryBytes: r.memoryGiB * GiB, storageBytes: r.storageGiB * GiB };
             const decision = autoApproval(amounts, estimate(r.monthly), fits, p, "USD", h);
             if (!decision.auto) continue;
             h = {
@@ -355,17 +403,10 @@ describe("automatic approval", () => {
 
     it("counts only grants in force at the instant, priced at the prices given", () => {
       const at = new Date("2026-05-01T00:00:00Z");
-      const span = (cpuCores: number, startsAt: string, endsAt: string | null, gpu?: [string, number]): GrantSpan => ({
-        gpuModel: gpu?.[0] ?? null,
-        gpuResource: gpu ? "nvidia.com/gpu" : null,
-        gpuCount: gpu?.[1] ?? 0,
-        cpuCores,
-        memoryBytes: 0,
-        storageBytes: 0,
-        startsAt: new Date(startsAt),
-        endsAt: endsAt ? new Date(endsAt) : null,
-        lines: linesOfAmounts({ gpuModel: gpu?.[0] ?? null, gpuCount: gpu?.[1] ?? 0, cpuCores, memoryBytes: 0, storageBytes: 0 }, gpu ? "nvidia.com/gpu" : null),
-      });
+      const span = (cpuCores: number, startsAt: string, endsAt: string | null, gpu?: [string, number]): GrantSpan => {
+        const amounts: QuotaAmounts = { gpus: gpu ? [{ model: gpu[0], count: gpu[1], burst: 0 }] : [], cpuCores, memoryBytes: 0, storageBytes: 0 };
+        return { ...amounts, startsAt: new Date(startsAt), endsAt: endsAt ? new Date(endsAt) : null, lines: linesOfAmounts(amounts, gpu ? { [gpu[0]]: "nvidia.com/gpu" } : {}) };
+      };
       const prices = new Map([["cpu", 0.03], ["gpu:L4", 0.5]]);
       const grants = [
         span(4, "2026-04-01T00:00:00Z", null),

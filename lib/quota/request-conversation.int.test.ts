@@ -118,22 +118,22 @@ describe(`editing a pending request (${databaseLabel()})`, () => {
     const { request: edited, changes } = await executeCommand(editQuotaRequest, dana, editOf(r.id, r.version, { gpuCount: "2", justification: "Two GPUs for the first week, as suggested." }));
     expect(edited).toMatchObject({ revision: 2, version: r.version + 1, gpuCount: 2, monthlyCost: (2 * 4 * 730).toFixed(2), status: "pending" });
     expect(changes.map((c) => [c.field, c.before, c.after])).toEqual([
-      ["gpuCount", "4", "2"],
+      ["gpus.H100.count", "4", "2"],
       ["justification", ask.justification, "Two GPUs for the first week, as suggested."],
       ["estimate", expect.stringMatching(/^\$11,680\.00 a month/), expect.stringMatching(/^\$5,840\.00 a month/)],
     ]);
     const [kept] = await db.select().from(quotaRequestRevisions).where(eq(quotaRequestRevisions.requestId, r.id));
     expect(kept).toMatchObject({ revision: 1, gpuCount: 4, justification: ask.justification, monthlyCost: "11680.00" });
     const detail = (await requestDetail(priya, r.id))!;
-    expect(detail.conversation.revisions.map((v) => [v.revision, v.amounts.gpuCount, v.changes.length])).toEqual([
+    expect(detail.conversation.revisions.map((v) => [v.revision, v.amounts.gpus[0]?.count, v.changes.length])).toEqual([
       [1, 4, 0],
       [2, 2, 3],
     ]);
-    expect(detail.picture!.amounts.gpuCount).toBe(2);
+    expect(detail.picture!.amounts.gpus).toEqual([{ model: "H100", count: 2, burst: 0 }]);
     expect(await noticesOf(priya.actor.principalId, "quota_request.edited")).toHaveLength(1);
     const [audit] = await db.select().from(auditEvents).where(and(eq(auditEvents.targetId, r.id), eq(auditEvents.action, "quota_request.edited")));
-    expect(audit!.before).toMatchObject({ revision: 1, gpuCount: 4 });
-    expect(audit!.after).toMatchObject({ revision: 2, gpuCount: 2 });
+    expect(audit!.before).toMatchObject({ revision: 1, gpus: [{ model: "H100", count: 4, burst: 0 }] });
+    expect(audit!.after).toMatchObject({ revision: 2, gpus: [{ model: "H100", count: 2, burst: 0 }] });
   });
 
   it("an approval quoting the version from before the edit is refused and grants nothing; quoting the new one grants the edited content", async () => {

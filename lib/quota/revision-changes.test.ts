@@ -3,7 +3,7 @@ import { GiB } from "./amounts";
 import { contentChanges, type RequestContent } from "./revision-changes";
 
 const asked: RequestContent = {
-  amounts: { gpuModel: "H100", gpuCount: 4, cpuCores: 32, memoryBytes: 256 * GiB, storageBytes: 0 },
+  amounts: { gpus: [{ model: "H100", count: 4, burst: 0 }], cpuCores: 32, memoryBytes: 256 * GiB, storageBytes: 0 },
   endsAt: new Date("2026-12-16T12:00:00Z"),
   justification: "Fine-tuning the ranking model for the December release.",
   monthlyCost: 11972,
@@ -16,13 +16,24 @@ describe("what changed between two revisions of a request", () => {
   });
 
   it("names each changed field with its value before and after", () => {
-    const edited: RequestContent = { ...asked, amounts: { ...asked.amounts, gpuCount: 2, storageBytes: 500 * GiB }, justification: "Only the small model this month.", monthlyCost: 5986 };
+    const edited: RequestContent = { ...asked, amounts: { ...asked.amounts, gpus: [{ model: "H100", count: 2, burst: 0 }], storageBytes: 500 * GiB }, justification: "Only the small model this month.", monthlyCost: 5986 };
     const changes = contentChanges(asked, edited, "USD");
-    expect(changes.map((c) => c.field)).toEqual(["gpuCount", "storage", "justification", "estimate"]);
-    expect(changes[0]).toEqual({ field: "gpuCount", label: "GPUs", before: "4", after: "2" });
+    expect(changes.map((c) => c.field)).toEqual(["gpus.H100.count", "storage", "justification", "estimate"]);
+    expect(changes[0]).toEqual({ field: "gpus.H100.count", label: "H100 GPUs", before: "4", after: "2" });
     expect(changes[1]!.before).toBe("none");
     expect(changes[1]!.after).toMatch(/500/);
     expect(changes[3]!.before).toMatch(/^\$11,972\.00 a month \(\$.* for its/);
+  });
+
+  it("names each GPU model's change: one lowered, one added, one dropped, a burst added", () => {
+    const before: RequestContent = { ...asked, amounts: { ...asked.amounts, gpus: [{ model: "A100", count: 1, burst: 0 }, { model: "H100", count: 4, burst: 0 }] } };
+    const after: RequestContent = { ...asked, amounts: { ...asked.amounts, gpus: [{ model: "H100", count: 2, burst: 2 }, { model: "L4", count: 4, burst: 0 }] } };
+    expect(contentChanges(before, after, "USD").map((c) => [c.field, c.label, c.before, c.after])).toEqual([
+      ["gpus.A100.count", "A100 GPUs", "1", "none"],
+      ["gpus.H100.count", "H100 GPUs", "4", "2"],
+      ["gpus.H100.burst", "Burst H100 GPUs", "none", "2"],
+      ["gpus.L4.count", "L4 GPUs", "none", "4"],
+    ]);
   });
 
   it("shows a change of end with the money of the period, even at the same monthly rate", () => {

@@ -14,7 +14,8 @@ export interface RequestContent {
 }
 
 export interface ContentChange {
-  field: "gpuModel" | "gpuCount" | "gpuBurst" | "cpuCores" | "cpuBurst" | "memory" | "memoryBurst" | "storage" | "endsAt" | "justification" | "estimate";
+  /** A GPU row's field names its model: "gpus.H100.count", "gpus.L4.burst". */
+  field: `gpus.${string}.count` | `gpus.${string}.burst` | "cpuCores" | "cpuBurst" | "memory" | "memoryBurst" | "storage" | "endsAt" | "justification" | "estimate";
   label: string;
   before: string;
   after: string;
@@ -28,7 +29,8 @@ const end = (d: Date | null) => (d ? `until ${formatDateTime(d)}` : "permanent")
 
 /**
  * The fields that differ between two revisions, as an approver reads them
- * (before and after, formatted the way the request page shows them). The
+ * (before and after, formatted the way the request page shows them; each GPU
+ * model's guarantee and burst apart, named by the model). The
  * estimate is listed with the period's cost when either revision has an end,
  * so a shorter or longer time reads in money too.
  */
@@ -39,9 +41,14 @@ export function contentChanges(before: RequestContent, after: RequestContent, cu
   const add = (field: ContentChange["field"], label: string, x: string, y: string) => {
     if (x !== y) rows.push({ field, label, before: x, after: y });
   };
-  add("gpuModel", "GPU model", a.gpuModel ?? "none", b.gpuModel ?? "none");
-  add("gpuCount", "GPUs", gpus(a.gpuCount), gpus(b.gpuCount));
-  add("gpuBurst", "Burst GPUs", gpus(a.gpuBurst ?? 0), gpus(b.gpuBurst ?? 0));
+  // Each GPU model's line on its own, models in order: one added reads "none" before, one dropped "none" after.
+  const models = [...new Set([...a.gpus, ...b.gpus].map((g) => g.model))].sort();
+  for (const model of models) {
+    const x = a.gpus.find((g) => g.model === model);
+    const y = b.gpus.find((g) => g.model === model);
+    add(`gpus.${model}.count`, `${model} GPUs`, gpus(x?.count ?? 0), gpus(y?.count ?? 0));
+    add(`gpus.${model}.burst`, `Burst ${model} GPUs`, gpus(x?.burst ?? 0), gpus(y?.burst ?? 0));
+  }
   add("cpuCores", "CPU cores", sizes(formatCores)(a.cpuCores), sizes(formatCores)(b.cpuCores));
   add("cpuBurst", "Burst CPU cores", sizes(formatCores)(a.cpuBurst ?? 0), sizes(formatCores)(b.cpuBurst ?? 0));
   add("memory", "Memory", sizes(formatBytes)(a.memoryBytes), sizes(formatBytes)(b.memoryBytes));

@@ -7,7 +7,7 @@ import type { RateRow } from "./cost";
 import { effectiveQuotaAt, gpusByModelAt, type GrantSpan } from "./effective";
 import { rowsOf } from "@/db/rows";
 import { linesOfGrants } from "./grant-store";
-import { compareLines, type QuotaLine } from "./lines";
+import { compareLines, gpuAmountsOfLines, type QuotaLine } from "./lines";
 import { gpuResourcesOf } from "./pool-flavors";
 import { DEFAULT_QUOTA_POLICY, type QuotaPolicy } from "./policy";
 import { quotaPolicySchema } from "./policy-schema";
@@ -36,9 +36,7 @@ export async function knownGpuResources(db: Database): Promise<string[]> {
 
 type GrantRow = typeof quotaGrants.$inferSelect;
 export const spanOf = (g: GrantRow, lines: QuotaLine[]): GrantSpan => ({
-  gpuModel: g.gpuModel,
-  gpuResource: g.gpuResource,
-  gpuCount: g.gpuCount,
+  gpus: gpuAmountsOfLines(lines),
   cpuCores: g.cpuCores,
   memoryBytes: g.memoryBytes,
   storageBytes: g.storageBytes,
@@ -66,10 +64,10 @@ async function spansOf(db: Database, rows: GrantRow[], projectIds: readonly stri
  * reads (the values are the same: numbers, instants).
  */
 export async function allGrantSpans(db: Database): Promise<Map<string, GrantSpan[]>> {
-  type Row = { id: string; project_id: string; gpu_model: string | null; gpu_resource: string | null; gpu_count: number | string; cpu_cores: number | string; memory_bytes: number | string; storage_bytes: number | string; starts_at: Date | string; ends_at: Date | string | null };
+  type Row = { id: string; project_id: string; cpu_cores: number | string; memory_bytes: number | string; storage_bytes: number | string; starts_at: Date | string; ends_at: Date | string | null };
   type LineRow = { grant_id: string; flavor: string; resource: string; guarantee: string | number; burst: string | number };
   const [rows, lineRows] = await Promise.all([
-    rowsOf<Row>(db, sql`select id, project_id, gpu_model, gpu_resource, gpu_count, cpu_cores, memory_bytes, storage_bytes, starts_at, ends_at from quota_grants`),
+    rowsOf<Row>(db, sql`select id, project_id, cpu_cores, memory_bytes, storage_bytes, starts_at, ends_at from quota_grants`),
     rowsOf<LineRow>(db, sql`select grant_id, flavor, resource, guarantee, burst from quota_grant_lines`),
   ]);
   const lines = new Map<string, QuotaLine[]>();
@@ -84,9 +82,7 @@ export async function allGrantSpans(db: Database): Promise<Map<string, GrantSpan
   const out = new Map<string, GrantSpan[]>();
   for (const r of rows) {
     const span: GrantSpan = {
-      gpuModel: r.gpu_model,
-      gpuResource: r.gpu_resource,
-      gpuCount: Number(r.gpu_count),
+      gpus: gpuAmountsOfLines(lines.get(r.id) ?? []),
       cpuCores: Number(r.cpu_cores),
       memoryBytes: Number(r.memory_bytes),
       storageBytes: Number(r.storage_bytes),

@@ -34,24 +34,58 @@ const basis: PreviewBasis = {
   policy: DEFAULT_QUOTA_POLICY,
 };
 
-const inputs = { gpuModel: "", gpuCount: "", cpuCores: "", memory: "", storage: "" };
+const inputs = { gpus: [{ model: "", count: "" }], cpuCores: "", memory: "", storage: "" };
+const H100 = (count: number, burst = 0) => ({ model: "H100", count, burst });
+
+describe("a request of several GPU models in the preview", () => {
+  const withL4: PreviewBasis = {
+    ...basis,
+    gpuResources: { H100: "nvidia.com/gpu", L4: "nvidia.com/gpu.l4" },
+    prices: [...basis.prices, ["gpu:L4", 0.8]],
+    pools: [...pools, { name: "l4", gpuModel: "L4", gpuResource: "nvidia.com/gpu.l4", gpusPerNode: 4, nodeCount: 2, maxNodes: 4, cpuPerNode: 48, memoryBytesPerNode: 192 * GiB }],
+  };
+  const two = { gpus: [H100(2, 2), { model: "L4", count: 4, burst: 0 }], cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
+
+  it("adds each model on its own resource, prices each at its rate and shows each model's capacity", () => {
+    const p = previewRequest(withL4, two);
+    expect(p.after.quota.gpus).toEqual({ "nvidia.com/gpu": 4, "nvidia.com/gpu.l4": 4 });
+    expect(p.after.gpusByModel).toEqual({ H100: 4, L4: 4 });
+    expect(p.after.burstByModel).toEqual({ H100: 2 });
+    expect(p.after.quota.burst!.gpus).toEqual({ "nvidia.com/gpu": 2 });
+    expect(p.estimate.lines.map((l) => [l.resource, l.quantity])).toEqual([
+      ["gpu:H100", 2],
+      ["gpu:L4", 4],
+    ]);
+    expect(p.capacity.map((l) => l.resource)).toEqual(["gpu:H100", "gpu:L4"]);
+  });
+
+  it("suggests CPU and memory burst for the borrowed GPUs of every model with burst", () => {
+    const both = { ...two, gpus: [H100(0, 4), { model: "L4", count: 0, burst: 2 }] };
+    expect(computeBurstHint(withL4, both, previewRequest(withL4, both).after.quota)).toEqual({
+      missing: ["cpuBurst", "memoryBurst"],
+      gpus: 6,
+      gpuModel: "H100 and L4",
+      suggested: { pool: "h100 and l4", cores: 104 + 24, memoryBytes: 900 * GiB + 96 * GiB },
+    });
+  });
+});
 
 describe("the request form's live preview", () => {
   it("reads the fields as the command does, naming each field that does not parse", () => {
-    expect(parseAmountInputs({ ...inputs, gpuModel: "H100", gpuCount: "4", cpuCores: "500m", memory: "64Gi", storage: "2" })).toEqual({
-      amounts: { gpuModel: "H100", gpuCount: 4, cpuCores: 0.5, memoryBytes: 64 * GiB, storageBytes: 2 * GiB },
+    expect(parseAmountInputs({ ...inputs, gpus: [{ model: "H100", count: "4" }], cpuCores: "500m", memory: "64Gi", storage: "2" })).toEqual({
+      amounts: { gpus: [H100(4)], cpuCores: 0.5, memoryBytes: 64 * GiB, storageBytes: 2 * GiB },
       problems: {},
     });
-    const bad = parseAmountInputs({ ...inputs, gpuCount: "2", cpuCores: "-1", memory: "1e400" });
-    expect(bad.amounts).toEqual({ gpuModel: null, gpuCount: 2, cpuCores: 0, memoryBytes: 0, storageBytes: 0 });
-    expect(Object.keys(bad.problems).sort()).toEqual(["cpuCores", "gpuModel", "memory"]);
+    const bad = parseAmountInputs({ ...inputs, gpus: [{ model: "", count: "2" }, { model: "L4", count: "x" }], cpuCores: "-1", memory: "1e400" });
+    expect(bad.amounts).toEqual({ gpus: [], cpuCores: 0, memoryBytes: 0, storageBytes: 0 });
+    expect(Object.keys(bad.problems).sort()).toEqual(["cpuCores", "gpus.0.model", "gpus.1.count", "memory"]);
+    const twice = parseAmountInputs({ ...inputs, gpus: [{ model: "H100", count: "2" }, { model: "H100", count: "1" }] });
+    expect(twice.problems["gpus.1.model"]).toMatch(/^GPU model 2: H100 is already asked for as GPU model 1/);
   });
 
   it("reads the burst fields when the form shows them, naming the one that does not parse", () => {
-    expect(parseAmountInputs({ ...inputs, gpuModel: "H100", gpuBurst: "4", cpuBurst: "32", memoryBurst: "256Gi" }).amounts).toEqual({
-      gpuModel: "H100",
-      gpuCount: 0,
-      gpuBurst: 4,
+    expect(parseAmountInputs({ ...inputs, gpus: [{ model: "H100", count: "", burst: "4" }], cpuBurst: "32", memoryBurst: "256Gi" }).amounts).toEqual({
+      gpus: [H100(0, 4)],
       cpuCores: 0,
       cpuBurst: 32,
       memoryBytes: 0,
@@ -63,20 +97,20 @@ describe("the request form's live preview", () => {
   });
 
   it("adds CPU and memory burst to the hard cap after approval, neither priced nor counted against capacity", () => {
-    const p = previewRequest(basis, { gpuModel: "H100", gpuCount: 0, gpuBurst: 4, cpuCores: 0, cpuBurst: 32, memoryBytes: 0, memoryBurstBytes: 256 * GiB, storageBytes: 0 });
+    const p = previewRequest(basis, { gpus: [H100(0, 4)], cpuCores: 0, cpuBurst: 32, memoryBytes: 0, memoryBurstBytes: 256 * GiB, storageBytes: 0 });
     expect(p.after.quota.burst).toEqual({ cpuCores: 32, memoryBytes: 256 * GiB, gpus: { "nvidia.com/gpu": 4 } });
     expect(p.after.quota.cpuCores).toBe(4);
     expect(p.after.burstByModel).toEqual({ H100: 4 });
     expect(p.estimate.monthly).toBe(0);
     expect(p.capacity).toEqual([]);
     expect(p.auto).toEqual({ auto: false, reason: "it asks for burst GPUs, CPU and memory, which a platform admin decides" });
-    const cpuOnly = previewRequest({ ...basis, current: { ...basis.current, quota: { ...basis.current.quota, burst: { cpuCores: 8, memoryBytes: 0, gpus: { "nvidia.com/gpu": 2 } } } } }, { gpuModel: null, gpuCount: 0, cpuCores: 0, cpuBurst: 0.5, memoryBytes: 0, storageBytes: 0 });
+    const cpuOnly = previewRequest({ ...basis, current: { ...basis.current, quota: { ...basis.current.quota, burst: { cpuCores: 8, memoryBytes: 0, gpus: { "nvidia.com/gpu": 2 } } } } }, { gpus: [], cpuCores: 0, cpuBurst: 0.5, memoryBytes: 0, storageBytes: 0 });
     expect(cpuOnly.after.quota.burst).toEqual({ cpuCores: 8.5, memoryBytes: 0, gpus: { "nvidia.com/gpu": 2 } });
-    expect(describeAmounts({ gpuModel: null, gpuCount: 0, cpuCores: 4, cpuBurst: 0.5, memoryBytes: 0, memoryBurstBytes: 64 * GiB, storageBytes: 0 })).toBe("4 cores, burst up to 0.5 more cores, burst up to 64 GiB more memory");
+    expect(describeAmounts({ gpus: [], cpuCores: 4, cpuBurst: 0.5, memoryBytes: 0, memoryBurstBytes: 64 * GiB, storageBytes: 0 })).toBe("4 cores, burst up to 0.5 more cores, burst up to 64 GiB more memory");
   });
 
   it("says when GPUs could be borrowed without CPU or memory to run them, and what the GPU pool's nodes give per GPU", () => {
-    const gpuOnly = { gpuModel: "H100", gpuCount: 0, gpuBurst: 4, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
+    const gpuOnly = { gpus: [H100(0, 4)], cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
     const after = (a: typeof gpuOnly & { cpuBurst?: number; memoryBurstBytes?: number }) => previewRequest(basis, a).after.quota;
     // 208 cores and 1,800 GiB for 8 H100: 104 cores and 900 GiB for 4.
     expect(computeBurstHint(basis, gpuOnly, after(gpuOnly))).toEqual({ missing: ["cpuBurst", "memoryBurst"], gpus: 4, gpuModel: "H100", suggested: { pool: "h100", cores: 104, memoryBytes: 900 * GiB } });
@@ -88,11 +122,11 @@ describe("the request form's live preview", () => {
     const held = { ...basis.current.quota, burst: { cpuCores: 8, memoryBytes: 32 * GiB, gpus: {} } };
     expect(computeBurstHint(basis, gpuOnly, { ...held, burst: { ...held.burst, gpus: { "nvidia.com/gpu": 4 } } })).toBeNull();
     expect(computeBurstHint({ pools: [] }, gpuOnly, after(gpuOnly))).toMatchObject({ suggested: null });
-    expect(computeBurstHint(basis, { ...gpuOnly, gpuBurst: 0, gpuCount: 4 }, after(gpuOnly))).toBeNull();
+    expect(computeBurstHint(basis, { ...gpuOnly, gpus: [H100(4)] }, after(gpuOnly))).toBeNull();
   });
 
   it("adds the request to the quota, prices it, and flags what the pools cannot hold", () => {
-    const p = previewRequest(basis, { gpuModel: "H100", gpuCount: 4, cpuCores: 2, memoryBytes: 0, storageBytes: 0 });
+    const p = previewRequest(basis, { gpus: [H100(4)], cpuCores: 2, memoryBytes: 0, storageBytes: 0 });
     expect(p.after.quota.gpus).toEqual({ "nvidia.com/gpu": 6 });
     expect(p.after.gpusByModel).toEqual({ H100: 6 });
     expect(p.after.quota.cpuCores).toBe(6);
@@ -104,25 +138,25 @@ describe("the request form's live preview", () => {
     expect(p.auto.auto).toBe(false);
 
     // 4 H100 nodes are present (32 GPUs); the autoscaler may grow the pool to 6 (48).
-    const grows = previewRequest(basis, { gpuModel: "H100", gpuCount: 9, cpuCores: 0, memoryBytes: 0, storageBytes: 0 });
+    const grows = previewRequest(basis, { gpus: [H100(9)], cpuCores: 0, memoryBytes: 0, storageBytes: 0 });
     expect(grows.capacity).toEqual([
       expect.objectContaining({ resource: "gpu:H100", capacity: 32, capacityAtMax: 48, after: 37, exceeds: true, fit: { kind: "grows", pools: [{ pool: "h100", nodes: 4, to: 5, max: 6 }] } }),
     ]);
     expect(grows.auto).toEqual({ auto: false, reason: "it fits only when the autoscaler adds nodes" });
 
-    const big = previewRequest(basis, { gpuModel: "H100", gpuCount: 21, cpuCores: 0, memoryBytes: 0, storageBytes: 0 });
+    const big = previewRequest(basis, { gpus: [H100(21)], cpuCores: 0, memoryBytes: 0, storageBytes: 0 });
     expect(big.capacity).toEqual([expect.objectContaining({ resource: "gpu:H100", capacity: 32, capacityAtMax: 48, after: 49, exceeds: true, fit: { kind: "does_not_fit", autoscales: true } })]);
     expect(big.auto).toEqual({ auto: false, reason: "it would exceed the capacity of the cluster" });
   });
 
   it("says when the automatic rules approve, and leaves unpriced resources out of the estimate", () => {
-    const small = previewRequest(basis, { gpuModel: null, gpuCount: 0, cpuCores: 2, memoryBytes: 8 * GiB, storageBytes: 0 });
+    const small = previewRequest(basis, { gpus: [], cpuCores: 2, memoryBytes: 8 * GiB, storageBytes: 0 });
     expect(small.auto.auto).toBe(true);
     expect(small.estimate.unpriced).toEqual(["memory"]);
   });
 
   it("counts what the project holds by automatic approval, as the server does (cumulative cap)", () => {
-    const small = { gpuModel: null, gpuCount: 0, cpuCores: 2, memoryBytes: 8 * GiB, storageBytes: 0 };
+    const small = { gpus: [], cpuCores: 2, memoryBytes: 8 * GiB, storageBytes: 0 };
     const said = (b: PreviewBasis) => {
       const d = previewRequest(b, small).auto;
       return d.auto ? `approved: ${d.rule}` : `to a person: ${d.reason}`;
@@ -134,13 +168,13 @@ describe("the request form's live preview", () => {
   });
 
   describe("the budget warning", () => {
-    const fourH100 = { gpuModel: "H100", gpuCount: 4, cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
+    const fourH100 = { gpus: [H100(4)], cpuCores: 0, memoryBytes: 0, storageBytes: 0 };
 
     it("warns with the figures when this month's forecast plus the request's monthly estimate goes over the budget", () => {
       const p = previewRequest({ ...basis, budget: { monthlyAmount: 15_000, monthToDate: 1234.5, forecast: 4000 } }, fourH100);
       expect(p.budget).toEqual({ kind: "over", budget: 15_000, monthToDate: 1234.5, forecast: 4000, added: 11_972, total: 15_972, left: -972, forecastAlreadyOver: false, usageRecorded: true });
       // Live: fewer GPUs fit.
-      const two = previewRequest({ ...basis, budget: { monthlyAmount: 15_000, monthToDate: 1234.5, forecast: 4000 } }, { ...fourH100, gpuCount: 2 });
+      const two = previewRequest({ ...basis, budget: { monthlyAmount: 15_000, monthToDate: 1234.5, forecast: 4000 } }, { ...fourH100, gpus: [H100(2)] });
       expect(two.budget).toMatchObject({ kind: "within", added: 5986, total: 9986, left: 5014 });
     });
 
@@ -176,8 +210,9 @@ describe("the request form's live preview", () => {
   });
 
   it("formats amounts as people read them", () => {
-    expect(describeAmounts({ gpuModel: "H100", gpuCount: 4, cpuCores: 0.5, memoryBytes: 64 * GiB, storageBytes: 2048 * GiB })).toBe("4 × H100, 0.5 cores, 64 GiB memory, 2 TiB storage");
-    expect(describeAmounts({ gpuModel: null, gpuCount: 0, cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toBe("nothing");
+    expect(describeAmounts({ gpus: [H100(4)], cpuCores: 0.5, memoryBytes: 64 * GiB, storageBytes: 2048 * GiB })).toBe("4 × H100, 0.5 cores, 64 GiB memory, 2 TiB storage");
+    expect(describeAmounts({ gpus: [H100(2, 2), { model: "L4", count: 4, burst: 0 }], cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toBe("2 × H100, burst up to 2 more H100, 4 × L4");
+    expect(describeAmounts({ gpus: [], cpuCores: 0, memoryBytes: 0, storageBytes: 0 })).toBe("nothing");
     expect(formatBytes(1.5 * GiB)).toBe("1.5 GiB");
     expect(formatMoney(11972, "USD")).toBe("$11,972.00");
   });

@@ -1,6 +1,6 @@
 import type { EffectiveQuota } from "@/lib/cluster/desired-state";
 import { formatMoney as formatAmount, formatUnitPrice as formatPrice, minorDigits, roundMoney, subtractMoney, sumMoney } from "@/lib/money";
-import { GiB, type QuotaAmounts } from "./amounts";
+import { GiB, type GpuAmount, type QuotaAmounts } from "./amounts";
 import { perNodeOfModel } from "./pool-profiles";
 import { capacityImpact, type Allocation, type CapacityKey, type CapacityLine, type PoolCapacityInput } from "./capacity";
 import { costOverPeriod, describePeriod, monthlyCost, type CostEstimate } from "./cost";
@@ -117,26 +117,31 @@ export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Prev
     gpus: { ...quota.gpus },
   };
   const afterGpus = { ...gpusByModel };
-  const resource = amounts.gpuModel ? basis.gpuResources[amounts.gpuModel] : undefined;
-  if (amounts.gpuModel && amounts.gpuCount > 0 && resource) {
-    afterQuota.gpus[resource] = (afterQuota.gpus[resource] ?? 0) + amounts.gpuCount;
-    afterGpus[amounts.gpuModel] = (afterGpus[amounts.gpuModel] ?? 0) + amounts.gpuCount;
-  }
   // Burst is not reserved: it raises the hard cap and what the project may borrow, not what it holds, so it is neither priced nor counted against capacity.
-  const gpuBurst = amounts.gpuBurst ?? 0;
   const cpuBurst = amounts.cpuBurst ?? 0;
   const memoryBurst = amounts.memoryBurstBytes ?? 0;
   const afterBurst = { ...basis.current.burstByModel };
-  if (cpuBurst > 0 || memoryBurst > 0 || (amounts.gpuModel && gpuBurst > 0 && resource)) {
+  // Each GPU model on the extended resource its pools serve it as; a model no pool serves adds nothing (the server refuses it).
+  const served = amounts.gpus.filter((g) => basis.gpuResources[g.model]);
+  for (const g of served) {
+    const resource = basis.gpuResources[g.model]!;
+    if (g.count > 0) {
+      afterQuota.gpus[resource] = (afterQuota.gpus[resource] ?? 0) + g.count;
+      afterGpus[g.model] = (afterGpus[g.model] ?? 0) + g.count;
+    }
+  }
+  if (cpuBurst > 0 || memoryBurst > 0 || served.some((g) => g.burst > 0)) {
     const burst = quota.burst ?? { cpuCores: 0, memoryBytes: 0, gpus: {} };
     afterQuota.burst = { cpuCores: Math.round((burst.cpuCores + cpuBurst) * 1000) / 1000, memoryBytes: burst.memoryBytes + memoryBurst, gpus: { ...burst.gpus } };
-    if (amounts.gpuModel && gpuBurst > 0 && resource) {
-      afterQuota.burst.gpus[resource] = (burst.gpus[resource] ?? 0) + gpuBurst;
-      afterBurst[amounts.gpuModel] = (afterBurst[amounts.gpuModel] ?? 0) + gpuBurst;
+    for (const g of served) {
+      if (g.burst === 0) continue;
+      const resource = basis.gpuResources[g.model]!;
+      afterQuota.burst.gpus[resource] = (afterQuota.burst.gpus[resource] ?? 0) + g.burst;
+      afterBurst[g.model] = (afterBurst[g.model] ?? 0) + g.burst;
     }
   }
   const estimate = monthlyCost(amounts, new Map(basis.prices));
-  const extra: Allocation = { cpuCores: amounts.cpuCores, memoryBytes: amounts.memoryBytes, gpusByModel: amounts.gpuModel && amounts.gpuCount > 0 ? { [amounts.gpuModel]: amounts.gpuCount } : {} };
+  const extra: Allocation = { cpuCores: amounts.cpuCores, memoryBytes: amounts.memoryBytes, gpusByModel: Object.fromEntries(amounts.gpus.filter((g) => g.count > 0).map((g) => [g.model, g.count])) };
   const capacity = touchedLines(capacityImpact(basis.pools, basis.policy.overcommit, basis.allocated, extra), amounts);
   return {
     after: { quota: afterQuota, gpusByModel: afterGpus, burstByModel: afterBurst },
@@ -150,7 +155,7 @@ export function previewRequest(basis: PreviewBasis, amounts: QuotaAmounts): Prev
 /** Only the resources a request adds to matter to its decision (as assessRequest filters them). */
 export function touchedLines(lines: readonly CapacityLine[], amounts: QuotaAmounts): CapacityLine[] {
   return lines.filter(
-    (l) => (l.resource === "cpu" && amounts.cpuCores > 0) || (l.resource === "memory" && amounts.memoryBytes > 0) || (amounts.gpuModel !== null && amounts.gpuCount > 0 && l.resource === `gpu:${amounts.gpuModel}`),
+    (l) => (l.resource === "cpu" && amounts.cpuCores > 0) || (l.resource === "memory" && amounts.memoryBytes > 0) || amounts.gpus.some((g) => g.count > 0 && l.resource === `gpu:${g.model}`),
   );
 }
 
@@ -163,35 +168,47 @@ export function overcommitOf(policy: QuotaPolicy, resource: CapacityKey): number
  * When a request lets the project borrow GPUs but the project would hold no
  * CPU or memory burst: every pod asks for CPU and memory too, and Kueue
  * admits it on borrowed quota only where each resource it asks for may
- * borrow, so the GPUs could not be used. What to enter instead: the GPU
- * pool's CPU and memory per GPU, times the burst GPUs. Null when nothing is
- * missing.
+ * borrow, so the GPUs could not be used. What to enter instead: each GPU
+ * pool's CPU and memory per GPU, times that model's burst GPUs, added up over
+ * the models. Null when nothing is missing.
  */
 export interface ComputeBurstHint {
   missing: ("cpuBurst" | "memoryBurst")[];
+  /** Burst GPUs of every model together. */
   gpus: number;
+  /** The models with burst, in words ("H100" or "H100 and L4"). */
   gpuModel: string;
-  /** The pool's per-GPU share for that many GPUs; null when no pool of the model is known. */
+  /** The pools' per-GPU share for that many GPUs; null when a model's pool is unknown. */
   suggested: { pool: string; cores: number; memoryBytes: number } | null;
 }
 
 export function computeBurstHint(basis: Pick<PreviewBasis, "pools">, amounts: QuotaAmounts, after: EffectiveQuota): ComputeBurstHint | null {
-  const gpus = amounts.gpuBurst ?? 0;
-  if (gpus === 0 || !amounts.gpuModel) return null;
+  const bursting: GpuAmount[] = amounts.gpus.filter((g) => g.burst > 0);
+  if (bursting.length === 0) return null;
   const missing: ComputeBurstHint["missing"] = [];
   if ((after.burst?.cpuCores ?? 0) === 0) missing.push("cpuBurst");
   if ((after.burst?.memoryBytes ?? 0) === 0) missing.push("memoryBurst");
   if (missing.length === 0) return null;
   // A mixed MIG pool's further profile shares the same nodes: its per-instance share is of its own instances.
-  const model = amounts.gpuModel;
-  const pool = basis.pools.find((p) => perNodeOfModel(p, model) > 0);
-  const perGpu = pool ? gpus / perNodeOfModel(pool, model) : 0;
+  const shares = bursting.map((g) => {
+    const pool = basis.pools.find((p) => perNodeOfModel(p, g.model) > 0);
+    const perGpu = pool ? g.burst / perNodeOfModel(pool, g.model) : 0;
+    return pool ? { pool: pool.name, cores: Math.floor(pool.cpuPerNode * perGpu), memoryBytes: Math.floor((pool.memoryBytesPerNode * perGpu) / GiB) * GiB } : null;
+  });
+  const known = shares.every((x) => x !== null);
   return {
     missing,
-    gpus,
-    gpuModel: amounts.gpuModel,
-    suggested: pool ? { pool: pool.name, cores: Math.floor(pool.cpuPerNode * perGpu), memoryBytes: Math.floor((pool.memoryBytesPerNode * perGpu) / GiB) * GiB } : null,
+    gpus: bursting.reduce((n, g) => n + g.burst, 0),
+    gpuModel: andList(bursting.map((g) => g.model)),
+    suggested: known
+      ? { pool: andList(shares.map((x) => x.pool)), cores: shares.reduce((n, x) => n + x.cores, 0), memoryBytes: shares.reduce((n, x) => n + x.memoryBytes, 0) }
+      : null,
   };
+}
+
+/** "a", "a and b", "a, b and c". */
+export function andList(items: readonly string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(", ")} and ${items.at(-1)}` : (items[0] ?? "");
 }
 
 /** "4", "0.5" — cores as people read them. */
@@ -218,11 +235,11 @@ export function resourceLabel(key: string): string {
   return ({ cpu: "CPU", memory: "Memory", storage: "Storage", inference: "Inference" } as Record<string, string>)[key] ?? key;
 }
 
-/** The amounts of a request in one line: "4 × H100, 32 cores, 256 GiB memory". */
+/** The amounts of a request in one line: "4 × H100, 2 × L4, 32 cores, 256 GiB memory". */
 export function describeAmounts(a: QuotaAmounts): string {
   const parts = [
-    a.gpuCount > 0 ? `${a.gpuCount} × ${a.gpuModel ?? "GPU"}` : null,
-    (a.gpuBurst ?? 0) > 0 ? `burst up to ${a.gpuBurst} more ${a.gpuModel ?? "GPU"}` : null,
+    // Each model with its guarantee and its burst: "2 × H100, burst up to 2 more H100, 4 × L4".
+    ...a.gpus.flatMap((g) => [g.count > 0 ? `${g.count} × ${g.model}` : null, g.burst > 0 ? `burst up to ${g.burst} more ${g.model}` : null]),
     a.cpuCores > 0 ? `${formatCores(a.cpuCores)} cores` : null,
     (a.cpuBurst ?? 0) > 0 ? `burst up to ${formatCores(a.cpuBurst!)} more cores` : null,
     a.memoryBytes > 0 ? `${formatBytes(a.memoryBytes)} memory` : null,

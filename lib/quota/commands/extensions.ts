@@ -151,7 +151,7 @@ export async function approveExtension(tx: Database, ctx: CommandContext, r: Req
   if (needsSecondApproval(monthly, policy) && !r.firstApprovedBy) {
     const [row] = await tx
       .update(quotaRequests)
-      .set({ firstApprovedBy: ctx.actor.principalId, firstApprovedAt: ctx.now, granted: changed ? grantedColumn(amounts, endsAt) : null, version: r.version + 1 })
+      .set({ firstApprovedBy: ctx.actor.principalId, firstApprovedAt: ctx.now, granted: changed ? grantedColumn(amounts, endsAt, r.gpuModel) : null, version: r.version + 1 })
       .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
       .returning();
     await addEvent(tx, r.id, actor, "first_approval", ctx.now, { revision: r.revision, ...(changed ? { granted: amounts, endsAt } : {}) });
@@ -165,7 +165,7 @@ export async function approveExtension(tx: Database, ctx: CommandContext, r: Req
   // Reschedules the project's boundary (the row at the old end goes, one at the new end comes) and, with Kueue, the tenant's.
   const changeId = await enqueueProjectChange(tx, { tenantId: r.tenantId, projectId: r.projectId, reason: "quota grant extended", at: ctx.now });
   await dropTenantBoundaryIfUnused(tx, r.tenantId, from);
-  const row = await markApproved(tx, r, { by: ctx.actor.principalId, at: ctx.now, note: input.note, granted: changed ? grantedColumn(amounts, endsAt) : null, clusterChangeId: changeId });
+  const row = await markApproved(tx, r, { by: ctx.actor.principalId, at: ctx.now, note: input.note, granted: changed ? grantedColumn(amounts, endsAt, r.gpuModel) : null, clusterChangeId: changeId });
   const extension = { grantId: grant.id, from: from.toISOString(), to: endsAt.toISOString() };
   await addEvent(tx, r.id, actor, changed ? "approved_with_changes" : "approved", ctx.now, { revision: r.revision, extension, ...(changed ? { endsAt } : {}), ...(input.note ? { note: input.note } : {}) });
   await recordAudit(tx, {

@@ -12,8 +12,7 @@ import { AppError } from "@/lib/errors";
 import { notify } from "@/lib/notify/in-app";
 import { uuidInput, versionInput } from "@/lib/tenancy/inputs";
 import { assertProjectOpen } from "@/lib/tenancy/lookup";
-import { amountFields } from "../amount-inputs";
-import { amountProblems, amountsOf } from "../amounts";
+import { amountFields, readAmounts, withGpuRows } from "../amount-inputs";
 import { assessRequest, UnknownGpuModelError } from "../assess";
 import { insertRequestLines, linesOfRequests } from "../grant-store";
 import { linesOfAmounts } from "../lines";
@@ -22,6 +21,7 @@ import { requestAmountsOf } from "../request-amounts";
 import { contentChanges, type RequestContent } from "../revision-changes";
 import { commenterIds } from "./request-comments";
 import { addEvent, justificationInput, optionalEnd, requestById } from "./requests";
+import { columnsOf } from "./request-parts";
 import { FUTURE_DATE, NO_POOL_OFFERS } from "@/lib/input/messages";
 
 type RequestRow = typeof quotaRequests.$inferSelect;
@@ -48,14 +48,13 @@ async function currentWrittenAt(db: Database, r: RequestRow): Promise<Date> {
  */
 export const editQuotaRequest = defineCommand({
   name: "editQuotaRequest",
-  input: z.object({ requestId: uuidInput, version: versionInput, ...amountFields, endsAt: optionalEnd, justification: justificationInput }),
+  input: withGpuRows(z.object({ requestId: uuidInput, version: versionInput, ...amountFields, endsAt: optionalEnd, justification: justificationInput })),
   async target(ctx, input) {
     const r = await requestById(ctx.db, input.requestId);
     return { action: "quota_request.edit" as const, resource: { kind: "project" as const, tenantId: r.tenantId, projectId: r.projectId } };
   },
   async run(ctx, input) {
-    const amounts = amountsOf(input);
-    const problems = amountProblems(amounts, { burstAllowed: config().cluster.render.kueue.enabled });
+    const { amounts, problems, modelField } = readAmounts(input, { burstAllowed: config().cluster.render.kueue.enabled });
     if (problems) throw new AppError("validation", undefined, problems);
     const endsAt = input.endsAt ?? null;
     if (endsAt && endsAt.getTime() <= ctx.now.getTime()) throw new AppError("validation", undefined, { endsAt: [FUTURE_DATE] });
@@ -73,7 +72,7 @@ export const editQuotaRequest = defineCommand({
       try {
         assessment = await assessRequest(tx, config().cluster, r.projectId, amounts, ctx.now);
       } catch (error) {
-        if (error instanceof UnknownGpuModelError) throw new AppError("validation", undefined, { gpuModel: [NO_POOL_OFFERS] });
+        if (error instanceof UnknownGpuModelError) throw new AppError("validation", undefined, { [modelField(error.model)]: [NO_POOL_OFFERS] });
         throw error;
       }
       const oldLines = (await linesOfRequests(tx, [r.id])).get(r.id) ?? [];
@@ -100,11 +99,11 @@ export const editQuotaRequest = defineCommand({
         writtenAt,
         replacedAt: ctx.now,
       });
+      const lines = linesOfAmounts(amounts, assessment.gpuResources);
       const [row] = await tx
         .update(quotaRequests)
         .set({
-          gpuModel: amounts.gpuModel,
-          gpuCount: amounts.gpuCount,
+          ...columnsOf(lines),
           cpuCores: amounts.cpuCores,
           memoryBytes: amounts.memoryBytes,
           storageBytes: amounts.storageBytes,
@@ -120,7 +119,7 @@ export const editQuotaRequest = defineCommand({
         .where(and(eq(quotaRequests.id, r.id), eq(quotaRequests.version, r.version)))
         .returning();
       await tx.delete(quotaRequestLines).where(eq(quotaRequestLines.requestId, r.id));
-      await insertRequestLines(tx, r.id, linesOfAmounts(amounts, assessment.gpuResource));
+      await insertRequestLines(tx, r.id, lines);
 
       const actor = auditActorOf(ctx.actor);
       const withdrawn = r.firstApprovedBy !== null;

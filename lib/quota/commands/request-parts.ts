@@ -11,7 +11,7 @@ import { enqueueWebhookEvent } from "@/lib/notify/webhooks";
 import { futureInstant } from "@/lib/tenancy/inputs";
 import type { QuotaAmounts } from "../amounts";
 import { insertRequestLines } from "../grant-store";
-import type { QuotaLine } from "../lines";
+import { columnGpuOfLines, type QuotaLine } from "../lines";
 import { projectPlace, requestPath } from "../places";
 import { FILL_IN, atMostChars } from "@/lib/input/messages";
 
@@ -61,8 +61,8 @@ export async function insertPendingRequest(
       tenantId: ask.tenantId,
       projectId: ask.projectId,
       requestedBy: ask.requestedBy,
-      gpuModel: amounts.gpuModel,
-      gpuCount: amounts.gpuCount,
+      // The one model the previous release can read; the lines hold every model (columnGpuOfLines says why).
+      ...columnsOf(ask.lines),
       cpuCores: amounts.cpuCores,
       memoryBytes: amounts.memoryBytes,
       storageBytes: amounts.storageBytes,
@@ -78,6 +78,12 @@ export async function insertPendingRequest(
   const extension = ask.extends && { grantId: ask.extends.grantId, from: ask.extends.from.toISOString(), to: ask.extends.to.toISOString() };
   await addEvent(tx, request!.id, ask.actor, "created", ask.at, { estimate: ask.monthly, currency: config().currency, ...(extension ? { extension } : {}) });
   return request!;
+}
+
+/** A request row's GPU columns from its lines: gpu_model and gpu_count of one model (a request row has no gpu_resource). */
+export function columnsOf(lines: readonly QuotaLine[]): { gpuModel: string | null; gpuCount: number } {
+  const { gpuModel, gpuCount } = columnGpuOfLines(lines);
+  return { gpuModel, gpuCount };
 }
 
 /** Tell the requester and the tenant admins about a decision, in-app and to subscribed webhooks. */

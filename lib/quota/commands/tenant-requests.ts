@@ -14,12 +14,13 @@ import { insertProject } from "@/lib/tenancy/commands/create-project";
 import { createTenantInput, insertTenant } from "@/lib/tenancy/commands/create-tenant";
 import { nameInput, uuidInput, versionInput } from "@/lib/tenancy/inputs";
 import { projectSlug } from "@/lib/tenancy/slugs";
-import { amountFields } from "../amount-inputs";
-import { amountsOf, isEmpty } from "../amounts";
+import { amountFields, readAmounts, withGpuRows } from "../amount-inputs";
+import { gpuRowLabel, isEmpty } from "../amounts";
 import { insertGrant } from "../grant-store";
 import { linesOfAmounts } from "../lines";
 import { gpuResourcesByModel } from "../pool-profiles";
 import { loadPools } from "../store";
+import { tenantQuotaColumn, tenantQuotaOf } from "../request-amounts";
 import { FILL_IN, NO_POOL_OFFERS, TELL_REQUESTER_WHY, atMostChars } from "@/lib/input/messages";
 
 const onPlatform = (action: "tenant_request.create" | "tenant_request.decide") => () => Promise.resolve({ action, resource: { kind: "platform" as const } });
@@ -33,7 +34,7 @@ const noBurst = z.undefined({ message: "Leave burst out for a new tenant: ask fo
  */
 export const requestTenant = defineCommand({
   name: "requestTenant",
-  input: createTenantInput.extend({
+  input: withGpuRows(createTenantInput.extend({
     projectName: nameInput,
     projectSlug,
     // A new tenant starts with guarantees only: burst is a project's request once its queues exist.
@@ -42,18 +43,26 @@ export const requestTenant = defineCommand({
     cpuBurst: noBurst,
     memoryBurst: noBurst,
     justification: z.string({ message: FILL_IN }).trim().min(10, "Say in a sentence what the team will do, at least 10 characters.").max(2000, atMostChars(2000)),
-  }),
+  })),
   target: onPlatform("tenant_request.create"),
   async run(ctx, input) {
-    const quota = amountsOf(input);
-    if (quota.gpuCount > 0 && !quota.gpuModel) throw new AppError("validation", undefined, { gpuModel: ["Choose a GPU model for the GPUs."] });
+    // Burst is refused above for the shorthand; a row of the list may carry it too.
+    const burstRow = (input.gpus ?? []).findIndex((g) => g.burst > 0);
+    if (burstRow >= 0) throw new AppError("validation", undefined, { [`gpus.${burstRow}.burst`]: [`${gpuRowLabel(burstRow)}: leave burst out for a new tenant: ask for it on its project once it exists.`] });
+    const { amounts: quota, problems, modelField } = readAmounts(input, { burstAllowed: false });
+    // The starting quota alone is a valid first project: only the problems of the GPU rows count here.
+    const rowProblems = problems && Object.fromEntries(Object.entries(problems).filter(([k]) => k !== "_form"));
+    if (rowProblems && Object.keys(rowProblems).length > 0) throw new AppError("validation", undefined, rowProblems);
     const firstAdmins = input.firstAdmins.length > 0 ? input.firstAdmins : ctx.actor.email ? [ctx.actor.email] : [];
     if (firstAdmins.length === 0) throw new AppError("validation", undefined, { firstAdmins: ["Enter the email of at least one first tenant admin."] });
     return ctx.db.transaction(async (tx) => {
       const [taken] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.slug, input.slug));
       const [asked] = await tx.select({ id: tenantRequests.id }).from(tenantRequests).where(and(eq(tenantRequests.slug, input.slug), eq(tenantRequests.status, "pending")));
       if (taken || asked) throw new AppError("validation", undefined, { slug: [taken ? "Choose another slug: this one is taken." : "Choose another slug: a pending request already asks for this one."] });
-      if (quota.gpuCount > 0 && !gpuResourcesByModel(await loadPools(tx)).has(quota.gpuModel!)) throw new AppError("validation", undefined, { gpuModel: [NO_POOL_OFFERS] });
+      // A mixed MIG pool's further profiles are models of their own.
+      const offered = quota.gpus.length > 0 ? gpuResourcesByModel(await loadPools(tx)) : new Map<string, string>();
+      const unknown = quota.gpus.find((g) => !offered.has(g.model));
+      if (unknown) throw new AppError("validation", undefined, { [modelField(unknown.model)]: [NO_POOL_OFFERS] });
       const [row] = await tx
         .insert(tenantRequests)
         .values({
@@ -65,7 +74,7 @@ export const requestTenant = defineCommand({
           firstAdmins,
           projectName: input.projectName,
           projectSlug: input.projectSlug,
-          quota,
+          quota: tenantQuotaColumn(quota),
           justification: input.justification,
           createdAt: ctx.now,
         })
@@ -104,11 +113,16 @@ export const approveTenantRequest = defineCommand({
           ctx.now,
         );
         const project = await insertProject(tx, tenant, { slug: r.projectSlug, name: r.projectName, description: "" }, actor, ctx.now);
-        if (!isEmpty(r.quota)) {
-          // A mixed MIG pool's further profiles are models of their own.
-          const gpuResource = r.quota.gpuCount > 0 && r.quota.gpuModel ? (gpuResourcesByModel(await loadPools(tx)).get(r.quota.gpuModel) ?? null) : null;
-          if (r.quota.gpuCount > 0 && !gpuResource) throw new AppError("conflict", `No node pool offers ${r.quota.gpuModel} any more; reject the request or add the pool first.`);
-          await insertGrant(tx, { projectId: project.id, lines: linesOfAmounts(r.quota, gpuResource), startsAt: ctx.now, endsAt: null, source: "onboarding", createdAt: ctx.now });
+        const quota = tenantQuotaOf(r.quota);
+        if (!isEmpty(quota)) {
+          const offered = quota.gpus.length > 0 ? gpuResourcesByModel(await loadPools(tx)) : new Map<string, string>();
+          const resources: Record<string, string> = {};
+          for (const g of quota.gpus) {
+            const resource = offered.get(g.model);
+            if (!resource) throw new AppError("conflict", `No node pool offers ${g.model} any more; reject the request or add the pool first.`);
+            resources[g.model] = resource;
+          }
+          await insertGrant(tx, { projectId: project.id, lines: linesOfAmounts(quota, resources), startsAt: ctx.now, endsAt: null, source: "onboarding", createdAt: ctx.now });
           await enqueueProjectChange(tx, { tenantId: tenant.id, projectId: project.id, reason: "tenant request approved", at: ctx.now });
         }
         const [row] = await tx

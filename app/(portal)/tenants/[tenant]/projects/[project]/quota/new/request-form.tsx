@@ -11,14 +11,23 @@ import { initialFormState, type FormState } from "@/lib/form-state";
 import { fitNote } from "@/lib/quota/capacity";
 import { costOverPeriod, describePeriod } from "@/lib/quota/cost";
 import { isEmpty } from "@/lib/quota/amounts";
-import { parseAmountInputs, type AmountInputs } from "@/lib/quota/amount-inputs";
+import { gpuFieldName, parseAmountInputs, type AmountInputs } from "@/lib/quota/amount-inputs";
+import { GpuRows } from "@/components/quota/gpu-rows";
 import { computeBurstHint, formatCapacityValue, formatMoney, previewRequest, type PreviewBasis } from "@/lib/quota/view-helpers";
 import { FUTURE_DATE } from "@/lib/input/messages";
 
 export type Values = AmountInputs & { duration: "permanent" | "until"; endsAt: string; justification: string };
-type FieldName = keyof Values;
+type FieldName = Exclude<keyof Values, "gpus">;
 
-const EMPTY: Values = { gpuModel: "", gpuCount: "", gpuBurst: "", cpuCores: "", cpuBurst: "", memory: "", memoryBurst: "", storage: "", duration: "permanent", endsAt: "", justification: "" };
+const EMPTY: Values = { gpus: [{ model: "", count: "", burst: "" }], cpuCores: "", cpuBurst: "", memory: "", memoryBurst: "", storage: "", duration: "permanent", endsAt: "", justification: "" };
+
+/** The value of a field by its name ("cpuCores", "gpus.1.count"): what was sent is compared with it to keep a server error in place. */
+function valueOf(v: Values, name: string): string | undefined {
+  const row = /^gpus\.(\d+)\.(model|count|burst)$/.exec(name);
+  if (row) return v.gpus[Number(row[1])]?.[row[2] as "model" | "count" | "burst"];
+  const value = v[name as FieldName];
+  return typeof value === "string" ? value : undefined;
+}
 
 /**
  * The quota request form. Beside it, computed here as the person types from
@@ -64,20 +73,21 @@ export function RequestForm({
   const [values, setValues] = useState<Values>(editing?.values ?? { ...EMPTY, endsAt: defaultDate });
   // What was sent with the last submit: a server error stays under its field until the field changes.
   const [sent, setSent] = useState<Values | null>(null);
+  const setGpus = (gpus: Values["gpus"]) => setValues((v) => ({ ...v, gpus }));
   const set = (name: FieldName) => (e: { currentTarget: { value: string } }) => {
     const value = e.currentTarget.value;
     setValues((v) => ({ ...v, [name]: value }));
   };
 
-  const { amounts, problems } = useMemo(() => parseAmountInputs(burstAvailable ? values : { ...values, gpuBurst: undefined, cpuBurst: undefined, memoryBurst: undefined }), [values, burstAvailable]);
+  const { amounts, problems } = useMemo(() => parseAmountInputs(burstAvailable ? values : { ...values, gpus: values.gpus.map((g) => ({ ...g, burst: undefined })), cpuBurst: undefined, memoryBurst: undefined }), [values, burstAvailable]);
   const preview = useMemo(() => previewRequest(basis, amounts), [basis, amounts]);
   const anything = !isEmpty(amounts);
   const days = values.duration === "until" && values.endsAt ? Math.max(0, (Date.parse(`${values.endsAt}T00:00:00Z`) - Date.parse(now)) / 86_400_000) : null;
   const askedPeriod = days === null ? null : costOverPeriod(preview.estimate.monthly, new Date(now), new Date(`${values.endsAt}T00:00:00Z`));
   const exceeded = preview.capacity.filter((l) => l.exceeds);
 
-  const errorsOf = (name: FieldName, live?: string): string[] | undefined => {
-    const server = state.status === "error" && sent && sent[name] === values[name] ? state.fieldErrors?.[name] : undefined;
+  const errorsOf = (name: string, live?: string): string[] | undefined => {
+    const server = state.status === "error" && sent && valueOf(sent, name) === valueOf(values, name) ? state.fieldErrors?.[name] : undefined;
     if (server?.length) return server;
     return live ? [live] : undefined;
   };
@@ -89,8 +99,8 @@ export function RequestForm({
     startTransition(() => formAction(data));
   };
 
-  const standard = models.filter((m) => !m.mig);
-  const mig = models.filter((m) => m.mig);
+  // The fields whose problems show beside them; any other problem shows at the top of the form.
+  const shownFields = [...Object.keys(EMPTY).filter((k) => k !== "gpus"), ...values.gpus.flatMap((_, i) => (["model", "count", "burst"] as const).map((part) => gpuFieldName(i, part)))];
 
   return (
     <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_26rem]">
@@ -104,52 +114,16 @@ export function RequestForm({
           </>
         )}
         {/* Problems the fields do not show (a bad slug in the address, "_form"). */}
-        <FormProblems state={state} fields={Object.keys(EMPTY)} />
+        <FormProblems state={state} fields={shownFields} />
 
-        <fieldset className="space-y-3">
-          <legend className="text-sm font-semibold text-slate-900">GPUs</legend>
-          <div className="grid gap-4 sm:grid-cols-2">
-            <Field name="gpuModel" label="GPU model" errors={errorsOf("gpuModel", values.gpuCount.trim() || values.gpuBurst?.trim() ? problems.gpuModel : undefined)}>
-              {(p) => (
-                <select {...p} name="gpuModel" className={inputClass} value={values.gpuModel} onChange={set("gpuModel")}>
-                  <option value="">No GPUs</option>
-                  {standard.length > 0 && (
-                    <optgroup label="Whole GPUs">
-                      {standard.map((m) => (
-                        <option key={m.model} value={m.model}>
-                          {m.model}
-                        </option>
-                      ))}
-                    </optgroup>
-                  )}
-                  {mig.length > 0 && (
-                    <optgroup label="MIG profiles (a slice of a GPU)">
-                      {mig.map((m) => (
-                        <option key={m.model} value={m.model}>
-                          {m.model}
-                        </option>
-                      ))}
-                    </optgroup>
-                  )}
-                </select>
-              )}
-            </Field>
-            <Field name="gpuCount" label={burstAvailable ? "Guaranteed GPUs" : "Number of GPUs"} hint="Whole GPUs, or MIG instances for a MIG profile." errors={errorsOf("gpuCount", problems.gpuCount)}>
-              {(p) => <input {...p} name="gpuCount" inputMode="numeric" autoComplete="off" className={inputClass} placeholder="0" value={values.gpuCount} onChange={set("gpuCount")} />}
-            </Field>
-            {burstAvailable && (
-              <Field
-                name="gpuBurst"
-                label="Burst GPUs"
-                hint="More GPUs of this model the project may borrow when others leave them idle, for preemptible work only: reclaimed when their owners need them, and charged as used."
-                errors={errorsOf("gpuBurst", problems.gpuBurst)}
-              >
-                {(p) => <input {...p} name="gpuBurst" inputMode="numeric" autoComplete="off" className={inputClass} placeholder="0" value={values.gpuBurst} onChange={set("gpuBurst")} />}
-              </Field>
-            )}
-          </div>
-          {models.length === 0 && <p className="text-xs text-slate-500">No node pool offers GPUs yet.</p>}
-        </fieldset>
+        <GpuRows
+          rows={values.gpus}
+          onChange={setGpus}
+          models={models}
+          burstAvailable={burstAvailable}
+          // A missing model is said live only once the row asks for GPUs; a duplicate at once.
+          errorsOf={(name) => errorsOf(name, problems[name])}
+        />
 
         <ComputeFields
           values={{ cpuCores: values.cpuCores, cpuBurst: values.cpuBurst ?? "", memory: values.memory, memoryBurst: values.memoryBurst ?? "", storage: values.storage }}

@@ -19,6 +19,7 @@ import { clusterRuntime } from "@/lib/cluster/runtime";
 import { config } from "@/lib/config";
 import type { QuotaAmounts } from "@/lib/quota/amounts";
 import { extendOfferProps, extensionOffers } from "@/lib/quota/extension-offers";
+import { eventGrantedAmountsOf, grantedAmountsOf } from "@/lib/quota/request-amounts";
 import { projectQuota, requestDetail, type RequestDetail } from "@/lib/quota/queries";
 import { addedPeriodCostPhrase, describeAmounts, formatMoney, periodCostPhrase } from "@/lib/quota/view-helpers";
 import { projectDetail } from "@/lib/tenancy/queries";
@@ -303,7 +304,7 @@ function grantedOf(r: RequestDetail["request"]): { amounts: QuotaAmounts; endsAt
   if (!r.granted) return { amounts: r.amounts, endsAt: r.endsAt, changed: false };
   const g = r.granted;
   return {
-    amounts: { gpuModel: g.gpuCount > 0 ? r.amounts.gpuModel : null, gpuCount: g.gpuCount, cpuCores: g.cpuCores, memoryBytes: g.memoryBytes, storageBytes: g.storageBytes },
+    amounts: grantedAmountsOf(g, r.amounts),
     endsAt: g.endsAt ? new Date(g.endsAt) : null,
     changed: true,
   };
@@ -346,12 +347,10 @@ async function EventDetail({ kind, detail, currency }: { kind: string; detail: R
   }
   if (typeof detail.revision === "number" && kind === "edited") lines.push(`Now revision ${detail.revision}.${detail.firstApprovalWithdrawn ? " The first approval, of the earlier revision, was withdrawn." : ""}`);
   else if (typeof detail.revision === "number" && detail.revision > 1) lines.push(`Of revision ${detail.revision}.`);
-  const granted = detail.granted as Partial<QuotaAmounts> | undefined;
+  const granted = detail.granted;
   if (granted && typeof granted === "object" && (kind === "approved_with_changes" || kind === "first_approval")) {
     const endsAt = typeof detail.endsAt === "string" ? new Date(detail.endsAt) : null;
-    lines.push(
-      `Granted ${describeAmounts({ gpuModel: granted.gpuModel ?? null, gpuCount: granted.gpuCount ?? 0, cpuCores: granted.cpuCores ?? 0, memoryBytes: granted.memoryBytes ?? 0, storageBytes: granted.storageBytes ?? 0 })}, ${endsAt ? `until ${formatDateTime(endsAt, zone)}` : "permanent"}.`,
-    );
+    lines.push(`Granted ${describeAmounts(eventGrantedAmountsOf(granted as Record<string, unknown>))}, ${endsAt ? `until ${formatDateTime(endsAt, zone)}` : "permanent"}.`);
   }
   if (typeof detail.note === "string") lines.push(`Note: ${detail.note}`);
   if (typeof detail.reason === "string") lines.push(`Reason: ${detail.reason}`);

@@ -32,9 +32,8 @@ export default async function EditQuotaRequestPage({ params }: { params: Params 
   const requestHref = `${base}/quota/requests/${r.id}`;
   const collaborator = isCollaboratorOn(ctx.actor, r.tenantId) && !ctx.actor.isPlatformAdmin;
   const values: Values = {
-    gpuModel: r.amounts.gpuModel ?? "",
-    gpuCount: field(r.amounts.gpuCount),
-    gpuBurst: field(r.amounts.gpuBurst ?? 0),
+    // Each GPU model's line as a row; a request without GPUs starts with one empty row, as a new request does.
+    gpus: r.amounts.gpus.length > 0 ? r.amounts.gpus.map((g) => ({ model: g.model, count: field(g.count), burst: field(g.burst) })) : [{ model: "", count: "", burst: "" }],
     cpuCores: field(r.amounts.cpuCores),
     cpuBurst: field(r.amounts.cpuBurst ?? 0),
     memory: field(r.amounts.memoryBytes / GiB),
