@@ -250,7 +250,7 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
               <Cell className="whitespace-nowrap tabular-nums">
                 {p.totals.gpus > 0 && (
                   <span className="block">
-                    {number.format(p.totals.gpus)} {p.gpuSharing === "time_sliced" ? "slices" : p.gpuSharing === "mig" ? "instances" : "GPUs"}
+                    {number.format(p.totals.gpus)} {gpuUnitOf(p.gpuSharing)}
                     {p.gpuProfiles.length > 0 && ` ${p.gpuModel}`}
                     {p.gpuSharing === "time_sliced" && p.totals.physicalGpus !== null && <span className="block text-xs text-slate-500">of {number.format(p.totals.physicalGpus)} GPUs</span>}
                   </span>
@@ -264,7 +264,15 @@ function PoolsCard({ data, live }: { data: CapacityOverview; live: boolean }) {
                 <span className="block text-xs text-slate-500">{fmtGiB(p.totals.memoryBytes)} GiB</span>
                 {p.atMax.nodes > p.nodeCount && (
                   <span className="block text-xs text-slate-500">
-                    up to {p.atMax.totals.gpus > 0 ? `${number.format(p.atMax.totals.gpus)} GPUs` : `${fmtCores(p.atMax.totals.cpuCores)} cores`} at {p.atMax.nodes} nodes
+                    up to{" "}
+                    {p.atMax.totals.gpus > 0
+                      ? // Every requestable profile grows with the nodes, a mixed MIG pool's further ones too.
+                        [
+                          `${number.format(p.atMax.totals.gpus)} ${gpuUnitOf(p.gpuSharing)}${p.gpuProfiles.length > 0 ? ` ${p.gpuModel}` : ""}`,
+                          ...p.atMax.totals.profiles.map((x) => `${number.format(x.gpus)} instances ${x.model}`),
+                        ].join(", ")
+                      : `${fmtCores(p.atMax.totals.cpuCores)} cores`}{" "}
+                    at {p.atMax.nodes} nodes
                   </span>
                 )}
               </Cell>
@@ -620,4 +628,9 @@ function RulesCard({ policy, currency }: { policy: QuotaPolicy; currency: string
       </dl>
     </Card>
   );
+}
+
+/** What a pool's GPU count counts: slices of time-sliced GPUs, MIG instances, or whole GPUs. */
+function gpuUnitOf(sharing: "exclusive" | "mig" | "time_sliced"): string {
+  return sharing === "time_sliced" ? "slices" : sharing === "mig" ? "instances" : "GPUs";
 }
