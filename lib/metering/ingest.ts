@@ -91,7 +91,7 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
       from rate, jsonb_array_elements_text(${JSON.stringify(projectIds)}::jsonb) as p order by p`);
     await tx.execute(sql`
       with s as (
-        select * from jsonb_to_recordset(${rows}::jsonb)
+        select * from json_to_recordset(${rows}::json)
           as s(project_id uuid, tenant_id uuid, resource text, hour timestamptz, quantity float8, requested float8, used float8, gpu_utilization float8)
       ),
       -- Materialized: inlined, the planner rescans the batch for every upserted row (quadratic in the batch size).
@@ -114,15 +114,23 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
           is distinct from (excluded.quantity, excluded.requested, excluded.used, excluded.gpu_utilization)
         returning project_id, tenant_id, resource, hour, quantity, gpu_utilization
       ),
-      delta as (
+      -- Each figure is converted to numeric once, and a missing one (no old figure, no utilization) not at all:
+      -- float8 to numeric is the costliest step per sample here. The values are those of converting each term.
+      figures as (
         select up.project_id, up.tenant_id, up.resource, up.hour,
-          (up.hour at time zone 'UTC')::date as day,
-          up.quantity::numeric - coalesce(old.quantity, 0)::numeric as dq,
-          (case when up.gpu_utilization is null then 0 else up.quantity end)::numeric
-            - (case when old.gpu_utilization is null then 0 else old.quantity end)::numeric as dmeasured,
-          (coalesce(up.gpu_utilization, 0) * up.quantity)::numeric
-            - (coalesce(old.gpu_utilization, 0) * coalesce(old.quantity, 0))::numeric as dbusy
+          up.quantity::numeric as q, up.gpu_utilization is not null as measured,
+          case when up.gpu_utilization is null then 0 else (up.gpu_utilization * up.quantity)::numeric end as busy,
+          old.quantity::numeric as old_q, old.gpu_utilization is not null as old_measured,
+          case when old.gpu_utilization is null then 0 else (old.gpu_utilization * old.quantity)::numeric end as old_busy
         from up left join old on old.project_id = up.project_id and old.resource = up.resource and old.hour = up.hour
+      ),
+      delta as (
+        select project_id, tenant_id, resource, hour,
+          (hour at time zone 'UTC')::date as day,
+          q - coalesce(old_q, 0) as dq,
+          (case when measured then q else 0 end) - (case when old_measured then old_q else 0 end) as dmeasured,
+          busy - old_busy as dbusy
+        from figures
       ),
       -- A batch usually holds few distinct (resource, hour) pairs: look each price up once, not per sample.
       prices as (
