@@ -103,12 +103,17 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
       ),
       -- Materialized: inlined, the planner rescans the batch for every upserted row (quadratic in the batch size).
       old as materialized (
-        select h.project_id, h.resource, h.hour, h.quantity, h.gpu_utilization
-        from ${hourly} h
-        join s on h.project_id = s.project_id and h.resource = s.resource and h.hour = s.hour and h.source = ${source}
-        -- The batch's span as constants: the planner keeps only its months' partitions, instead of
-        -- pruning every month again for each sample (1.5-2x the lookup on a year of partitions).
-        where h.hour >= ${span.from.toISOString()}::timestamptz and h.hour <= ${span.to.toISOString()}::timestamptz
+        -- One primary-key probe per sample, whatever the statistics say: joined plainly, a month's partition
+        -- that was never analysed (every new month) was estimated at one row and scanned once per sample,
+        -- 25 M comparisons for a batch of 5,000 (2-2.5 s where the probes take 10 ms).
+        select s.project_id, s.resource, s.hour, h.quantity, h.gpu_utilization
+        from s cross join lateral (
+          select h.quantity, h.gpu_utilization from ${hourly} h
+          where h.project_id = s.project_id and h.resource = s.resource and h.hour = s.hour and h.source = ${source}
+            -- The batch's span as constants: the planner keeps only its months' partitions, instead of
+            -- pruning every month again for each sample (1.5-2x the lookup on a year of partitions).
+            and h.hour >= ${span.from.toISOString()}::timestamptz and h.hour <= ${span.to.toISOString()}::timestamptz
+        ) h
       ),
       up as (
         insert into ${hourly} as uh (project_id, tenant_id, resource, hour, source, quantity, requested, used, gpu_utilization, ingested_at)
