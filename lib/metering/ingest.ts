@@ -113,6 +113,8 @@ export async function ingestUsage(db: Database, source: string, samples: readonl
             -- The batch's span as constants: the planner keeps only its months' partitions, instead of
             -- pruning every month again for each sample (1.5-2x the lookup on a year of partitions).
             and h.hour >= ${span.from.toISOString()}::timestamptz and h.hour <= ${span.to.toISOString()}::timestamptz
+          -- At most one row (the primary key); the limit keeps the planner from flattening this into a plain join.
+          limit 1
         ) h
       ),
       up as (
