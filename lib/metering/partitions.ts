@@ -17,6 +17,11 @@ export const USAGE_PARTITION_LOCK_KEY = 7_418_071;
 /** The two partitioned usage tables; a month has a partition of each or of neither. */
 export const PARTITIONED_USAGE_TABLES = ["usage_hourly", "usage_daily"] as const;
 
+/** The name of the partition of `parent` for the UTC month holding `at`: usage_partition_name in migration 0027, in TypeScript. */
+export function usagePartitionName(parent: (typeof PARTITIONED_USAGE_TABLES)[number], at: Date): string {
+  return `${parent}_y${String(at.getUTCFullYear()).padStart(4, "0")}m${String(at.getUTCMonth() + 1).padStart(2, "0")}`;
+}
+
 /** The first instant of the UTC month holding `at`. */
 export function utcMonthStart(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
