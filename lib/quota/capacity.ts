@@ -1,19 +1,9 @@
 import { GiB } from "./amounts";
-import { type GpuSharing } from "./pool-hardware";
-import { perNodeOfModel, requestableProfilesOf, type GpuProfile } from "./pool-profiles";
+import { perNodeOfModel, requestableProfilesOf, type ProfileFacts } from "./pool-profiles";
 
-export interface PoolCapacityInput {
+/** A pool's GPU facts (ProfileFacts: model, resource, per node, sharing, further profiles) and its size. */
+export interface PoolCapacityInput extends ProfileFacts {
   name: string;
-  gpuModel: string | null;
-  gpuResource: string | null;
-  /** Physical GPUs per node (MIG instances for a MIG pool); what the pool offers is schedulableGpusPerNode. */
-  gpusPerNode: number;
-  /** Absent: exclusive. */
-  gpuSharing?: GpuSharing;
-  /** Time-slicing replicas per GPU; absent: 1. */
-  gpuSlices?: number;
-  /** Further requestable MIG profiles on the same nodes (lib/quota/pool-profiles.ts); absent: none. */
-  gpuProfiles?: readonly GpuProfile[];
   /** The nodes present now: what capacity counts. */
   nodeCount: number;
   /** The autoscaler's minimum; null or absent: the nodes present. */

@@ -40,20 +40,9 @@ export function poolFlavorsOf(pools: readonly PoolRow[]): PoolFlavor[] {
   return flavors;
 }
 
+/** The pools' Kueue flavours alone (one read of node_pools, as loadPoolFacts). */
 export async function loadPoolFlavors(db: Database): Promise<PoolFlavor[]> {
-  const rows = await db
-    .select({
-      gpuModel: nodePools.gpuModel,
-      gpuResource: nodePools.gpuResource,
-      gpuSharing: nodePools.gpuSharing,
-      gpuProfiles: nodePools.gpuProfiles,
-      nodeLabels: nodePools.nodeLabels,
-      nodeTaints: nodePools.nodeTaints,
-      tiers: nodePools.tiers,
-    })
-    .from(nodePools)
-    .orderBy(asc(nodePools.name));
-  return poolFlavorsOf(rows);
+  return (await loadPoolFacts(db)).flavors;
 }
 
 /** Every GPU resource the pools' nodes advertise (pure), what each project's quota caps: knownGpuResources' rule. */
