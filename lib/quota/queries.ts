@@ -272,10 +272,15 @@ async function withPicture(ctx: CommandContext, item: RequestListItem, usage: Pr
     if (error instanceof UnknownGpuModelError) return null;
     throw error;
   });
+  // The picture without the models no pool offers any more (the pools' models read once, not per model).
+  const assessOffered = () => {
+    const offered = gpuResourcesByModel(basis.pools);
+    return assess({ ...item.amounts, gpus: item.amounts.gpus.filter((g) => offered.has(g.model)) });
+  };
   const diff = assessment ? await quotaChangeDiff(ctx.db, settings, item.tenantId, item.projectId, assessment.after.quota, ctx.now) : "";
   return {
     ...item,
-    assessment: assessment ?? (await assess({ ...item.amounts, gpus: item.amounts.gpus.filter((g) => gpuResourcesByModel(basis.pools).has(g.model)) })),
+    assessment: assessment ?? (await assessOffered()),
     diff,
     conflict: decisionConflict(ctx.actor, { requestedBy: item.requestedBy, tenantId: item.tenantId }, ctx.now),
     usage,
